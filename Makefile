@@ -1,0 +1,61 @@
+# vmemscope — convenience targets over CMake. `make demo` and `make test` do
+# all the set-up on a fresh Debian 12 machine (scripts/bootstrap).
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+PREFIX     ?= /usr/local
+JOBS       ?= 2
+FUZZ_SECONDS ?= 20
+CC         ?= cc
+
+.PHONY: all bootstrap build demo test asan fuzz bench install clang golden-update clean
+
+all: build
+
+bootstrap:
+	@scripts/bootstrap
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: bootstrap $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j$(JOBS)
+
+demo: build
+	@scripts/demo $(BUILD)/vmemscope
+
+test: build
+	@scripts/run-tests $(BUILD)
+
+# Every test again under AddressSanitizer and UndefinedBehaviorSanitizer (clang).
+asan: bootstrap
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DVMEM_SANITIZE=ON
+	cmake --build $(ASAN_BUILD) -j$(JOBS)
+	@ASAN_OPTIONS=detect_leaks=1 scripts/run-tests $(ASAN_BUILD)
+
+# The same sources built with clang and gcc must both be warning-free.
+clang: bootstrap
+	cmake -S . -B build-clang -DCMAKE_C_COMPILER=clang
+	cmake --build build-clang -j$(JOBS)
+
+fuzz: bootstrap
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DVMEM_FUZZ=ON -DVMEM_TESTS=OFF
+	cmake --build $(FUZZ_BUILD) -j$(JOBS)
+	@scripts/run-fuzz $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+bench: bootstrap
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DVMEM_TESTS=OFF
+	cmake --build build-bench -j$(JOBS)
+	@for b in build-bench/bench_*; do echo "== $$b"; $$b || exit 1; done
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# Rewrites the expected outputs of the golden CLI tests from the current
+# binary. Review the diff before committing it.
+golden-update: build
+	@scripts/golden-update $(BUILD)/vmemscope
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) build-bench build-clang

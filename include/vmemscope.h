@@ -1,0 +1,337 @@
+/*
+ * vmemscope.h — the one public header of libvmemscope.
+ *
+ * vmemscope does the TPU compiler's VMEM accounting offline: exact byte sizes
+ * of TPU-tiled arrays, the TPU generation table, and the resolution of the
+ * scoped-VMEM limit. Later modules (HLO, Mosaic kernels, planners) build on
+ * the pieces declared here.
+ *
+ * Conventions
+ *   - Every public name starts with vmem_ / VMEM_.
+ *   - Handles are opaque; each *_free releases everything the handle owns.
+ *   - The library never exits, aborts, prints, or keeps global mutable state.
+ *     Tables (element types, targets) are immutable static data.
+ *   - Functions that can fail return a vmem_status and fill a vmem_error
+ *     (code, message, byte offset into the input they were given).
+ *   - Memory comes from the caller's vmem_allocator, or malloc/free when the
+ *     allocator pointer is NULL.
+ *   - Every size is in bytes, computed with overflow checks.
+ */
+#ifndef VMEMSCOPE_H
+#define VMEMSCOPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(VMEM_BUILDING_SHARED) && defined(__GNUC__)
+#define VMEM_API __attribute__((visibility("default")))
+#else
+#define VMEM_API
+#endif
+
+/* ## Version */
+
+#define VMEM_VERSION_MAJOR 0
+#define VMEM_VERSION_MINOR 1
+#define VMEM_VERSION_PATCH 0
+#define VMEM_VERSION_STRING "0.1.0"
+
+/** The library's version string, e.g. "0.1.0". */
+VMEM_API const char *vmem_version(void);
+
+/* ## Allocation */
+
+/** A caller's allocator. `alloc` returns NULL on failure; `free` accepts
+ *  NULL. `ctx` is passed through untouched. */
+typedef struct vmem_allocator {
+  void *(*alloc)(void *ctx, size_t size);
+  void (*free)(void *ctx, void *ptr);
+  void *ctx;
+} vmem_allocator;
+
+/* ## Errors */
+
+typedef enum vmem_status {
+  VMEM_OK = 0,
+  VMEM_ERR_SYNTAX,      /* the text does not follow the grammar */
+  VMEM_ERR_OVERFLOW,    /* a size or count does not fit in 64 bits */
+  VMEM_ERR_UNKNOWN,     /* an unknown name: type, target, field */
+  VMEM_ERR_RANGE,       /* a value outside what the model accepts */
+  VMEM_ERR_UNSUPPORTED, /* valid input the model cannot size */
+  VMEM_ERR_NOMEM,       /* the allocator returned NULL */
+  VMEM_ERR_ARGUMENT     /* a NULL or inconsistent argument */
+} vmem_status;
+
+/** An error value. `offset` is a byte offset into the text the failing call
+ *  was given (0 when the error has no position). */
+typedef struct vmem_error {
+  vmem_status code;
+  size_t offset;
+  char message[240];
+} vmem_error;
+
+/** A short stable name for a status ("syntax", "overflow", ...). */
+VMEM_API const char *vmem_status_name(vmem_status status);
+
+/** Converts a byte offset into a 1-based line and column of `text`. */
+VMEM_API void vmem_locate(const char *text, size_t len, size_t offset,
+                          size_t *line, size_t *column);
+
+/* ## Element types
+ *
+ * Declared once in this table: enum tag, XLA name, storage bits (the bits an
+ * element takes in an unpacked array, XLA's BitWidth), and class.
+ */
+#define VMEM_DTYPE_TABLE(X)                                                    \
+  X(PRED, "pred", 1, BOOL)                                                     \
+  X(S2, "s2", 2, INT)                                                          \
+  X(S4, "s4", 4, INT)                                                          \
+  X(S8, "s8", 8, INT)                                                          \
+  X(S16, "s16", 16, INT)                                                       \
+  X(S32, "s32", 32, INT)                                                       \
+  X(S64, "s64", 64, INT)                                                       \
+  X(U2, "u2", 2, UINT)                                                         \
+  X(U4, "u4", 4, UINT)                                                         \
+  X(U8, "u8", 8, UINT)                                                         \
+  X(U16, "u16", 16, UINT)                                                      \
+  X(U32, "u32", 32, UINT)                                                      \
+  X(U64, "u64", 64, UINT)                                                      \
+  X(F4E2M1FN, "f4e2m1fn", 4, FLOAT)                                            \
+  X(F8E3M4, "f8e3m4", 8, FLOAT)                                                \
+  X(F8E4M3, "f8e4m3", 8, FLOAT)                                                \
+  X(F8E4M3FN, "f8e4m3fn", 8, FLOAT)                                            \
+  X(F8E4M3B11FNUZ, "f8e4m3b11fnuz", 8, FLOAT)                                  \
+  X(F8E4M3FNUZ, "f8e4m3fnuz", 8, FLOAT)                                        \
+  X(F8E5M2, "f8e5m2", 8, FLOAT)                                                \
+  X(F8E5M2FNUZ, "f8e5m2fnuz", 8, FLOAT)                                        \
+  X(F8E8M0FNU, "f8e8m0fnu", 8, FLOAT)                                          \
+  X(BF16, "bf16", 16, FLOAT)                                                   \
+  X(F16, "f16", 16, FLOAT)                                                     \
+  X(F32, "f32", 32, FLOAT)                                                     \
+  X(F64, "f64", 64, FLOAT)                                                     \
+  X(C64, "c64", 64, COMPLEX)                                                   \
+  X(C128, "c128", 128, COMPLEX)                                                \
+  X(TOKEN, "token", 0, OTHER)                                                  \
+  X(OPAQUE, "opaque", 0, OTHER)
+
+typedef enum vmem_dtype {
+#define VMEM_X_ENUM(tag, name, bits, cls) VMEM_##tag,
+  VMEM_DTYPE_TABLE(VMEM_X_ENUM)
+#undef VMEM_X_ENUM
+      VMEM_DTYPE_COUNT
+} vmem_dtype;
+
+/** The XLA spelling ("bf16"). */
+VMEM_API const char *vmem_dtype_name(vmem_dtype t);
+/** Bits per element as XLA's BitWidth (pred 1, s4 4, c64 64, token 0). */
+VMEM_API int vmem_dtype_bits(vmem_dtype t);
+/** Bytes per element unpacked: ceil(bits/8) (pred 1, s4 1, token 0). */
+VMEM_API int vmem_dtype_bytes(vmem_dtype t);
+/** Looks a name up exactly (case-sensitive, as XLA). */
+VMEM_API bool vmem_dtype_from_name(const char *name, size_t len,
+                                   vmem_dtype *out);
+
+/* ## Targets: TPU generations
+ *
+ * The table is immutable and embedded. Each value is a vmem_fact that names
+ * its source and whether it is documented, observed in compiler output, or
+ * derived by vmemscope.
+ */
+typedef struct vmem_target vmem_target;
+
+typedef enum vmem_fact_id {
+  VMEM_FACT_VMEM_BYTES,             /* physical VMEM per TensorCore */
+  VMEM_FACT_SMEM_BYTES,             /* SMEM per TensorCore */
+  VMEM_FACT_SCOPED_DEFAULT_BYTES,   /* default scoped VMEM limit */
+  VMEM_FACT_INTERNAL_SCRATCH_BYTES, /* Mosaic internal scratch default */
+  VMEM_FACT_HBM_BYTES,              /* HBM per chip */
+  VMEM_FACT_HBM_BYTES_PER_S,        /* HBM bandwidth per chip */
+  VMEM_FACT_BF16_FLOPS,             /* peak bf16 FLOP/s per chip */
+  VMEM_FACT_INT8_OPS,               /* peak int8 OP/s per chip */
+  VMEM_FACT_FP8_FLOPS,              /* peak fp8 FLOP/s per chip */
+  VMEM_FACT_MXU_DIM,                /* MXU is MXU_DIM x MXU_DIM */
+  VMEM_FACT_MXUS_PER_CORE,          /* MXUs per TensorCore */
+  VMEM_FACT_CORES_PER_CHIP,         /* TensorCores per chip */
+  VMEM_FACT_MEGACORE,               /* 1 when two cores act as one device */
+  VMEM_FACT_VREG_SUBLANES,          /* vector register sublanes */
+  VMEM_FACT_VREG_LANES,             /* vector register lanes */
+  VMEM_FACT_COUNT
+} vmem_fact_id;
+
+typedef enum vmem_provenance {
+  VMEM_PROV_DOCUMENTED, /* stated by a public document or source file */
+  VMEM_PROV_OBSERVED,   /* seen in real compiler output or logs */
+  VMEM_PROV_DERIVED     /* computed by vmemscope from other facts */
+} vmem_provenance;
+
+typedef struct vmem_fact {
+  double value;               /* bytes, bytes/s, FLOP/s, or a count */
+  vmem_provenance provenance;
+  const char *source;         /* where the value comes from */
+  const char *note;           /* conflicts resolved, rejected values; or NULL */
+} vmem_fact;
+
+/** Number of targets in the table, and the i-th (0-based, oldest first). */
+VMEM_API size_t vmem_target_count(void);
+VMEM_API const vmem_target *vmem_target_at(size_t i);
+/** Finds a target by name or alias, case-insensitively ("v5e", "trillium",
+ *  "TPU7x"). NULL when unknown. */
+VMEM_API const vmem_target *vmem_target_find(const char *name, size_t len);
+/** Canonical name ("v5e"), comma-separated aliases, the JAX device_kind. */
+VMEM_API const char *vmem_target_name(const vmem_target *t);
+VMEM_API const char *vmem_target_aliases(const vmem_target *t);
+VMEM_API const char *vmem_target_device_kind(const vmem_target *t);
+/** The hardware generation number (2..8) that tiling rules key on. */
+VMEM_API int vmem_target_generation(const vmem_target *t);
+/** A fact, or NULL when no public source gives it for this target. */
+VMEM_API const vmem_fact *vmem_target_fact(const vmem_target *t,
+                                           vmem_fact_id id);
+/** A fact's value as an integer (bytes or count); 0 when unknown. */
+VMEM_API uint64_t vmem_target_u64(const vmem_target *t, vmem_fact_id id);
+/** Stable snake_case name of a fact ("vmem_bytes") and its unit ("bytes",
+ *  "bytes/s", "flop/s", "count"). */
+VMEM_API const char *vmem_fact_name(vmem_fact_id id);
+VMEM_API const char *vmem_fact_unit(vmem_fact_id id);
+VMEM_API const char *vmem_provenance_name(vmem_provenance p);
+
+/* ## Shapes
+ *
+ * XLA shape syntax: `bf16[2048,4096]{1,0:T(8,128)(2,1)}`, tuples
+ * `(f32[8]{0}, s32[])`, dynamic dimensions `<=N` and `?`, and every layout
+ * field XLA prints (D, T with `*`, L, #, *, E, S, SC, P, M).
+ */
+typedef struct vmem_shape vmem_shape;
+
+/** Parses exactly one shape from text[0..len); trailing text is an error.
+ *  Returns NULL and fills `err` on failure. */
+VMEM_API vmem_shape *vmem_shape_parse(const char *text, size_t len,
+                                      const vmem_allocator *alloc,
+                                      vmem_error *err);
+VMEM_API void vmem_shape_free(vmem_shape *shape);
+
+/** Prints the shape canonically in XLA syntax into buf (NUL-terminated when
+ *  cap > 0). Returns the length the full text needs, like snprintf. */
+VMEM_API size_t vmem_shape_print(const vmem_shape *shape, char *buf,
+                                 size_t cap);
+/** Prints only the layout part, "{1,0:T(8,128)(2,1)}", or "" if none. */
+VMEM_API size_t vmem_shape_print_layout(const vmem_shape *shape, char *buf,
+                                        size_t cap);
+
+VMEM_API bool vmem_shape_is_tuple(const vmem_shape *shape);
+VMEM_API size_t vmem_shape_tuple_count(const vmem_shape *shape);
+VMEM_API const vmem_shape *vmem_shape_tuple_at(const vmem_shape *shape,
+                                               size_t i);
+VMEM_API vmem_dtype vmem_shape_dtype(const vmem_shape *shape);
+VMEM_API size_t vmem_shape_rank(const vmem_shape *shape);
+/** Dimension i's size (its bound when `<=N`; -1 when `?`). */
+VMEM_API int64_t vmem_shape_dim(const vmem_shape *shape, size_t i);
+VMEM_API bool vmem_shape_dim_is_dynamic(const vmem_shape *shape, size_t i);
+VMEM_API bool vmem_shape_has_layout(const vmem_shape *shape);
+/** True when the layout carries tiles (`T(...)`); for a tuple, when every
+ *  array element does. */
+VMEM_API bool vmem_shape_has_tiles(const vmem_shape *shape);
+/** The `S(n)` memory space (0 when absent). */
+VMEM_API int64_t vmem_shape_memory_space(const vmem_shape *shape);
+
+/** Byte sizes of a shape as written: `bytes` by XLA's ArraySize rule (the
+ *  first tile pads, then L(n), then E(bits) or the byte width), and
+ *  `unpadded_bytes` as ByteSizeOfElements. For a tuple, the sums over its
+ *  array leaves (the tuple's own index table is not counted). */
+typedef struct vmem_size {
+  uint64_t bytes;
+  uint64_t unpadded_bytes;
+} vmem_size;
+
+VMEM_API vmem_status vmem_shape_size(const vmem_shape *shape, vmem_size *out,
+                                     vmem_error *err);
+
+/** A copy of `shape` in which every array without tiles gets the default
+ *  TPU layout the target assigns (minor_to_major kept when given, the
+ *  default tiling, E(bits) for sub-byte types). Arrays that already carry
+ *  tiles are copied unchanged. */
+VMEM_API vmem_shape *vmem_shape_with_tpu_layout(const vmem_shape *shape,
+                                                const vmem_target *target,
+                                                const vmem_allocator *alloc,
+                                                vmem_error *err);
+
+/* ## Human-readable sizes, as the TPU compiler prints them */
+
+/** Formats like tsl's HumanReadableNumBytes: "512B", "64.0K", "16.00M",
+ *  "32.00G". Returns the length needed, like snprintf. */
+VMEM_API size_t vmem_format_bytes(int64_t bytes, char *buf, size_t cap);
+
+/** The closed byte interval [lo, hi] of values that print as `text`
+ *  ("64.0K" -> [65485, 65587]). */
+VMEM_API vmem_status vmem_parse_human_bytes(const char *text, size_t len,
+                                            uint64_t *lo, uint64_t *hi,
+                                            vmem_error *err);
+
+/* ## Scoped-VMEM limit resolution
+ *
+ * generation default <- --xla_tpu_scoped_vmem_limit_kib (LIBTPU_INIT_ARGS,
+ * XLA_FLAGS, or explicit flags) <- a kernel's vmem_limit_bytes.
+ * The library reads no environment: the caller passes the strings.
+ */
+typedef struct vmem_limit_inputs {
+  const char *libtpu_init_args; /* LIBTPU_INIT_ARGS, or NULL */
+  const char *xla_flags;        /* XLA_FLAGS, or NULL */
+  const char *flags;            /* flags given explicitly, or NULL */
+  int64_t vmem_limit_bytes;     /* a kernel's request; < 0 when none */
+} vmem_limit_inputs;
+
+typedef enum vmem_limit_origin {
+  VMEM_LIMIT_DEFAULT,
+  VMEM_LIMIT_FLAG,
+  VMEM_LIMIT_KERNEL
+} vmem_limit_origin;
+
+typedef enum vmem_limit_warning_code {
+  VMEM_WARN_ABOVE_PHYSICAL,     /* a limit above physical VMEM */
+  VMEM_WARN_XLA_FLAGS_ONLY,     /* flag only in XLA_FLAGS: libtpu ignores */
+  VMEM_WARN_DUPLICATE,          /* the flag given more than once */
+  VMEM_WARN_OVERRIDDEN,         /* a source overridden by a later one */
+  VMEM_WARN_KERNEL_ABOVE_FLAG,  /* vmem_limit_bytes above the flag value */
+  VMEM_WARN_BELOW_RANGE,        /* below the flag's documented minimum */
+  VMEM_WARN_DASHES              /* spelled with other than two dashes */
+} vmem_limit_warning_code;
+
+typedef struct vmem_limit_warning {
+  vmem_limit_warning_code code;
+  char message[200];
+} vmem_limit_warning;
+
+#define VMEM_LIMIT_MAX_WARNINGS 8
+
+typedef struct vmem_limits {
+  uint64_t default_bytes;  /* the generation's default scoped limit */
+  uint64_t physical_bytes; /* physical VMEM per TensorCore */
+  bool has_flag;
+  uint64_t flag_bytes;     /* the flag's value in bytes (KiB x 1024) */
+  const char *flag_origin; /* "LIBTPU_INIT_ARGS", "XLA_FLAGS", "--flags" */
+  bool flag_applied;       /* false when seen only where libtpu ignores it */
+  bool has_kernel;
+  uint64_t kernel_bytes;   /* vmem_limit_bytes */
+  uint64_t effective_bytes;
+  vmem_limit_origin origin;
+  size_t warning_count;
+  vmem_limit_warning warnings[VMEM_LIMIT_MAX_WARNINGS];
+} vmem_limits;
+
+/** Resolves the effective scoped limit. A malformed flag value is an error
+ *  whose message names the variable and whose offset is into that string. */
+VMEM_API vmem_status vmem_limits_resolve(const vmem_target *target,
+                                         const vmem_limit_inputs *in,
+                                         vmem_limits *out, vmem_error *err);
+VMEM_API const char *vmem_limit_origin_name(vmem_limit_origin o);
+VMEM_API const char *vmem_limit_warning_name(vmem_limit_warning_code c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMEMSCOPE_H */

@@ -1,0 +1,107 @@
+/*
+ * arena.c — bump allocation over chunks obtained from the caller's
+ * allocator. One arena per handle; one call frees it all.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base.h"
+
+struct arena_chunk {
+  arena_chunk *next;
+  size_t size;
+  /* payload follows, 16-byte aligned */
+};
+
+enum { ARENA_ALIGN = 16, ARENA_MIN_CHUNK = 4096 - 64 };
+
+static size_t chunk_header(void) {
+  return (sizeof(arena_chunk) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+}
+
+void *vmem__alloc(const vmem_allocator *alloc, size_t size) {
+  if (alloc && alloc->alloc)
+    return alloc->alloc(alloc->ctx, size);
+  return malloc(size);
+}
+
+void vmem__free(const vmem_allocator *alloc, void *p) {
+  if (!p)
+    return;
+  if (alloc && alloc->free)
+    alloc->free(alloc->ctx, p);
+  else
+    free(p);
+}
+
+void arena_init(arena *a, const vmem_allocator *alloc) {
+  memset(a, 0, sizeof *a);
+  if (alloc)
+    a->alloc = *alloc;
+}
+
+/* Starts a new chunk large enough for `size`. Chunks grow geometrically so
+ * that a large parse makes O(log n) calls to the caller's allocator. */
+static bool arena_grow(arena *a, size_t size) {
+  size_t want = ARENA_MIN_CHUNK;
+  if (a->head && a->head->size < (SIZE_MAX / 4))
+    want = a->head->size * 2;
+  if (want < size)
+    want = size;
+  size_t hdr = chunk_header();
+  if (want > SIZE_MAX - hdr)
+    return false;
+  arena_chunk *c = vmem__alloc(&a->alloc, hdr + want);
+  if (!c)
+    return false;
+  c->next = a->head;
+  c->size = want;
+  a->head = c;
+  a->cur = (char *)c + hdr;
+  a->end = a->cur + want;
+  return true;
+}
+
+void *arena_alloc(arena *a, size_t size) {
+  if (size > SIZE_MAX - ARENA_ALIGN)
+    return NULL;
+  size = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+  if (size == 0)
+    size = ARENA_ALIGN;
+  if ((size_t)(a->end - a->cur) < size || !a->cur) {
+    if (!arena_grow(a, size))
+      return NULL;
+  }
+  void *p = a->cur;
+  a->cur += size;
+  return p;
+}
+
+void *arena_calloc(arena *a, size_t n, size_t size) {
+  if (size && n > SIZE_MAX / size)
+    return NULL;
+  void *p = arena_alloc(a, n * size);
+  if (p)
+    memset(p, 0, n * size);
+  return p;
+}
+
+char *arena_strndup(arena *a, const char *s, size_t n) {
+  char *p = arena_alloc(a, n + 1);
+  if (p) {
+    memcpy(p, s, n);
+    p[n] = '\0';
+  }
+  return p;
+}
+
+void arena_destroy(arena *a) {
+  arena_chunk *c = a->head;
+  while (c) {
+    arena_chunk *next = c->next;
+    vmem__free(&a->alloc, c);
+    c = next;
+  }
+  a->head = NULL;
+  a->cur = a->end = NULL;
+}

@@ -1,0 +1,82 @@
+/*
+ * base.h — internal foundation shared by every module: the arena, checked
+ * arithmetic, error construction, and string views.
+ * Internal names carry the module prefix (arena_, ck_, err_, sv_).
+ */
+#ifndef VMEM_BASE_H
+#define VMEM_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmemscope.h"
+
+/* ## Arena
+ * A bump allocator over chunks from the caller's allocator. Everything a
+ * handle owns lives in one arena and is released by arena_destroy. */
+typedef struct arena_chunk arena_chunk;
+typedef struct arena {
+  vmem_allocator alloc;
+  arena_chunk *head;
+  char *cur, *end;
+} arena;
+
+void arena_init(arena *a, const vmem_allocator *alloc);
+void *arena_alloc(arena *a, size_t size);       /* 16-byte aligned; NULL on failure */
+void *arena_calloc(arena *a, size_t n, size_t size);
+char *arena_strndup(arena *a, const char *s, size_t n);
+void arena_destroy(arena *a);
+
+/* Allocation through a possibly-NULL caller allocator. */
+void *vmem__alloc(const vmem_allocator *alloc, size_t size);
+void vmem__free(const vmem_allocator *alloc, void *p);
+
+/* ## Checked arithmetic: each returns false on overflow and leaves *out
+ * unspecified. Sizes are uint64_t; dimensions are int64_t >= 0. */
+static inline bool ck_mul(uint64_t a, uint64_t b, uint64_t *out) {
+  return !__builtin_mul_overflow(a, b, out);
+}
+static inline bool ck_add(uint64_t a, uint64_t b, uint64_t *out) {
+  return !__builtin_add_overflow(a, b, out);
+}
+/* Rounds a up to a multiple of m (m > 0). */
+static inline bool ck_round_up(uint64_t a, uint64_t m, uint64_t *out) {
+  uint64_t r = a % m;
+  if (r == 0) {
+    *out = a;
+    return true;
+  }
+  return ck_add(a, m - r, out);
+}
+
+/* ## Errors */
+void err_set(vmem_error *err, vmem_status code, size_t offset,
+             const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void err_clear(vmem_error *err);
+
+/* ## Bounded formatting into a caller's buffer (snprintf semantics,
+ * accumulating the needed length past the end). */
+typedef struct strbuf {
+  char *buf;
+  size_t cap;
+  size_t len; /* length needed so far; may exceed cap */
+} strbuf;
+
+void sb_init(strbuf *sb, char *buf, size_t cap);
+void sb_putn(strbuf *sb, const char *s, size_t n);
+void sb_puts(strbuf *sb, const char *s);
+void sb_printf(strbuf *sb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ASCII helpers that do not depend on the C locale. */
+static inline bool ch_is_digit(int c) { return c >= '0' && c <= '9'; }
+static inline bool ch_is_space(int c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+static inline int ch_lower(int c) {
+  return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
+}
+
+#endif

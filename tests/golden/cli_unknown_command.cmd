@@ -1,0 +1,1 @@
+$VMEMSCOPE sizes 'f32[8]'

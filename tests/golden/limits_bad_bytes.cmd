@@ -1,0 +1,1 @@
+$VMEMSCOPE limits --vmem-limit-bytes lots

@@ -1,0 +1,1 @@
+$VMEMSCOPE targets 7x --json

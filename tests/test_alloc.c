@@ -1,0 +1,100 @@
+/* The caller's allocator: every byte taken is given back, and an allocator
+ * that fails gives a NOMEM error, never a crash or a leak. */
+#include <stdlib.h>
+
+#include "test.h"
+
+typedef struct counting {
+  long live;
+  long calls;
+  long fail_after; /* < 0: never fail */
+} counting;
+
+static void *c_alloc(void *ctx, size_t n) {
+  counting *c = ctx;
+  if (c->fail_after >= 0 && c->calls >= c->fail_after)
+    return NULL;
+  c->calls++;
+  c->live++;
+  return malloc(n);
+}
+
+static void c_free(void *ctx, void *p) {
+  counting *c = ctx;
+  if (p)
+    c->live--;
+  free(p);
+}
+
+static const char *const inputs[] = {
+    "bf16[2048,4096]{1,0:T(8,128)(2,1)}",
+    "(f32[8]{0}, (s32[], u8[1,2,3,4,5,6,7,8,9,10]{9,8,7,6,5,4,3,2,1,0:T(8,128)(4,1)S(1)}), token[])",
+    "f32[8,8]{0,1:D(D,C)T(8,128)L(1024)#(s32)*(s64)E(32)S(1)SC(0:2)P(f32[64]{0})M(16)}",
+    "f32[8]{0:T(1,2,3,4,5,6,7,8,9,10,11,12)(1)(2)(3)(4)(5)(6)(7)(8)(9)(10)}",
+};
+
+static void test_everything_is_freed(void **state) {
+  (void)state;
+  const vmem_target *t = vmem_target_find("v5e", 3);
+  for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
+    counting c = {0, 0, -1};
+    vmem_allocator a = {c_alloc, c_free, &c};
+    vmem_error err;
+    vmem_shape *s = vmem_shape_parse(inputs[i], strlen(inputs[i]), &a, &err);
+    assert_non_null(s);
+    vmem_shape *l = vmem_shape_with_tpu_layout(s, t, &a, &err);
+    assert_non_null(l);
+    assert_true(c.calls > 0);
+    vmem_shape_free(s);
+    vmem_shape_free(l);
+    assert_int_equal(c.live, 0);
+  }
+}
+
+static void test_failing_allocator(void **state) {
+  (void)state;
+  const vmem_target *t = vmem_target_find("v5e", 3);
+  for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
+    for (long k = 0; k < 8; k++) {
+      counting c = {0, 0, k};
+      vmem_allocator a = {c_alloc, c_free, &c};
+      vmem_error err;
+      vmem_shape *s = vmem_shape_parse(inputs[i], strlen(inputs[i]), &a, &err);
+      if (s) {
+        vmem_shape *l = vmem_shape_with_tpu_layout(s, t, &a, &err);
+        if (!l)
+          assert_int_equal(err.code, VMEM_ERR_NOMEM);
+        vmem_shape_free(l);
+        vmem_shape_free(s);
+      } else {
+        assert_int_equal(err.code, VMEM_ERR_NOMEM);
+      }
+      assert_int_equal(c.live, 0);
+    }
+  }
+}
+
+static void test_null_arguments(void **state) {
+  (void)state;
+  vmem_error err;
+  assert_null(vmem_shape_parse(NULL, 0, NULL, &err));
+  assert_int_equal(err.code, VMEM_ERR_ARGUMENT);
+  assert_null(vmem_shape_with_tpu_layout(NULL, NULL, NULL, &err));
+  vmem_size z;
+  assert_int_equal(vmem_shape_size(NULL, &z, &err), VMEM_ERR_ARGUMENT);
+  vmem_shape_free(NULL);
+  /* A NULL error pointer is allowed everywhere. */
+  assert_null(vmem_shape_parse("x", 1, NULL, NULL));
+  assert_string_equal(vmem_status_name(VMEM_ERR_NOMEM), "nomem");
+  assert_string_equal(vmem_status_name((vmem_status)99), "invalid");
+  assert_string_equal(vmem_version(), VMEM_VERSION_STRING);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_everything_is_freed),
+      cmocka_unit_test(test_failing_allocator),
+      cmocka_unit_test(test_null_arguments),
+  };
+  return RUN(tests);
+}

@@ -1,0 +1,75 @@
+/*
+ * cli.h — shared pieces of the vmemscope command line. The CLI includes
+ * only the public header of the library.
+ */
+#ifndef VMEM_CLI_H
+#define VMEM_CLI_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "vmemscope.h"
+
+/* Exit codes, the same for every command. */
+enum { EXIT_OK = 0, EXIT_OOM = 1, EXIT_BAD = 2 };
+
+typedef struct cli_command {
+  const char *name;
+  const char *summary;
+  int (*run)(int argc, char **argv);
+} cli_command;
+
+int cmd_size(int argc, char **argv);
+int cmd_targets(int argc, char **argv);
+int cmd_limits(int argc, char **argv);
+
+/* Common options. Each command loops over argv with cli_next_option. */
+typedef struct cli_opts {
+  const char *target;
+  bool json;
+  bool help;
+} cli_opts;
+
+/* Argument scanning: returns the option name (without value) or NULL for a
+ * positional argument; `*value` receives "--x=v" or the next argument for
+ * options listed in `with_value`. Sets *bad on a missing value. */
+typedef struct cli_args {
+  int argc, i;
+  char **argv;
+  const char *cmd;
+  char name[64]; /* the option last returned by cli_next */
+} cli_args;
+
+const char *cli_next(cli_args *a, const char *const *with_value, const char **value, bool *bad);
+
+/* Target from --target, $VMEMSCOPE_TARGET, or v5e; prints an error and
+ * returns NULL for an unknown name. */
+const vmem_target *cli_target(const char *cmd, const char *name);
+
+/* "vmemscope CMD: error: ..." to stderr. */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An error inside an argument's text, with the text and a caret. */
+void cli_error_at(const char *cmd, const char *what, const char *text, const vmem_error *err);
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Sizes printed as "272.0K (278528)". */
+const char *cli_bytes(char *buf, size_t cap, uint64_t bytes);
+const char *cli_human(char *buf, size_t cap, uint64_t bytes);
+
+/* Prints a JSON value to stdout and frees it. */
+int cli_print_json(json_t *v);
+
+/* A simple aligned text table. */
+typedef struct cli_table {
+  size_t ncols, nrows, cap;
+  char **cells; /* row-major, ncols per row */
+  const int *right; /* per column: right-align numbers */
+} cli_table;
+
+void table_init(cli_table *t, size_t ncols, const int *right);
+void table_add(cli_table *t, ...); /* ncols strings */
+void table_print(cli_table *t, FILE *f);
+void table_free(cli_table *t);
+
+#endif

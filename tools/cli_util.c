@@ -1,0 +1,188 @@
+/*
+ * cli_util.c — option scanning, target choice, error printing, tables.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+const char *cli_next(cli_args *a, const char *const *with_value, const char **value, bool *bad) {
+  *value = NULL;
+  const char *arg = a->argv[a->i++];
+  if (arg[0] != '-' || arg[1] == '\0' || (arg[1] != '-' && arg[1] >= '0' && arg[1] <= '9'))
+    return NULL; /* positional ("-" and negative numbers too) */
+  char *name = a->name;
+  const char *eq = strchr(arg, '=');
+  size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+  if (n >= sizeof a->name)
+    n = sizeof a->name - 1;
+  memcpy(name, arg, n);
+  name[n] = '\0';
+  for (const char *const *w = with_value; w && *w; w++) {
+    if (strcmp(*w, name) != 0)
+      continue;
+    if (eq) {
+      *value = eq + 1;
+    } else if (a->i < a->argc) {
+      *value = a->argv[a->i++];
+    } else {
+      cli_error(a->cmd, "option %s needs a value", name);
+      *bad = true;
+    }
+    return name;
+  }
+  if (eq) {
+    cli_error(a->cmd, "option %s takes no value", name);
+    *bad = true;
+  }
+  return name;
+}
+
+void cli_error(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "vmemscope%s%s: error: ", cmd ? " " : "", cmd ? cmd : "");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "vmemscope %s: error: ", cmd);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n(see 'vmemscope %s --help')\n", cmd);
+  va_end(ap);
+  return EXIT_BAD;
+}
+
+void cli_error_at(const char *cmd, const char *what, const char *text, const vmem_error *err) {
+  size_t len = strlen(text), line, col;
+  vmem_locate(text, len, err->offset, &line, &col);
+  if (strchr(text, '\n'))
+    fprintf(stderr, "vmemscope %s: error: %s:%zu:%zu: %s\n", cmd, what, line, col, err->message);
+  else
+    fprintf(stderr, "vmemscope %s: error: %s, column %zu: %s\n", cmd, what, col, err->message);
+  /* Show the line with a caret under the position (single-line texts). */
+  if (!strchr(text, '\n') && len <= 200) {
+    fprintf(stderr, "  %s\n  %*s^\n", text, (int)(col - 1), "");
+  }
+}
+
+const vmem_target *cli_target(const char *cmd, const char *name) {
+  const char *from = "--target";
+  if (!name || !*name) {
+    name = getenv("VMEMSCOPE_TARGET");
+    from = "VMEMSCOPE_TARGET";
+  }
+  if (!name || !*name)
+    name = "v5e";
+  const vmem_target *t = vmem_target_find(name, strlen(name));
+  if (!t) {
+    fprintf(stderr, "vmemscope %s: error: %s: unknown target '%s'; known:", cmd, from, name);
+    for (size_t i = 0; i < vmem_target_count(); i++)
+      fprintf(stderr, " %s", vmem_target_name(vmem_target_at(i)));
+    fputc('\n', stderr);
+  }
+  return t;
+}
+
+const char *cli_human(char *buf, size_t cap, uint64_t bytes) {
+  vmem_format_bytes((int64_t)bytes, buf, cap);
+  return buf;
+}
+
+const char *cli_bytes(char *buf, size_t cap, uint64_t bytes) {
+  char h[32];
+  vmem_format_bytes((int64_t)bytes, h, sizeof h);
+  if (bytes < 1024)
+    snprintf(buf, cap, "%s", h);
+  else
+    snprintf(buf, cap, "%s (%" PRIu64 ")", h, bytes);
+  return buf;
+}
+
+int cli_print_json(json_t *v) {
+  if (!v) {
+    cli_error(NULL, "out of memory building JSON");
+    return EXIT_BAD;
+  }
+  char *s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  json_decref(v);
+  if (!s) {
+    cli_error(NULL, "out of memory printing JSON");
+    return EXIT_BAD;
+  }
+  puts(s);
+  free(s);
+  return EXIT_OK;
+}
+
+void table_init(cli_table *t, size_t ncols, const int *right) {
+  memset(t, 0, sizeof *t);
+  t->ncols = ncols;
+  t->right = right;
+}
+
+static char *dup_str(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d)
+    memcpy(d, s, n);
+  return d;
+}
+
+void table_add(cli_table *t, ...) {
+  if (t->nrows == t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : 16;
+    char **c = realloc(t->cells, cap * t->ncols * sizeof *c);
+    if (!c)
+      return;
+    t->cells = c;
+    t->cap = cap;
+  }
+  va_list ap;
+  va_start(ap, t);
+  for (size_t j = 0; j < t->ncols; j++) {
+    const char *s = va_arg(ap, const char *);
+    t->cells[t->nrows * t->ncols + j] = dup_str(s ? s : "");
+  }
+  va_end(ap);
+  t->nrows++;
+}
+
+void table_print(cli_table *t, FILE *f) {
+  size_t w[16] = {0};
+  for (size_t r = 0; r < t->nrows; r++)
+    for (size_t j = 0; j < t->ncols && j < 16; j++) {
+      const char *c = t->cells[r * t->ncols + j];
+      size_t n = c ? strlen(c) : 0;
+      if (n > w[j])
+        w[j] = n;
+    }
+  for (size_t r = 0; r < t->nrows; r++) {
+    for (size_t j = 0; j < t->ncols && j < 16; j++) {
+      const char *c = t->cells[r * t->ncols + j];
+      bool last = j + 1 == t->ncols;
+      if (t->right && t->right[j])
+        fprintf(f, "%*s", (int)w[j], c ? c : "");
+      else if (last)
+        fputs(c ? c : "", f);
+      else
+        fprintf(f, "%-*s", (int)w[j], c ? c : "");
+      if (!last)
+        fputs("  ", f);
+    }
+    fputc('\n', f);
+  }
+}
+
+void table_free(cli_table *t) {
+  for (size_t i = 0; i < t->nrows * t->ncols; i++)
+    free(t->cells[i]);
+  free(t->cells);
+  memset(t, 0, sizeof *t);
+}

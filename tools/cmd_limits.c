@@ -1,0 +1,141 @@
+/*
+ * cmd_limits.c — `vmemscope limits [--target T] [--flags "..."]
+ *                 [--vmem-limit-bytes N] [--json]`
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char help[] =
+    "usage: vmemscope limits [--target T] [--flags \"...\"] [--vmem-limit-bytes N] [--json]\n\n"
+    "The scoped VMEM limit in force: the generation's default, then\n"
+    "--xla_tpu_scoped_vmem_limit_kib from LIBTPU_INIT_ARGS (or --flags, which wins;\n"
+    "XLA_FLAGS is read and reported but libtpu does not take the flag from there),\n"
+    "then a kernel's vmem_limit_bytes. Warns about values above physical VMEM,\n"
+    "duplicates and misplaced flags.\n\n"
+    "options:\n"
+    "  --target T              TPU generation (default $VMEMSCOPE_TARGET or v5e)\n"
+    "  --flags \"...\"           libtpu flags to apply, as in LIBTPU_INIT_ARGS\n"
+    "  --vmem-limit-bytes N    a kernel's vmem_limit_bytes request\n"
+    "  --no-env                ignore LIBTPU_INIT_ARGS and XLA_FLAGS\n"
+    "  --json                  print JSON (all sizes in bytes)\n";
+
+static json_t *json_limits(const vmem_target *t, const vmem_limits *l) {
+  json_t *o = json_object(), *w = json_array();
+  json_object_set_new(o, "target", json_string(vmem_target_name(t)));
+  json_object_set_new(o, "physical_bytes", json_integer((json_int_t)l->physical_bytes));
+  json_object_set_new(o, "default_bytes", json_integer((json_int_t)l->default_bytes));
+  json_object_set_new(o, "flag_bytes", l->has_flag ? json_integer((json_int_t)l->flag_bytes) : json_null());
+  json_object_set_new(o, "flag_origin", l->has_flag ? json_string(l->flag_origin) : json_null());
+  json_object_set_new(o, "flag_applied", json_boolean(l->has_flag && l->flag_applied));
+  json_object_set_new(o, "kernel_bytes", l->has_kernel ? json_integer((json_int_t)l->kernel_bytes) : json_null());
+  json_object_set_new(o, "effective_bytes", json_integer((json_int_t)l->effective_bytes));
+  json_object_set_new(o, "origin", json_string(vmem_limit_origin_name(l->origin)));
+  for (size_t i = 0; i < l->warning_count; i++) {
+    json_t *e = json_object();
+    json_object_set_new(e, "code", json_string(vmem_limit_warning_name(l->warnings[i].code)));
+    json_object_set_new(e, "message", json_string(l->warnings[i].message));
+    json_array_append_new(w, e);
+  }
+  json_object_set_new(o, "warnings", w);
+  return o;
+}
+
+static void print_limits(const vmem_target *t, const vmem_limits *l) {
+  char b[64];
+  const vmem_fact *def = vmem_target_fact(t, VMEM_FACT_SCOPED_DEFAULT_BYTES);
+  printf("target            %s (%s)\n", vmem_target_name(t), vmem_target_device_kind(t));
+  printf("physical VMEM     %s\n", cli_bytes(b, sizeof b, l->physical_bytes));
+  printf("default limit     %s  %s: %s\n", cli_bytes(b, sizeof b, l->default_bytes),
+         def ? vmem_provenance_name(def->provenance) : "unknown", def ? def->source : "");
+  if (l->has_flag)
+    printf("flag              %s from %s%s\n", cli_bytes(b, sizeof b, l->flag_bytes), l->flag_origin,
+           l->flag_applied ? "" : " (not applied)");
+  else
+    printf("flag              not set\n");
+  if (l->has_kernel)
+    printf("kernel request    %s (vmem_limit_bytes)\n", cli_bytes(b, sizeof b, l->kernel_bytes));
+  else
+    printf("kernel request    none\n");
+  printf("effective limit   %s  from the %s\n", cli_bytes(b, sizeof b, l->effective_bytes),
+         vmem_limit_origin_name(l->origin));
+  for (size_t i = 0; i < l->warning_count; i++)
+    printf("warning: %s\n", l->warnings[i].message);
+}
+
+static bool parse_bytes_arg(const char *s, int64_t *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno || end == s || *end || v < 0)
+    return false;
+  *out = v;
+  return true;
+}
+
+static int report_error(const vmem_limit_inputs *in, const vmem_error *err) {
+  /* The message names the source; show that string with a caret. */
+  const char *src = strstr(err->message, "LIBTPU_INIT_ARGS") == err->message ? in->libtpu_init_args
+                    : strstr(err->message, "XLA_FLAGS") == err->message     ? in->xla_flags
+                                                                            : in->flags;
+  const char *name = src == in->libtpu_init_args ? "LIBTPU_INIT_ARGS"
+                     : src == in->xla_flags      ? "XLA_FLAGS"
+                                                 : "--flags";
+  vmem_error shown = *err;
+  size_t n = strlen(name);
+  if (!strncmp(shown.message, name, n) && !strncmp(shown.message + n, ": ", 2))
+    memmove(shown.message, shown.message + n + 2, strlen(shown.message + n + 2) + 1);
+  cli_error_at("limits", name, src ? src : "", &shown);
+  return EXIT_BAD;
+}
+
+int cmd_limits(int argc, char **argv) {
+  static const char *const with_value[] = {"--target", "--flags", "--vmem-limit-bytes", NULL};
+  cli_args a = {.argc = argc, .argv = argv, .cmd = "limits"};
+  vmem_limit_inputs in = {.vmem_limit_bytes = -1};
+  const char *target = NULL;
+  bool json = false, bad = false, no_env = false;
+  while (a.i < argc && !bad) {
+    const char *val, *opt = cli_next(&a, with_value, &val, &bad);
+    if (bad)
+      break;
+    if (!opt)
+      return cli_usage_error("limits", "unexpected argument '%s'", argv[a.i - 1]);
+    if (!strcmp(opt, "--target"))
+      target = val;
+    else if (!strcmp(opt, "--flags"))
+      in.flags = val;
+    else if (!strcmp(opt, "--vmem-limit-bytes")) {
+      if (!parse_bytes_arg(val, &in.vmem_limit_bytes))
+        return cli_usage_error("limits", "--vmem-limit-bytes needs a whole number of bytes, got '%s'", val);
+    } else if (!strcmp(opt, "--no-env"))
+      no_env = true;
+    else if (!strcmp(opt, "--json"))
+      json = true;
+    else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+      fputs(help, stdout);
+      return EXIT_OK;
+    } else
+      return cli_usage_error("limits", "unknown option %s", opt);
+  }
+  if (bad)
+    return EXIT_BAD;
+  if (!no_env) {
+    in.libtpu_init_args = getenv("LIBTPU_INIT_ARGS");
+    in.xla_flags = getenv("XLA_FLAGS");
+  }
+  const vmem_target *t = cli_target("limits", target);
+  if (!t)
+    return EXIT_BAD;
+  vmem_limits l;
+  vmem_error err;
+  if (vmem_limits_resolve(t, &in, &l, &err) != VMEM_OK)
+    return report_error(&in, &err);
+  if (json)
+    return cli_print_json(json_limits(t, &l));
+  print_limits(t, &l);
+  return EXIT_OK;
+}

@@ -1,0 +1,160 @@
+/*
+ * cmd_size.c — `vmemscope size SHAPE... [--target T] [--json]`
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char help[] =
+    "usage: vmemscope size SHAPE... [--target T] [--json]\n\n"
+    "Exact TPU byte size of each XLA shape, e.g. 'bf16[129,1024]' or\n"
+    "'f32[128,6]{1,0:T(8,128)}'. A shape without tiles gets the target's default\n"
+    "TPU layout (marked 'default'); a shape with tiles is sized as written.\n"
+    "Padded bytes follow XLA's ArraySize rule; unpadded bytes count elements only.\n\n"
+    "options:\n"
+    "  --target T   TPU generation (v2 v3 v4 v5e v5p v6e 7x 8i 8t, or an alias)\n"
+    "  --json       print JSON: {\"target\", \"shapes\": [{\"shape\", \"layout\", \"bytes\", ...}]}\n";
+
+typedef struct sized {
+  const char *input;
+  vmem_shape *shape; /* with the layout used */
+  bool given;        /* the input carried its own tiles */
+  vmem_size size;
+} sized;
+
+static double expansion(vmem_size s) {
+  return s.unpadded_bytes ? (double)s.bytes / (double)s.unpadded_bytes : 1.0;
+}
+
+static char *print_shape(const vmem_shape *s, bool layout_only) {
+  size_t n = layout_only ? vmem_shape_print_layout(s, NULL, 0) : vmem_shape_print(s, NULL, 0);
+  char *buf = malloc(n + 1);
+  if (buf) {
+    if (layout_only)
+      vmem_shape_print_layout(s, buf, n + 1);
+    else
+      vmem_shape_print(s, buf, n + 1);
+  }
+  return buf;
+}
+
+/* Parses, lays out and sizes one argument; prints its error and returns
+ * false on bad input. */
+static bool size_one(const char *text, int index, const vmem_target *t, sized *out) {
+  vmem_error err;
+  char what[32];
+  snprintf(what, sizeof what, "shape %d", index);
+  vmem_shape *parsed = vmem_shape_parse(text, strlen(text), NULL, &err);
+  if (!parsed) {
+    cli_error_at("size", what, text, &err);
+    return false;
+  }
+  out->input = text;
+  out->given = vmem_shape_has_tiles(parsed);
+  out->shape = vmem_shape_with_tpu_layout(parsed, t, NULL, &err);
+  vmem_shape_free(parsed);
+  if (!out->shape || vmem_shape_size(out->shape, &out->size, &err) != VMEM_OK) {
+    cli_error_at("size", what, text, &err);
+    return false;
+  }
+  return true;
+}
+
+static json_t *json_size(const sized *z) {
+  char *shape = print_shape(z->shape, false), *layout = print_shape(z->shape, true);
+  char human[32];
+  json_t *o = json_object();
+  json_object_set_new(o, "input", json_string(z->input));
+  json_object_set_new(o, "shape", json_string(shape ? shape : ""));
+  json_object_set_new(o, "layout", json_string(layout ? layout : ""));
+  json_object_set_new(o, "layout_source", json_string(z->given ? "given" : "default"));
+  json_object_set_new(o, "bytes", json_integer((json_int_t)z->size.bytes));
+  json_object_set_new(o, "unpadded_bytes", json_integer((json_int_t)z->size.unpadded_bytes));
+  json_object_set_new(o, "padding_bytes",
+                      json_integer((json_int_t)(z->size.bytes - z->size.unpadded_bytes)));
+  json_object_set_new(o, "expansion", json_real(expansion(z->size)));
+  json_object_set_new(o, "bytes_human", json_string(cli_human(human, sizeof human, z->size.bytes)));
+  json_object_set_new(o, "memory_space", json_integer(vmem_shape_memory_space(z->shape)));
+  if (vmem_shape_is_tuple(z->shape))
+    json_object_set_new(o, "tuple_elements", json_integer((json_int_t)vmem_shape_tuple_count(z->shape)));
+  free(shape);
+  free(layout);
+  return o;
+}
+
+static void text_row(cli_table *tb, const sized *z) {
+  char *shape = print_shape(z->shape, false);
+  char b[48], u[48], p[32], x[32];
+  cli_bytes(b, sizeof b, z->size.bytes);
+  cli_bytes(u, sizeof u, z->size.unpadded_bytes);
+  cli_human(p, sizeof p, z->size.bytes - z->size.unpadded_bytes);
+  snprintf(x, sizeof x, "%.1fx", expansion(z->size));
+  table_add(tb, shape ? shape : "?", z->given ? "given" : "default", b, u, p, x);
+  free(shape);
+}
+
+static int print_all(const vmem_target *t, sized *z, int n, bool json) {
+  if (json) {
+    json_t *root = json_object(), *arr = json_array();
+    json_object_set_new(root, "target", json_string(vmem_target_name(t)));
+    for (int i = 0; i < n; i++)
+      json_array_append_new(arr, json_size(&z[i]));
+    json_object_set_new(root, "shapes", arr);
+    return cli_print_json(root);
+  }
+  static const int right[] = {0, 0, 1, 1, 1, 1};
+  cli_table tb;
+  table_init(&tb, 6, right);
+  table_add(&tb, "SHAPE", "LAYOUT", "BYTES", "UNPADDED", "PADDING", "EXPANSION");
+  for (int i = 0; i < n; i++)
+    text_row(&tb, &z[i]);
+  printf("target %s (%s); 'default' layouts are the ones %s assigns\n\n", vmem_target_name(t),
+         vmem_target_device_kind(t), vmem_target_name(t));
+  table_print(&tb, stdout);
+  table_free(&tb);
+  return EXIT_OK;
+}
+
+int cmd_size(int argc, char **argv) {
+  static const char *const with_value[] = {"--target", NULL};
+  cli_args a = {.argc = argc, .argv = argv, .cmd = "size"};
+  cli_opts o = {0};
+  const char **shapes = calloc((size_t)argc + 1, sizeof *shapes);
+  int n = 0, rc = EXIT_OK;
+  bool bad = false;
+  while (a.i < argc && !bad) {
+    const char *val, *opt = cli_next(&a, with_value, &val, &bad);
+    if (!opt)
+      shapes[n++] = argv[a.i - 1];
+    else if (!strcmp(opt, "--target"))
+      o.target = val;
+    else if (!strcmp(opt, "--json"))
+      o.json = true;
+    else if (!strcmp(opt, "--help") || !strcmp(opt, "-h"))
+      o.help = true;
+    else
+      bad = cli_usage_error("size", "unknown option %s", opt) != 0;
+  }
+  if (o.help && !bad) {
+    fputs(help, stdout);
+    free(shapes);
+    return EXIT_OK;
+  }
+  if (!bad && n == 0)
+    bad = cli_usage_error("size", "give at least one shape, e.g. 'bf16[129,1024]'") != 0;
+  const vmem_target *t = bad ? NULL : cli_target("size", o.target);
+  sized *z = calloc((size_t)n + 1, sizeof *z);
+  if (!t || !z)
+    bad = true;
+  for (int i = 0; i < n && !bad; i++)
+    if (!size_one(shapes[i], i + 1, t, &z[i]))
+      bad = true;
+  rc = bad ? EXIT_BAD : print_all(t, z, n, o.json);
+  for (int i = 0; z && i < n; i++)
+    vmem_shape_free(z[i].shape);
+  free(z);
+  free(shapes);
+  return rc;
+}

@@ -1,0 +1,47 @@
+/*
+ * vmemscope.c — the command-line tool: dispatch to one command per file.
+ */
+#include <string.h>
+
+#include "cli.h"
+
+static const cli_command commands[] = {
+    {"size", "exact padded and unpadded bytes of XLA shapes on a TPU", cmd_size},
+    {"targets", "the TPU generation table, with sources", cmd_targets},
+    {"limits", "the scoped VMEM limit in force for given flags", cmd_limits},
+};
+
+enum { NCOMMANDS = sizeof commands / sizeof *commands };
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: vmemscope COMMAND [ARGS...] [--target T] [--json]\n"
+             "       vmemscope --help | --version\n\n"
+             "TPU VMEM accounting offline: exact sizes, limits and diagnostics.\n\n"
+             "commands:\n");
+  for (size_t i = 0; i < NCOMMANDS; i++)
+    fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+  fprintf(f, "\nRun 'vmemscope COMMAND --help' for a command's options.\n"
+             "Targets: --target T, else $VMEMSCOPE_TARGET, else v5e.\n"
+             "Exit status: 0 ok, 1 an OOM found or predicted, 2 bad usage or input.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return EXIT_BAD;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+    usage(stdout);
+    return EXIT_OK;
+  }
+  if (!strcmp(cmd, "--version")) {
+    printf("vmemscope %s\n", vmem_version());
+    return EXIT_OK;
+  }
+  for (size_t i = 0; i < NCOMMANDS; i++)
+    if (!strcmp(cmd, commands[i].name))
+      return commands[i].run(argc - 2, argv + 2);
+  cli_error(NULL, "unknown command '%s' (see 'vmemscope --help')", cmd);
+  return EXIT_BAD;
+}
