@@ -102,7 +102,8 @@ static void test_parse_errors(void **state) {
   expect_parse_error("1.5B", VMEM_ERR_SYNTAX, 3);
   expect_parse_error("12Q", VMEM_ERR_SYNTAX, 2);
   expect_parse_error("64.0KiB", VMEM_ERR_SYNTAX, 4);
-  expect_parse_error("0.5K", VMEM_ERR_RANGE, 0);      /* below 1024 prints as B */
+  expect_parse_error("0.5K", VMEM_ERR_RANGE, 0);
+  expect_parse_error("04.0K", VMEM_ERR_SYNTAX, 0);   /* found by fuzz_humansize */      /* below 1024 prints as B */
   expect_parse_error("99999999999999999999", VMEM_ERR_OVERFLOW, 19);
 }
 

@@ -78,6 +78,9 @@ static size_t parse_key(const char *s, size_t len, size_key *out) {
   }
   if (ndig == 0 || i + 1 != len)
     return i;
+  /* The compiler never prints a leading zero ("04.0K"). */
+  if (len > 1 && s[0] == '0' && ch_is_digit(s[1]))
+    return 0;
   int unit = -1;
   if (s[i] == 'B' && !dot)
     unit = 0;

@@ -7,11 +7,12 @@
 
 typedef struct dtype_info {
   const char *name;
+  size_t len;
   int bits;
 } dtype_info;
 
 static const dtype_info dtypes[VMEM_DTYPE_COUNT] = {
-#define X(tag, name, bits, cls) [VMEM_##tag] = {name, bits},
+#define X(tag, name, bits, cls) [VMEM_##tag] = {name, sizeof(name) - 1, bits},
     VMEM_DTYPE_TABLE(X)
 #undef X
 };
@@ -28,7 +29,8 @@ int vmem_dtype_bytes(vmem_dtype t) { return (vmem_dtype_bits(t) + 7) / 8; }
 
 bool vmem_dtype_from_name(const char *name, size_t len, vmem_dtype *out) {
   for (int t = 0; t < VMEM_DTYPE_COUNT; t++) {
-    if (strlen(dtypes[t].name) == len && memcmp(dtypes[t].name, name, len) == 0) {
+    if (dtypes[t].len == len && dtypes[t].name[0] == name[0] &&
+        memcmp(dtypes[t].name, name, len) == 0) {
       *out = (vmem_dtype)t;
       return true;
     }

@@ -37,7 +37,7 @@ static bool fail(parser *p, vmem_status code, size_t at, const char *what) {
 
 static bool nomem(parser *p) { return fail(p, VMEM_ERR_NOMEM, p->pos, "out of memory"); }
 
-static void skip_space(parser *p) {
+static void skip_space_slow(parser *p) {
   while (p->pos < p->len) {
     char c = p->s[p->pos];
     if (ch_is_space(c)) {
@@ -56,6 +56,13 @@ static void skip_space(parser *p) {
       return;
     }
   }
+}
+
+/* Most calls find a token at once: test that before the loop. */
+static inline void skip_space(parser *p) {
+  if (p->pos < p->len && !ch_is_space(p->s[p->pos]) && p->s[p->pos] != '/')
+    return;
+  skip_space_slow(p);
 }
 
 static bool peek(parser *p, char c) {
