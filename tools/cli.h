@@ -57,6 +57,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 const char *cli_bytes(char *buf, size_t cap, uint64_t bytes);
 const char *cli_human(char *buf, size_t cap, uint64_t bytes);
 
+/* The JSON schema version every command's output carries (docs/json.md). */
+#define CLI_JSON_SCHEMA 1
+/* A top-level JSON object: {"schema_version": 1, "command": NAME, ...}. */
+json_t *cli_json_root(const char *command);
+
 /* Prints a JSON value to stdout and frees it. */
 int cli_print_json(json_t *v);
 

@@ -62,10 +62,15 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
 void cli_error_at(const char *cmd, const char *what, const char *text, const vmem_error *err) {
   size_t len = strlen(text), line, col;
   vmem_locate(text, len, err->offset, &line, &col);
+  /* `what` ends in ':' for "file:line:" (then the column follows as
+   * ":col"), else it names an argument ("shape 2,"). */
+  size_t wn = strlen(what);
   if (strchr(text, '\n'))
     fprintf(stderr, "vmemscope %s: error: %s:%zu:%zu: %s\n", cmd, what, line, col, err->message);
+  else if (wn && what[wn - 1] == ':')
+    fprintf(stderr, "vmemscope %s: error: %s%zu: %s\n", cmd, what, col, err->message);
   else
-    fprintf(stderr, "vmemscope %s: error: %s, column %zu: %s\n", cmd, what, col, err->message);
+    fprintf(stderr, "vmemscope %s: error: %s column %zu: %s\n", cmd, what, col, err->message);
   /* Show the line with a caret under the position (single-line texts). */
   if (!strchr(text, '\n') && len <= 200) {
     fprintf(stderr, "  %s\n  %*s^\n", text, (int)(col - 1), "");
@@ -103,6 +108,13 @@ const char *cli_bytes(char *buf, size_t cap, uint64_t bytes) {
   else
     snprintf(buf, cap, "%s (%" PRIu64 ")", h, bytes);
   return buf;
+}
+
+json_t *cli_json_root(const char *command) {
+  json_t *o = json_object();
+  json_object_set_new(o, "schema_version", json_integer(CLI_JSON_SCHEMA));
+  json_object_set_new(o, "command", json_string(command));
+  return o;
 }
 
 int cli_print_json(json_t *v) {

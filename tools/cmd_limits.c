@@ -24,7 +24,7 @@ static const char help[] =
     "  --json                  print JSON (all sizes in bytes)\n";
 
 static json_t *json_limits(const vmem_target *t, const vmem_limits *l) {
-  json_t *o = json_object(), *w = json_array();
+  json_t *o = cli_json_root("limits"), *w = json_array();
   json_object_set_new(o, "target", json_string(vmem_target_name(t)));
   json_object_set_new(o, "physical_bytes", json_integer((json_int_t)l->physical_bytes));
   json_object_set_new(o, "default_bytes", json_integer((json_int_t)l->default_bytes));
@@ -88,7 +88,9 @@ static int report_error(const vmem_limit_inputs *in, const vmem_error *err) {
   size_t n = strlen(name);
   if (!strncmp(shown.message, name, n) && !strncmp(shown.message + n, ": ", 2))
     memmove(shown.message, shown.message + n + 2, strlen(shown.message + n + 2) + 1);
-  cli_error_at("limits", name, src ? src : "", &shown);
+  char what[32];
+  snprintf(what, sizeof what, "%s,", name);
+  cli_error_at("limits", what, src ? src : "", &shown);
   return EXIT_BAD;
 }
 

@@ -1,6 +1,8 @@
 /*
  * cmd_size.c — `vmemscope size SHAPE... [--target T] [--json]`
  */
+#define _POSIX_C_SOURCE 200809L /* getline */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,8 @@ static const char help[] =
     "'f32[128,6]{1,0:T(8,128)}'. A shape without tiles gets the target's default\n"
     "TPU layout (marked 'default'); a shape with tiles is sized as written.\n"
     "Padded bytes follow XLA's ArraySize rule; unpadded bytes count elements only.\n\n"
-    "options:\n"
+"options:\n"
+    "  --file F     read shapes from F, one per line ('#' starts a comment; - is stdin)\n"
     "  --target T   TPU generation (v2 v3 v4 v5e v5p v6e 7x 8i 8t, or an alias)\n"
     "  --json       print JSON: {\"target\", \"shapes\": [{\"shape\", \"layout\", \"bytes\", ...}]}\n";
 
@@ -42,10 +45,8 @@ static char *print_shape(const vmem_shape *s, bool layout_only) {
 
 /* Parses, lays out and sizes one argument; prints its error and returns
  * false on bad input. */
-static bool size_one(const char *text, int index, const vmem_target *t, sized *out) {
+static bool size_one(const char *text, const char *what, const vmem_target *t, sized *out) {
   vmem_error err;
-  char what[32];
-  snprintf(what, sizeof what, "shape %d", index);
   vmem_shape *parsed = vmem_shape_parse(text, strlen(text), NULL, &err);
   if (!parsed) {
     cli_error_at("size", what, text, &err);
@@ -60,6 +61,27 @@ static bool size_one(const char *text, int index, const vmem_target *t, sized *o
     return false;
   }
   return true;
+}
+
+/* A tuple's elements, each with its own sizes (recursively). */
+static json_t *json_elements(const vmem_shape *t) {
+  json_t *arr = json_array();
+  for (size_t i = 0; i < vmem_shape_tuple_count(t); i++) {
+    const vmem_shape *e = vmem_shape_tuple_at(t, i);
+    vmem_size z = {0, 0};
+    vmem_error err;
+    vmem_shape_size(e, &z, &err); /* the whole tuple sized already */
+    char *shape = print_shape(e, false);
+    json_t *o = json_object();
+    json_object_set_new(o, "shape", json_string(shape ? shape : ""));
+    json_object_set_new(o, "bytes", json_integer((json_int_t)z.bytes));
+    json_object_set_new(o, "unpadded_bytes", json_integer((json_int_t)z.unpadded_bytes));
+    if (vmem_shape_is_tuple(e))
+      json_object_set_new(o, "elements", json_elements(e));
+    json_array_append_new(arr, o);
+    free(shape);
+  }
+  return arr;
 }
 
 static json_t *json_size(const sized *z) {
@@ -78,7 +100,7 @@ static json_t *json_size(const sized *z) {
   json_object_set_new(o, "bytes_human", json_string(cli_human(human, sizeof human, z->size.bytes)));
   json_object_set_new(o, "memory_space", json_integer(vmem_shape_memory_space(z->shape)));
   if (vmem_shape_is_tuple(z->shape))
-    json_object_set_new(o, "tuple_elements", json_integer((json_int_t)vmem_shape_tuple_count(z->shape)));
+    json_object_set_new(o, "elements", json_elements(z->shape));
   free(shape);
   free(layout);
   return o;
@@ -97,7 +119,7 @@ static void text_row(cli_table *tb, const sized *z) {
 
 static int print_all(const vmem_target *t, sized *z, int n, bool json) {
   if (json) {
-    json_t *root = json_object(), *arr = json_array();
+    json_t *root = cli_json_root("size"), *arr = json_array();
     json_object_set_new(root, "target", json_string(vmem_target_name(t)));
     for (int i = 0; i < n; i++)
       json_array_append_new(arr, json_size(&z[i]));
@@ -117,19 +139,103 @@ static int print_all(const vmem_target *t, sized *z, int n, bool json) {
   return EXIT_OK;
 }
 
+/* The shapes to size, from arguments and --file, with where each came from. */
+typedef struct shape_list {
+  char **text;
+  struct origin {
+    const char *file; /* NULL for an argument */
+    int line;
+  } *where;
+  int n, cap;
+} shape_list;
+
+static bool list_add(shape_list *l, const char *text, size_t len, const char *file, int line) {
+  if (l->n == l->cap) {
+    int cap = l->cap ? l->cap * 2 : 16;
+    char **t = realloc(l->text, (size_t)cap * sizeof *t);
+    struct origin *w = t ? realloc(l->where, (size_t)cap * sizeof *w) : NULL;
+    if (t)
+      l->text = t;
+    if (!t || !w)
+      return false;
+    l->where = w;
+    l->cap = cap;
+  }
+  char *copy = malloc(len + 1);
+  if (!copy)
+    return false;
+  memcpy(copy, text, len);
+  copy[len] = '\0';
+  l->text[l->n] = copy;
+  l->where[l->n].file = file;
+  l->where[l->n].line = line;
+  l->n++;
+  return true;
+}
+
+/* file ::= (line '\n')*   line ::= shape? ('#' comment)?   (blank lines skipped) */
+static bool read_shape_file(shape_list *l, const char *path) {
+  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+  if (!f) {
+    cli_error("size", "%s: cannot open: %s", path, strerror(errno));
+    return false;
+  }
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t got;
+  bool ok = true;
+  int before = l->n;
+  for (int no = 1; ok && (got = getline(&line, &cap, f)) >= 0; no++) {
+    if (memchr(line, '\0', (size_t)got)) {
+      cli_error("size", "%s:%d: binary data (a NUL byte); expected one shape per line", path, no);
+      ok = false;
+      break;
+    }
+    char *hash = strchr(line, '#');
+    size_t len = hash ? (size_t)(hash - line) : (size_t)got;
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' ||
+                   line[len - 1] == '\t'))
+      len--;
+    /* Leading blanks stay, so that error columns are the file's columns. */
+    size_t start = 0;
+    while (start < len && (line[start] == ' ' || line[start] == '\t'))
+      start++;
+    if (start < len)
+      ok = list_add(l, line, len, path, no);
+  }
+  free(line);
+  if (f != stdin)
+    fclose(f);
+  if (ok && l->n == before) {
+    cli_error("size", "%s: no shapes in the file (it is empty or holds only comments)", path);
+    ok = false;
+  }
+  return ok;
+}
+
+static void list_free(shape_list *l) {
+  for (int i = 0; i < l->n; i++)
+    free(l->text[i]);
+  free(l->text);
+  free(l->where);
+}
+
 int cmd_size(int argc, char **argv) {
-  static const char *const with_value[] = {"--target", NULL};
+  static const char *const with_value[] = {"--target", "--file", "-f", NULL};
   cli_args a = {.argc = argc, .argv = argv, .cmd = "size"};
   cli_opts o = {0};
-  const char **shapes = calloc((size_t)argc + 1, sizeof *shapes);
-  int n = 0, rc = EXIT_OK;
+  shape_list l = {0};
   bool bad = false;
   while (a.i < argc && !bad) {
     const char *val, *opt = cli_next(&a, with_value, &val, &bad);
+    if (bad)
+      break;
     if (!opt)
-      shapes[n++] = argv[a.i - 1];
+      bad = !list_add(&l, argv[a.i - 1], strlen(argv[a.i - 1]), NULL, 0);
     else if (!strcmp(opt, "--target"))
       o.target = val;
+    else if (!strcmp(opt, "--file") || !strcmp(opt, "-f"))
+      bad = !read_shape_file(&l, val);
     else if (!strcmp(opt, "--json"))
       o.json = true;
     else if (!strcmp(opt, "--help") || !strcmp(opt, "-h"))
@@ -139,22 +245,28 @@ int cmd_size(int argc, char **argv) {
   }
   if (o.help && !bad) {
     fputs(help, stdout);
-    free(shapes);
+    list_free(&l);
     return EXIT_OK;
   }
-  if (!bad && n == 0)
+  if (!bad && l.n == 0)
     bad = cli_usage_error("size", "give at least one shape, e.g. 'bf16[129,1024]'") != 0;
   const vmem_target *t = bad ? NULL : cli_target("size", o.target);
-  sized *z = calloc((size_t)n + 1, sizeof *z);
+  sized *z = calloc((size_t)l.n + 1, sizeof *z);
   if (!t || !z)
     bad = true;
-  for (int i = 0; i < n && !bad; i++)
-    if (!size_one(shapes[i], i + 1, t, &z[i]))
+  for (int i = 0; i < l.n && !bad; i++) {
+    char what[300];
+    if (l.where[i].file) /* file:line:column, as compilers print it */
+      snprintf(what, sizeof what, "%s:%d:", l.where[i].file, l.where[i].line);
+    else
+      snprintf(what, sizeof what, "shape %d,", i + 1);
+    if (!size_one(l.text[i], what, t, &z[i]))
       bad = true;
-  rc = bad ? EXIT_BAD : print_all(t, z, n, o.json);
-  for (int i = 0; z && i < n; i++)
+  }
+  int rc = bad ? EXIT_BAD : print_all(t, z, l.n, o.json);
+  for (int i = 0; z && i < l.n; i++)
     vmem_shape_free(z[i].shape);
   free(z);
-  free(shapes);
+  list_free(&l);
   return rc;
 }

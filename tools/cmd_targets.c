@@ -132,9 +132,14 @@ int cmd_targets(int argc, char **argv) {
   if (name && !(one = cli_target("targets", name)))
     return EXIT_BAD;
   if (json) {
-    if (one)
-      return cli_print_json(json_target(one));
-    json_t *root = json_object(), *arr = json_array();
+    json_t *root = cli_json_root("targets");
+    if (one) {
+      json_t *fields = json_target(one);
+      json_object_update(root, fields); /* copies references: drop ours */
+      json_decref(fields);
+      return cli_print_json(root);
+    }
+    json_t *arr = json_array();
     for (size_t i = 0; i < vmem_target_count(); i++)
       json_array_append_new(arr, json_target(vmem_target_at(i)));
     json_object_set_new(root, "targets", arr);

@@ -1,0 +1,1 @@
+$VMEMSCOPE size --file ../../examples/shapes.txt --target v6e

@@ -1,0 +1,1 @@
+$VMEMSCOPE size -f empty.txt
