@@ -47,6 +47,7 @@ struct vmem_shape {
   size_t rank;
   int64_t *dims;  /* the bound for <=N; 0 for ? */
   uint8_t *dyn;   /* DIM_* per dimension */
+  size_t *dim_offset; /* byte offset of each dimension in the text */
   layout lay;
 };
 

@@ -148,11 +148,13 @@ static bool list_push(parser *p, i64list *l, int64_t x) {
 static bool parse_dims(parser *p, vmem_shape *s) {
   if (!expect(p, '[', "expected '[' after the element type"))
     return false;
-  i64list dims = {0}, dyn = {0};
+  i64list dims = {0}, dyn = {0}, off = {0};
   if (!accept(p, ']')) {
     do {
       int64_t d = 0, kind = DIM_STATIC;
       skip_space(p);
+      if (!list_push(p, &off, (int64_t)p->pos))
+        return false;
       if (accept(p, '?')) {
         kind = DIM_UNBOUNDED;
       } else {
@@ -175,8 +177,13 @@ static bool parse_dims(parser *p, vmem_shape *s) {
   s->dyn = arena_alloc(p->a, dims.n ? dims.n : 1);
   if (!s->dyn)
     return nomem(p);
-  for (size_t i = 0; i < dyn.n; i++)
+  s->dim_offset = arena_alloc(p->a, (dims.n ? dims.n : 1) * sizeof *s->dim_offset);
+  if (!s->dim_offset)
+    return nomem(p);
+  for (size_t i = 0; i < dyn.n; i++) {
     s->dyn[i] = (uint8_t)dyn.v[i];
+    s->dim_offset[i] = (size_t)off.v[i];
+  }
   return true;
 }
 

@@ -127,9 +127,10 @@ vmem_shape *shape_clone(arena *a, const vmem_shape *s) {
   }
   c->dims = dup(a, s->dims, s->rank * sizeof *s->dims);
   c->dyn = dup(a, s->dyn, s->rank);
+  c->dim_offset = dup(a, s->dim_offset, s->rank * sizeof *s->dim_offset);
   c->lay.minor_to_major = dup(a, s->lay.minor_to_major, s->lay.rank * sizeof(int64_t));
   c->lay.tiles = dup(a, s->lay.tiles, s->lay.ntiles * sizeof(tile));
-  if (!c->dims || !c->dyn || !c->lay.minor_to_major || !c->lay.tiles)
+  if (!c->dims || !c->dyn || !c->dim_offset || !c->lay.minor_to_major || !c->lay.tiles)
     return NULL;
   for (size_t i = 0; i < s->lay.ntiles; i++) {
     c->lay.tiles[i].dims = dup(a, s->lay.tiles[i].dims, s->lay.tiles[i].rank * sizeof(int64_t));

@@ -65,12 +65,15 @@ vmem_status shape_array_size(const vmem_shape *s, vmem_size *out,
   uint64_t n = 1;
   for (size_t i = 0; i < s->rank; i++) {
     if (s->dyn[i] == DIM_UNBOUNDED) {
-      err_set(err, VMEM_ERR_UNSUPPORTED, s->offset,
+      err_set(err, VMEM_ERR_UNSUPPORTED, s->dim_offset[i],
               "dimension %zu is unbounded (?): give a bound as <=N to size it", i);
       return VMEM_ERR_UNSUPPORTED;
     }
-    if (!ck_mul(n, (uint64_t)s->dims[i], &n))
-      return overflow(s, err);
+    if (!ck_mul(n, (uint64_t)s->dims[i], &n)) {
+      err_set(err, VMEM_ERR_OVERFLOW, s->dim_offset[i],
+              "the element count overflows 64 bits at dimension %zu", i);
+      return VMEM_ERR_OVERFLOW;
+    }
   }
   if (!elements_to_bytes(s, n, &out->unpadded_bytes) ||
       out->unpadded_bytes > (uint64_t)INT64_MAX)
