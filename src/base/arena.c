@@ -38,12 +38,21 @@ void arena_init(arena *a, const vmem_allocator *alloc) {
   memset(a, 0, sizeof *a);
   if (alloc)
     a->alloc = *alloc;
+  a->first = ARENA_MIN_CHUNK;
+}
+
+void arena_init_sized(arena *a, const vmem_allocator *alloc, size_t first) {
+  arena_init(a, alloc);
+  if (first < 256)
+    first = 256;
+  if (first < ARENA_MIN_CHUNK)
+    a->first = first;
 }
 
 /* Starts a new chunk large enough for `size`. Chunks grow geometrically so
  * that a large parse makes O(log n) calls to the caller's allocator. */
 static bool arena_grow(arena *a, size_t size) {
-  size_t want = ARENA_MIN_CHUNK;
+  size_t want = a->first;
   if (a->head && a->head->size < (SIZE_MAX / 4))
     want = a->head->size * 2;
   if (want < size)

@@ -21,9 +21,12 @@ typedef struct arena {
   vmem_allocator alloc;
   arena_chunk *head;
   char *cur, *end;
+  size_t first; /* size of the first chunk */
 } arena;
 
 void arena_init(arena *a, const vmem_allocator *alloc);
+/* Sizes the first chunk for a known amount of work (e.g. 8 x the text). */
+void arena_init_sized(arena *a, const vmem_allocator *alloc, size_t first);
 void *arena_alloc(arena *a, size_t size);       /* 16-byte aligned; NULL on failure */
 void *arena_calloc(arena *a, size_t n, size_t size);
 char *arena_strndup(arena *a, const char *s, size_t n);

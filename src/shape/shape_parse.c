@@ -465,7 +465,8 @@ vmem_shape *vmem_shape_parse(const char *text, size_t len,
     return NULL;
   }
   arena tmp;
-  arena_init(&tmp, alloc);
+  /* A shape takes about 8 bytes of nodes per byte of text. */
+  arena_init_sized(&tmp, alloc, len < SIZE_MAX / 8 ? len * 8 + 128 : SIZE_MAX);
   arena *owner = arena_alloc(&tmp, sizeof *owner);
   if (!owner) {
     arena_destroy(&tmp);

@@ -133,7 +133,8 @@ vmem_shape *vmem_shape_with_tpu_layout(const vmem_shape *s, const vmem_target *t
     return NULL;
   }
   arena tmp;
-  arena_init(&tmp, alloc);
+  /* One array with a tiled layout takes under 512 bytes of nodes. */
+  arena_init_sized(&tmp, alloc, 1024);
   arena *owner = arena_alloc(&tmp, sizeof *owner);
   vmem_shape *c = NULL;
   if (owner) {
