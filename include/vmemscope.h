@@ -330,6 +330,134 @@ VMEM_API vmem_status vmem_limits_resolve(const vmem_target *target,
 VMEM_API const char *vmem_limit_origin_name(vmem_limit_origin o);
 VMEM_API const char *vmem_limit_warning_name(vmem_limit_warning_code c);
 
+
+/* ## HLO modules
+ *
+ * HLO text as XLA prints it (dumps before and after optimization, JAX's
+ * as_text, PyTorch/XLA dumps). Names, attribute values and strings are
+ * views into the text: the text must outlive the module. vmem_hlo_open maps
+ * a file and keeps the mapping for the module's life.
+ */
+typedef struct vmem_hlo_module vmem_hlo_module;
+typedef struct vmem_hlo_computation vmem_hlo_computation;
+typedef struct vmem_hlo_instruction vmem_hlo_instruction;
+
+/** A view into the text (not NUL-terminated). */
+typedef struct vmem_str {
+  const char *ptr;
+  size_t len;
+} vmem_str;
+
+/** Parses text[0..len). On error returns NULL; err->offset is a byte offset
+ *  into `text` (vmem_locate gives line and column). */
+VMEM_API vmem_hlo_module *vmem_hlo_parse(const char *text, size_t len,
+                                         const vmem_allocator *alloc,
+                                         vmem_error *err);
+/** Maps and parses a file. Errors that concern the file itself (cannot open,
+ *  cannot map) have offset 0 and say so in the message. */
+VMEM_API vmem_hlo_module *vmem_hlo_open(const char *path,
+                                        const vmem_allocator *alloc,
+                                        vmem_error *err);
+VMEM_API void vmem_hlo_free(vmem_hlo_module *m);
+
+/** The whole text the module was parsed from. */
+VMEM_API vmem_str vmem_hlo_text(const vmem_hlo_module *m);
+/** The module's name ("" for a file without an HloModule header). */
+VMEM_API vmem_str vmem_hlo_name(const vmem_hlo_module *m);
+/** True when the module says is_scheduled=true: then each computation's
+ *  text order is its execution order. */
+VMEM_API bool vmem_hlo_is_scheduled(const vmem_hlo_module *m);
+/** A module attribute's raw value (empty when absent). */
+VMEM_API vmem_str vmem_hlo_attr(const vmem_hlo_module *m, const char *name);
+VMEM_API size_t vmem_hlo_computation_count(const vmem_hlo_module *m);
+/** Computations in text order (callees before callers). */
+VMEM_API const vmem_hlo_computation *
+vmem_hlo_computation_at(const vmem_hlo_module *m, size_t i);
+/** The ENTRY computation, or the last one when none is marked. */
+VMEM_API const vmem_hlo_computation *
+vmem_hlo_entry(const vmem_hlo_module *m);
+VMEM_API const vmem_hlo_computation *
+vmem_hlo_find_computation(const vmem_hlo_module *m, const char *name,
+                          size_t len);
+/** Total instructions in all computations. */
+VMEM_API size_t vmem_hlo_instruction_total(const vmem_hlo_module *m);
+/** Prints the module back as HLO text that parses to the same IR. Returns
+ *  the length needed, like snprintf. */
+VMEM_API size_t vmem_hlo_print(const vmem_hlo_module *m, char *buf,
+                               size_t cap);
+
+VMEM_API vmem_str vmem_hlo_computation_name(const vmem_hlo_computation *c);
+VMEM_API bool vmem_hlo_computation_is_entry(const vmem_hlo_computation *c);
+/** The execution thread (`execution_thread="host"`), empty for the main one. */
+VMEM_API vmem_str
+vmem_hlo_computation_thread(const vmem_hlo_computation *c);
+VMEM_API size_t
+vmem_hlo_computation_instruction_count(const vmem_hlo_computation *c);
+VMEM_API const vmem_hlo_instruction *
+vmem_hlo_computation_instruction_at(const vmem_hlo_computation *c, size_t i);
+/** The ROOT instruction, or the last one when none is marked. */
+VMEM_API const vmem_hlo_instruction *
+vmem_hlo_computation_root(const vmem_hlo_computation *c);
+/** The instructions that call this computation (call graph, reversed). */
+VMEM_API size_t vmem_hlo_computation_caller_count(const vmem_hlo_computation *c);
+VMEM_API const vmem_hlo_instruction *
+vmem_hlo_computation_caller_at(const vmem_hlo_computation *c, size_t i);
+/** True when the computation is the body of a fusion (called by `calls=`
+ *  of a fusion instruction): its instructions are not separate buffers. */
+VMEM_API bool vmem_hlo_computation_is_fusion(const vmem_hlo_computation *c);
+
+VMEM_API vmem_str vmem_hlo_instruction_name(const vmem_hlo_instruction *i);
+VMEM_API vmem_str vmem_hlo_instruction_opcode(const vmem_hlo_instruction *i);
+/** The result shape (owned by the module). */
+VMEM_API const vmem_shape *
+vmem_hlo_instruction_shape(const vmem_hlo_instruction *i);
+VMEM_API bool vmem_hlo_instruction_is_root(const vmem_hlo_instruction *i);
+VMEM_API const vmem_hlo_computation *
+vmem_hlo_instruction_parent(const vmem_hlo_instruction *i);
+/** Byte offset of the instruction's name in the text. */
+VMEM_API size_t vmem_hlo_instruction_offset(const vmem_hlo_instruction *i);
+VMEM_API size_t vmem_hlo_instruction_operand_count(const vmem_hlo_instruction *i);
+VMEM_API const vmem_hlo_instruction *
+vmem_hlo_instruction_operand_at(const vmem_hlo_instruction *i, size_t k);
+VMEM_API size_t vmem_hlo_instruction_called_count(const vmem_hlo_instruction *i);
+VMEM_API const vmem_hlo_computation *
+vmem_hlo_instruction_called_at(const vmem_hlo_instruction *i, size_t k);
+/** Attributes in text order, each with its raw value text. */
+VMEM_API size_t vmem_hlo_instruction_attr_count(const vmem_hlo_instruction *i);
+VMEM_API vmem_str vmem_hlo_instruction_attr_name(const vmem_hlo_instruction *i,
+                                                 size_t k);
+VMEM_API vmem_str vmem_hlo_instruction_attr_value(const vmem_hlo_instruction *i,
+                                                  size_t k);
+/** An attribute's raw value by name (empty when absent). */
+VMEM_API vmem_str vmem_hlo_instruction_attr(const vmem_hlo_instruction *i,
+                                            const char *name);
+/** custom_call_target without quotes (empty for other opcodes). */
+VMEM_API vmem_str
+vmem_hlo_instruction_custom_call_target(const vmem_hlo_instruction *i);
+/** metadata op_name without quotes (empty when absent). */
+VMEM_API vmem_str vmem_hlo_instruction_op_name(const vmem_hlo_instruction *i);
+/** For a Pallas/Mosaic kernel (custom_call_target="tpu_custom_call"): the
+ *  kernel name, which is the instruction's name without its ".N" suffix. */
+VMEM_API vmem_str
+vmem_hlo_instruction_kernel_name(const vmem_hlo_instruction *i);
+
+/** What a TPU backend_config says about scoped memory. Sizes are -1 when
+ *  absent. */
+typedef struct vmem_hlo_scoped {
+  int64_t limit_bytes;       /* scoped_memory_configs, memory space 1 */
+  int64_t used_bytes;        /* used_scoped_memory_configs, memory space 1 */
+  int64_t internal_scratch_bytes; /* custom_call_config.internal_scratch_in_bytes */
+  bool has_kernel_body;      /* custom_call_config.body present */
+  bool config_is_json;       /* backend_config parsed as JSON */
+} vmem_hlo_scoped;
+
+/** Decodes the instruction's backend_config. VMEM_OK with all -1 when there
+ *  is none; an error (with the offset of the config) when it is malformed
+ *  JSON. */
+VMEM_API vmem_status vmem_hlo_instruction_scoped(const vmem_hlo_instruction *i,
+                                                 vmem_hlo_scoped *out,
+                                                 vmem_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,8 @@ typedef struct cli_command {
 int cmd_size(int argc, char **argv);
 int cmd_targets(int argc, char **argv);
 int cmd_limits(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_print(int argc, char **argv);
 
 /* Common options. Each command loops over argv with cli_next_option. */
 typedef struct cli_opts {

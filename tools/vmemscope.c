@@ -6,6 +6,8 @@
 #include "cli.h"
 
 static const cli_command commands[] = {
+    {"check", "read an HLO module: every instruction's exact size, custom calls, totals", cmd_check},
+    {"print", "print an HLO module back canonically", cmd_print},
     {"size", "exact padded and unpadded bytes of XLA shapes on a TPU", cmd_size},
     {"targets", "the TPU generation table, with sources", cmd_targets},
     {"limits", "the scoped VMEM limit in force for given flags", cmd_limits},

@@ -13,7 +13,11 @@ struct arena_chunk {
   /* payload follows, 16-byte aligned */
 };
 
-enum { ARENA_ALIGN = 16, ARENA_MIN_CHUNK = 4096 - 64 };
+/* 8-byte alignment suffices: the library stores no long double or vector
+ * types, and a parsed 100 MB module is mostly small nodes. Chunks double up
+ * to ARENA_MAX_GROWTH so a big parse makes few allocator calls without
+ * wasting half of a huge last chunk. */
+enum { ARENA_ALIGN = 8, ARENA_MIN_CHUNK = 4096 - 64, ARENA_MAX_GROWTH = 16 << 20 };
 
 static size_t chunk_header(void) {
   return (sizeof(arena_chunk) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
@@ -53,8 +57,8 @@ void arena_init_sized(arena *a, const vmem_allocator *alloc, size_t first) {
  * that a large parse makes O(log n) calls to the caller's allocator. */
 static bool arena_grow(arena *a, size_t size) {
   size_t want = a->first;
-  if (a->head && a->head->size < (SIZE_MAX / 4))
-    want = a->head->size * 2;
+  if (a->head)
+    want = a->head->size < ARENA_MAX_GROWTH / 2 ? a->head->size * 2 : ARENA_MAX_GROWTH;
   if (want < size)
     want = size;
   size_t hdr = chunk_header();
@@ -113,4 +117,19 @@ void arena_destroy(arena *a) {
   }
   a->head = NULL;
   a->cur = a->end = NULL;
+}
+
+arena_mark arena_save(const arena *a) {
+  arena_mark m = {a->head, a->cur, a->end};
+  return m;
+}
+
+void arena_restore(arena *a, arena_mark m) {
+  while (a->head && a->head != m.head) {
+    arena_chunk *next = a->head->next;
+    vmem__free(&a->alloc, a->head);
+    a->head = next;
+  }
+  a->cur = m.cur;
+  a->end = m.end;
 }

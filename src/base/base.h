@@ -32,6 +32,15 @@ void *arena_calloc(arena *a, size_t n, size_t size);
 char *arena_strndup(arena *a, const char *s, size_t n);
 void arena_destroy(arena *a);
 
+/* A point to roll back to: arena_restore frees everything allocated since
+ * arena_save (used for scratch parses that are checked, then dropped). */
+typedef struct arena_mark {
+  arena_chunk *head;
+  char *cur, *end;
+} arena_mark;
+arena_mark arena_save(const arena *a);
+void arena_restore(arena *a, arena_mark m);
+
 /* Allocation through a possibly-NULL caller allocator. */
 void *vmem__alloc(const vmem_allocator *alloc, size_t size);
 void vmem__free(const vmem_allocator *alloc, void *p);

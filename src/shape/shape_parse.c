@@ -52,6 +52,9 @@ static void skip_space_slow(parser *p) {
       if (!end)
         return; /* left for the caller to report at this position */
       p->pos = (size_t)(end - p->s) + 2;
+    } else if (c == '/' && p->pos + 1 < p->len && p->s[p->pos + 1] == '/') {
+      while (p->pos < p->len && p->s[p->pos] != '\n') /* HLO's // comments */
+        p->pos++;
     } else {
       return;
     }

@@ -1,0 +1,762 @@
+/*
+ * hlo_parse.c — recursive-descent reader of HLO text as XLA prints it.
+ *
+ * One pass over the buffer, no token array: each rule reads characters at
+ * p->pos. Names, opcodes and attribute values become views into the text;
+ * shapes are parsed by shape_parse_at into the module arena. Attribute
+ * values are kept raw (balanced brackets, strings with escapes); only the
+ * few the IR needs are decoded (called computations). Large constant
+ * literals are skipped, never built. Grammar: docs/hlo.md.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hlo.h"
+
+typedef struct vec {
+  void **v;
+  size_t n, cap;
+} vec;
+
+typedef struct parser {
+  const char *s;
+  size_t len, pos;
+  vmem_hlo_module *m;
+  arena *a;
+  arena scratch;        /* inline operand shapes: checked, then dropped */
+  vmem_error *err;
+  const vmem_allocator *alloc;
+  hlo_map names;        /* instruction names of the current computation */
+  vec instrs, ops, called, comps;
+  hlo_attr *attrs;
+  size_t nattrs, cap_attrs;
+} parser;
+
+/* ---- errors ---------------------------------------------------------- */
+
+static bool fail(parser *p, vmem_status code, size_t at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static bool fail(parser *p, vmem_status code, size_t at, const char *fmt, ...) {
+  if (p->err && p->err->code != VMEM_OK)
+    return false; /* keep the first error */
+  char msg[sizeof p->err->message];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  err_set(p->err, code, at, "%s", msg);
+  return false;
+}
+
+static bool nomem(parser *p) { return fail(p, VMEM_ERR_NOMEM, p->pos, "out of memory"); }
+
+/* What stands at `at`, for messages: a short quoted excerpt or "end of file". */
+static const char *found(parser *p, size_t at, char *buf, size_t cap) {
+  if (at >= p->len)
+    return "the end of the file";
+  size_t n = 0;
+  while (at + n < p->len && n < 24 && p->s[at + n] != '\n' && p->s[at + n] != '\r')
+    n++;
+  snprintf(buf, cap, "'%.*s'", (int)n, p->s + at);
+  return buf;
+}
+
+static bool expected(parser *p, const char *what) {
+  char buf[40];
+  return fail(p, VMEM_ERR_SYNTAX, p->pos, "expected %s, found %s", what, found(p, p->pos, buf, sizeof buf));
+}
+
+/* ---- growable vectors (caller's allocator) ---------------------------- */
+
+static bool vec_push(parser *p, vec *v, void *x) {
+  if (v->n == v->cap) {
+    size_t cap = v->cap ? v->cap * 2 : 64;
+    void **nv = vmem__alloc(p->alloc, cap * sizeof *nv);
+    if (!nv)
+      return nomem(p);
+    if (v->n)
+      memcpy(nv, v->v, v->n * sizeof *nv);
+    vmem__free(p->alloc, v->v);
+    v->v = nv;
+    v->cap = cap;
+  }
+  v->v[v->n++] = x;
+  return true;
+}
+
+/* Copies the last n - from entries of v into the arena and pops them. */
+static void **vec_take(parser *p, vec *v, size_t from) {
+  size_t n = v->n - from;
+  void **out = arena_alloc(p->a, (n ? n : 1) * sizeof *out);
+  if (!out)
+    return NULL;
+  memcpy(out, v->v + from, n * sizeof *out);
+  v->n = from;
+  return out;
+}
+
+static bool attr_push(parser *p, hlo_attr at) {
+  if (p->nattrs == p->cap_attrs) {
+    size_t cap = p->cap_attrs ? p->cap_attrs * 2 : 32;
+    hlo_attr *na = vmem__alloc(p->alloc, cap * sizeof *na);
+    if (!na)
+      return nomem(p);
+    if (p->nattrs)
+      memcpy(na, p->attrs, p->nattrs * sizeof *na);
+    vmem__free(p->alloc, p->attrs);
+    p->attrs = na;
+    p->cap_attrs = cap;
+  }
+  p->attrs[p->nattrs++] = at;
+  return true;
+}
+
+static hlo_attr *attrs_take(parser *p, size_t from, uint32_t *n) {
+  *n = (uint32_t)(p->nattrs - from);
+  hlo_attr *out = arena_alloc(p->a, (*n ? *n : 1) * sizeof *out);
+  if (out)
+    memcpy(out, p->attrs + from, *n * sizeof *out);
+  p->nattrs = from;
+  return out;
+}
+
+/* ---- characters -------------------------------------------------------- */
+
+static inline bool is_ident_start(int c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static inline bool is_ident(int c) {
+  return is_ident_start(c) || ch_is_digit(c) || c == '.' || c == '-';
+}
+
+/* ws ::= (' ' | '\t' | '\r' | '\n' | '/' '*' ... '*' '/' | '/' '/' ... '\n')* */
+static bool skip_ws(parser *p) {
+  for (;;) {
+    while (p->pos < p->len && ch_is_space(p->s[p->pos]))
+      p->pos++;
+    if (p->pos + 1 >= p->len || p->s[p->pos] != '/')
+      return true;
+    if (p->s[p->pos + 1] == '/') {
+      const char *nl = memchr(p->s + p->pos, '\n', p->len - p->pos);
+      p->pos = nl ? (size_t)(nl - p->s) : p->len;
+    } else if (p->s[p->pos + 1] == '*') {
+      size_t start = p->pos;
+      p->pos += 2;
+      for (;;) {
+        const char *star = memchr(p->s + p->pos, '*', p->len - p->pos);
+        if (!star || (size_t)(star - p->s) + 1 >= p->len)
+          return fail(p, VMEM_ERR_SYNTAX, start, "unterminated /* comment");
+        p->pos = (size_t)(star - p->s) + 1;
+        if (p->s[p->pos] == '/') {
+          p->pos++;
+          break;
+        }
+      }
+    } else {
+      return true;
+    }
+  }
+}
+
+static bool at(parser *p, char c) { return p->pos < p->len && p->s[p->pos] == c; }
+
+static bool accept(parser *p, char c) {
+  if (!skip_ws(p) || !at(p, c))
+    return false;
+  p->pos++;
+  return true;
+}
+
+static bool expect(parser *p, char c, const char *what) {
+  if (accept(p, c))
+    return true;
+  return p->err->code == VMEM_OK ? expected(p, what) : false;
+}
+
+/* Does the text at pos spell `word` followed by a non-identifier char? */
+static bool at_word(parser *p, const char *word) {
+  size_t n = strlen(word);
+  return p->pos + n <= p->len && memcmp(p->s + p->pos, word, n) == 0 &&
+         (p->pos + n == p->len || !is_ident(p->s[p->pos + n]));
+}
+
+/* ident ::= [a-zA-Z_][a-zA-Z0-9_.-]*      name ::= '%'? ident
+ * After '%' a name may start with a digit, as XLA's '%' lexer path allows. */
+static bool parse_name(parser *p, sv *out, const char *what) {
+  if (!skip_ws(p))
+    return false;
+  size_t start = p->pos;
+  bool pct = at(p, '%');
+  if (pct)
+    p->pos++;
+  if (p->pos >= p->len || !(is_ident_start(p->s[p->pos]) || (pct && ch_is_digit(p->s[p->pos])))) {
+    p->pos = start;
+    return expected(p, what);
+  }
+  size_t id = p->pos;
+  while (p->pos < p->len && is_ident(p->s[p->pos]))
+    p->pos++;
+  out->ptr = p->s + id;
+  out->len = p->pos - id;
+  return true;
+}
+
+/* string ::= '"' ([^"\\] | '\\' any)* '"'   (also single-quoted) */
+static bool scan_string(parser *p) {
+  char q = p->s[p->pos];
+  size_t start = p->pos++;
+  while (p->pos < p->len) {
+    char c = p->s[p->pos++];
+    if (c == '\\')
+      p->pos++;
+    else if (c == q)
+      return true;
+  }
+  return fail(p, VMEM_ERR_SYNTAX, start, "unterminated string");
+}
+
+/* raw ::= a run of text with balanced (), [], {} and whole strings, ending
+ * before a ',' or white space at depth 0, or before an unmatched closer.
+ * With `until_close`, the run is the inside of an already-open bracket and
+ * ends at its closer. */
+static bool scan_raw(parser *p, sv *out, bool until_close) {
+  char stack[64];
+  size_t depth = 0, start = p->pos;
+  size_t opened[64];
+  while (p->pos < p->len) {
+    char c = p->s[p->pos];
+    if (c == '"' || c == '\'') {
+      if (!scan_string(p))
+        return false;
+      continue;
+    }
+    if (depth == 0 && !until_close && (c == ',' || ch_is_space(c)))
+      break;
+    if (c == '(' || c == '[' || c == '{') {
+      if (depth == sizeof stack)
+        return fail(p, VMEM_ERR_RANGE, p->pos, "brackets nested more than 64 deep");
+      opened[depth] = p->pos;
+      stack[depth++] = c == '(' ? ')' : c == '[' ? ']' : '}';
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (depth == 0)
+        break;
+      if (c != stack[depth - 1])
+        return fail(p, VMEM_ERR_SYNTAX, p->pos, "'%c' closes '%c' opened at byte %zu", c,
+                    stack[depth - 1] == ')' ? '(' : stack[depth - 1] == ']' ? '[' : '{', opened[depth - 1]);
+      depth--;
+    }
+    p->pos++;
+  }
+  if (depth > 0)
+    return fail(p, VMEM_ERR_SYNTAX, opened[depth - 1], "unterminated '%c'",
+                stack[depth - 1] == ')' ? '(' : stack[depth - 1] == ']' ? '[' : '{');
+  out->ptr = p->s + start;
+  out->len = p->pos - start;
+  return true;
+}
+
+/* ---- attributes ------------------------------------------------------- */
+
+/* attr ::= attr_name '=' raw      (no space between the name and '=') */
+static bool parse_attr(parser *p) {
+  sv name;
+  if (!parse_name(p, &name, "an attribute name=value"))
+    return false;
+  if (!at(p, '=')) {
+    p->pos = (size_t)(name.ptr - p->s);
+    return expected(p, "'=' right after the attribute name");
+  }
+  p->pos++;
+  hlo_attr a = {name, {p->s + p->pos, 0}};
+  if (!scan_raw(p, &a.value, false))
+    return false;
+  if (a.value.len == 0)
+    return expected(p, "an attribute value");
+  /* literal=s32[] 1: a shape, a space, then the value. */
+  if (sv_eq(name, "literal", 7)) {
+    size_t save = p->pos;
+    while (p->pos < p->len && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t'))
+      p->pos++;
+    char c = p->pos < p->len ? p->s[p->pos] : ',';
+    sv rest;
+    if ((ch_is_digit(c) || c == '-' || c == '{' || c == '(' || at_word(p, "true") || at_word(p, "false") ||
+         at_word(p, "nan") || at_word(p, "inf")) && scan_raw(p, &rest, false))
+      a.value.len = (size_t)(rest.ptr + rest.len - a.value.ptr);
+    else
+      p->pos = save;
+    if (p->err->code != VMEM_OK)
+      return false;
+  }
+  return attr_push(p, a);
+}
+
+/* attrs ::= (',' attr)* */
+static bool parse_attrs(parser *p) {
+  while (accept(p, ','))
+    if (!parse_attr(p))
+      return false;
+  return p->err->code == VMEM_OK;
+}
+
+/* ---- shapes ------------------------------------------------------------ */
+
+static vmem_shape *parse_shape_into(parser *p, arena *a) {
+  if (!skip_ws(p))
+    return NULL;
+  vmem_shape *s = shape_parse_at(a, p->s, p->len, &p->pos, p->err);
+  return s;
+}
+
+/* Is an inline operand shape next ("f32[8]{0} %x" or "(f32[], s32[]) %t")? */
+static bool at_inline_shape(parser *p) {
+  if (at(p, '('))
+    return true;
+  size_t i = p->pos;
+  while (i < p->len && ((p->s[i] >= 'a' && p->s[i] <= 'z') || ch_is_digit(p->s[i])))
+    i++;
+  vmem_dtype t;
+  return i < p->len && p->s[i] == '[' && vmem_dtype_from_name(p->s + p->pos, i - p->pos, &t);
+}
+
+/* ---- instructions ----------------------------------------------------- */
+
+/* operand ::= shape? name      (the inline shape is checked and dropped) */
+static bool parse_operand(parser *p, vmem_hlo_computation *c) {
+  if (!skip_ws(p))
+    return false;
+  if (at_inline_shape(p)) {
+    arena_mark mark = arena_save(&p->scratch);
+    vmem_shape *s = parse_shape_into(p, &p->scratch);
+    arena_restore(&p->scratch, mark);
+    if (!s)
+      return false;
+  }
+  sv name;
+  size_t at_name;
+  if (!skip_ws(p))
+    return false;
+  at_name = p->pos;
+  if (!parse_name(p, &name, "an operand name"))
+    return false;
+  vmem_hlo_instruction *op = hlo_map_get(&p->names, name);
+  if (!op)
+    return fail(p, VMEM_ERR_UNKNOWN, at_name, "unknown operand %%%.*s: not defined earlier in computation %%%.*s",
+                (int)name.len, name.ptr, (int)c->name.len, c->name.ptr);
+  if (!skip_ws(p))
+    return false;
+  if (at(p, '('))
+    return fail(p, VMEM_ERR_UNSUPPORTED, p->pos, "nested instructions as operands are not supported");
+  return vec_push(p, &p->ops, op);
+}
+
+/* operands ::= '(' (operand (',' operand)*)? ')'
+ * constant and parameter take a literal instead: kept raw, never built. */
+static bool parse_operands(parser *p, vmem_hlo_instruction *in, vmem_hlo_computation *c) {
+  if (!expect(p, '(', "'(' after the opcode"))
+    return false;
+  if (sv_eq(in->opcode, "constant", 8) || sv_eq(in->opcode, "parameter", 9)) {
+    in->has_literal = true;
+    return scan_raw(p, &in->literal, true) && expect(p, ')', "')' after the literal");
+  }
+  size_t from = p->ops.n;
+  if (!accept(p, ')')) {
+    if (p->err->code != VMEM_OK)
+      return false;
+    do {
+      if (!parse_operand(p, c))
+        return false;
+    } while (accept(p, ','));
+    if (!expect(p, ')', "',' or ')' after an operand"))
+      return false;
+  }
+  in->noperands = (uint32_t)(p->ops.n - from);
+  in->operands = (vmem_hlo_instruction **)vec_take(p, &p->ops, from);
+  return in->operands || nomem(p);
+}
+
+/* Attributes whose values name computations. */
+static bool calls_computations(sv name) {
+  static const char *const keys[] = {"calls", "to_apply", "condition", "body", "true_computation",
+                                     "false_computation", "branch_computations", "called_computations"};
+  for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+    if (sv_eq(name, keys[i], strlen(keys[i])))
+      return true;
+  return false;
+}
+
+/* names ::= name | '{' (name (',' name)*)? '}'
+ * An inline body (to_apply={ ... = ... }) is left unresolved. */
+static bool resolve_called(parser *p, const hlo_attr *a, size_t from) {
+  const char *s = a->value.ptr, *end = s + a->value.len;
+  if (*s == '{') {
+    s++, end--;
+    if (memchr(s, '=', (size_t)(end - s)))
+      return true;
+  }
+  while (s < end) {
+    while (s < end && (*s == ',' || ch_is_space(*s)))
+      s++;
+    if (s < end && *s == '%')
+      s++;
+    const char *b = s;
+    while (s < end && is_ident(*s))
+      s++;
+    if (s == b) {
+      if (s < end)
+        return fail(p, VMEM_ERR_SYNTAX, (size_t)(s - p->s), "expected a computation name");
+      break;
+    }
+    sv name = {b, (size_t)(s - b)};
+    vmem_hlo_computation *callee = hlo_map_get(p->m->by_name, name);
+    if (!callee)
+      return fail(p, VMEM_ERR_UNKNOWN, (size_t)(b - p->s),
+                  "computation %%%.*s is used before it is defined (callees come before callers)",
+                  (int)name.len, name.ptr);
+    if (!vec_push(p, &p->called, callee))
+      return false;
+  }
+  (void)from;
+  return true;
+}
+
+static bool link_called(parser *p, vmem_hlo_instruction *in) {
+  size_t from = p->called.n;
+  for (uint32_t k = 0; k < in->nattrs; k++)
+    if (calls_computations(in->attrs[k].name) && !resolve_called(p, &in->attrs[k], from))
+      return false;
+  in->ncalled = (uint32_t)(p->called.n - from);
+  in->called = (vmem_hlo_computation **)vec_take(p, &p->called, from);
+  return in->called || nomem(p);
+}
+
+/* instruction ::= 'ROOT'? name '=' shape opcode operands attrs */
+static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *c) {
+  vmem_hlo_instruction *in = arena_calloc(p->a, 1, sizeof *in);
+  if (!in) {
+    nomem(p);
+    return NULL;
+  }
+  in->parent = c;
+  if (at_word(p, "ROOT")) {
+    in->is_root = true;
+    p->pos += 4;
+  }
+  if (!skip_ws(p))
+    return NULL;
+  in->offset = p->pos;
+  if (!parse_name(p, &in->name, "an instruction name") || !expect(p, '=', "'=' after the instruction name"))
+    return NULL;
+  if (!(in->shape = parse_shape_into(p, p->a)))
+    return NULL;
+  if (!parse_name(p, &in->opcode, "an opcode"))
+    return NULL;
+  size_t from = p->nattrs;
+  if (!parse_operands(p, in, c) || !parse_attrs(p))
+    return NULL;
+  if (!(in->attrs = attrs_take(p, from, &in->nattrs))) {
+    nomem(p);
+    return NULL;
+  }
+  if (!link_called(p, in))
+    return NULL;
+  bool oom = false;
+  vmem_hlo_instruction *prev = hlo_map_put(&p->names, in->name, in, &oom);
+  if (oom) {
+    nomem(p);
+    return NULL;
+  }
+  if (prev) {
+    size_t line;
+    vmem_locate(p->s, p->len, prev->offset, &line, NULL);
+    fail(p, VMEM_ERR_SYNTAX, in->offset, "duplicate instruction name %%%.*s (first defined on line %zu)",
+         (int)in->name.len, in->name.ptr, line);
+    return NULL;
+  }
+  return in;
+}
+
+/* ---- computations ------------------------------------------------------ */
+
+/* signature ::= '(' (name ':' shape (',' name ':' shape)*)? ')' '->' shape */
+static bool parse_signature(parser *p, vmem_hlo_computation *c) {
+  size_t from = p->ops.n;
+  vec shapes = {0};
+  bool ok = true;
+  p->pos++; /* '(' */
+  if (!accept(p, ')')) {
+    do {
+      sv *name = arena_alloc(p->a, sizeof *name);
+      vmem_shape *s = NULL;
+      ok = name && parse_name(p, name, "a parameter name") &&
+           (at(p, ':') || expected(p, "':' right after the parameter name"));
+      if (ok) {
+        p->pos++;
+        ok = (s = parse_shape_into(p, p->a)) && vec_push(p, &p->ops, name) && vec_push(p, &shapes, s);
+      }
+    } while (ok && accept(p, ','));
+    ok = ok && expect(p, ')', "',' or ')' in the parameter list");
+  }
+  if (ok) {
+    c->nparams = (uint32_t)(p->ops.n - from);
+    void **names = vec_take(p, &p->ops, from);
+    c->param_shapes = arena_alloc(p->a, (c->nparams ? c->nparams : 1) * sizeof *c->param_shapes);
+    c->param_names = arena_alloc(p->a, (c->nparams ? c->nparams : 1) * sizeof *c->param_names);
+    ok = names && c->param_shapes && c->param_names;
+    for (uint32_t i = 0; ok && i < c->nparams; i++) {
+      c->param_names[i] = *(sv *)names[i];
+      c->param_shapes[i] = shapes.v[i];
+    }
+    if (!ok)
+      nomem(p);
+  }
+  vmem__free(p->alloc, shapes.v);
+  if (!ok)
+    return false;
+  if (!skip_ws(p) || !(p->pos + 1 < p->len && p->s[p->pos] == '-' && p->s[p->pos + 1] == '>'))
+    return p->err->code == VMEM_OK ? expected(p, "'->' and the result shape") : false;
+  p->pos += 2;
+  c->has_signature = true;
+  return (c->result = parse_shape_into(p, p->a)) != NULL;
+}
+
+/* body ::= '{' instruction+ '}' */
+static bool parse_body(parser *p, vmem_hlo_computation *c) {
+  if (!expect(p, '{', "'{' to open the computation body"))
+    return false;
+  size_t open = p->pos - 1;
+  hlo_map_free(&p->names);
+  if (!hlo_map_init(&p->names, p->alloc, 64))
+    return nomem(p);
+  size_t from = p->instrs.n;
+  for (;;) {
+    if (!skip_ws(p))
+      return false;
+    if (at(p, '}'))
+      break;
+    if (p->pos >= p->len)
+      return fail(p, VMEM_ERR_SYNTAX, open, "unterminated '{': computation %%%.*s has no closing '}'",
+                  (int)c->name.len, c->name.ptr);
+    vmem_hlo_instruction *in = parse_instruction(p, c);
+    if (!in || !vec_push(p, &p->instrs, in))
+      return false;
+    in->index = (uint32_t)(p->instrs.n - from - 1);
+    if (in->is_root) {
+      if (c->root)
+        return fail(p, VMEM_ERR_SYNTAX, in->offset, "computation %%%.*s has two ROOT instructions",
+                    (int)c->name.len, c->name.ptr);
+      c->root = in;
+    }
+  }
+  p->pos++; /* '}' */
+  c->ninstrs = (uint32_t)(p->instrs.n - from);
+  if (c->ninstrs == 0)
+    return fail(p, VMEM_ERR_SYNTAX, open, "computation %%%.*s has no instructions", (int)c->name.len,
+                c->name.ptr);
+  c->instrs = (vmem_hlo_instruction **)vec_take(p, &p->instrs, from);
+  if (!c->instrs)
+    return nomem(p);
+  if (!c->root)
+    c->root = c->instrs[c->ninstrs - 1];
+  p->m->total_instrs += c->ninstrs;
+  return true;
+}
+
+/* computation ::= 'ENTRY'? name signature? body (',' 'execution_thread=' string)? */
+static vmem_hlo_computation *parse_computation(parser *p) {
+  vmem_hlo_computation *c = arena_calloc(p->a, 1, sizeof *c);
+  if (!c) {
+    nomem(p);
+    return NULL;
+  }
+  c->module = p->m;
+  if (at_word(p, "ENTRY")) {
+    c->is_entry = true;
+    p->pos += 5;
+    if (!skip_ws(p))
+      return NULL;
+  }
+  c->offset = p->pos;
+  if (!parse_name(p, &c->name, "a computation name") || !skip_ws(p))
+    return NULL;
+  if (at(p, '(') && !parse_signature(p, c))
+    return NULL;
+  if (!parse_body(p, c))
+    return NULL;
+  size_t save = p->pos;
+  if (accept(p, ',')) {
+    size_t from = p->nattrs;
+    if (!parse_attr(p))
+      return NULL;
+    hlo_attr a = p->attrs[from];
+    p->nattrs = from;
+    if (!sv_eq(a.name, "execution_thread", 16)) {
+      p->pos = save;
+      return fail(p, VMEM_ERR_SYNTAX, (size_t)(a.name.ptr - p->s),
+                  "only execution_thread= may follow a computation"), NULL;
+    }
+    c->thread = sv_unquote(a.value);
+  }
+  bool oom = false;
+  if (hlo_map_put(p->m->by_name, c->name, c, &oom) || oom) {
+    oom ? nomem(p)
+        : fail(p, VMEM_ERR_SYNTAX, c->offset, "duplicate computation name %%%.*s", (int)c->name.len,
+               c->name.ptr);
+    return NULL;
+  }
+  return c;
+}
+
+/* ---- module ------------------------------------------------------------ */
+
+/* frames ::= (('FileNames' | 'FunctionNames' | 'FileLocations' | 'StackFrames')
+ *             (int (string | '{' raw '}'))*)*          -- kept raw */
+static bool parse_frames(parser *p) {
+  static const char *const kw[] = {"FileNames", "FunctionNames", "FileLocations", "StackFrames"};
+  size_t start = p->pos;
+  for (;;) {
+    bool any = false;
+    for (size_t k = 0; k < 4 && !any; k++)
+      if (at_word(p, kw[k])) {
+        p->pos += strlen(kw[k]);
+        any = true;
+      }
+    if (!any)
+      break;
+    while (skip_ws(p) && p->pos < p->len && ch_is_digit(p->s[p->pos])) {
+      while (p->pos < p->len && ch_is_digit(p->s[p->pos]))
+        p->pos++;
+      sv v;
+      if (!skip_ws(p))
+        return false;
+      if (at(p, '"')) {
+        if (!scan_string(p))
+          return false;
+      } else if (at(p, '{')) {
+        p->pos++;
+        if (!scan_raw(p, &v, true) || !expect(p, '}', "'}'"))
+          return false;
+      } else {
+        return expected(p, "a string or '{' in the stack-frame table");
+      }
+    }
+    if (p->err->code != VMEM_OK)
+      return false;
+  }
+  p->m->frames.ptr = p->s + start;
+  p->m->frames.len = p->pos - start;
+  while (p->m->frames.len && ch_is_space(p->m->frames.ptr[p->m->frames.len - 1]))
+    p->m->frames.len--;
+  return true;
+}
+
+/* header ::= 'HloModule' name attrs */
+static bool parse_header(parser *p) {
+  if (!at_word(p, "HloModule"))
+    return true; /* a module without a header is allowed */
+  p->pos += 9;
+  p->m->has_header = true;
+  if (!parse_name(p, &p->m->name, "the module name") || !parse_attrs(p))
+    return false;
+  if (!(p->m->attrs = attrs_take(p, 0, &p->m->nattrs)))
+    return nomem(p);
+  for (uint32_t k = 0; k < p->m->nattrs; k++)
+    if (sv_eq(p->m->attrs[k].name, "is_scheduled", 12))
+      p->m->is_scheduled = sv_eq(p->m->attrs[k].value, "true", 4);
+  return true;
+}
+
+/* module ::= header frames computation+ */
+static bool parse_module(parser *p) {
+  if (!skip_ws(p) || !parse_header(p) || !skip_ws(p) || !parse_frames(p))
+    return false;
+  for (;;) {
+    if (!skip_ws(p))
+      return false;
+    if (p->pos >= p->len)
+      break;
+    vmem_hlo_computation *c = parse_computation(p);
+    if (!c || !vec_push(p, &p->comps, c))
+      return false;
+    c->index = (uint32_t)(p->comps.n - 1);
+    if (c->is_entry) {
+      if (p->m->entry)
+        return fail(p, VMEM_ERR_SYNTAX, c->offset, "a second ENTRY computation");
+      p->m->entry = c;
+    }
+  }
+  if (p->comps.n == 0)
+    return fail(p, VMEM_ERR_SYNTAX, p->pos, p->len == 0 ? "empty file: no HLO module"
+                                                        : "no computation in the module");
+  p->m->ncomps = (uint32_t)p->comps.n;
+  if (!(p->m->comps = (vmem_hlo_computation **)vec_take(p, &p->comps, 0)))
+    return nomem(p);
+  if (!p->m->entry)
+    p->m->entry = p->m->comps[p->m->ncomps - 1];
+  return true;
+}
+
+/* The call graph, reversed: each computation lists its callers; fusion
+ * bodies are marked. */
+static bool link_callers(parser *p) {
+  vmem_hlo_module *m = p->m;
+  for (uint32_t ci = 0; ci < m->ncomps; ci++)
+    for (uint32_t ii = 0; ii < m->comps[ci]->ninstrs; ii++) {
+      vmem_hlo_instruction *in = m->comps[ci]->instrs[ii];
+      for (uint32_t k = 0; k < in->ncalled; k++) {
+        in->called[k]->ncallers++;
+        if (sv_eq(in->opcode, "fusion", 6))
+          in->called[k]->is_fusion = true;
+      }
+    }
+  for (uint32_t ci = 0; ci < m->ncomps; ci++) {
+    vmem_hlo_computation *c = m->comps[ci];
+    c->callers = arena_alloc(p->a, (c->ncallers ? c->ncallers : 1) * sizeof *c->callers);
+    if (!c->callers)
+      return nomem(p);
+    c->ncallers = 0;
+  }
+  for (uint32_t ci = 0; ci < m->ncomps; ci++)
+    for (uint32_t ii = 0; ii < m->comps[ci]->ninstrs; ii++) {
+      vmem_hlo_instruction *in = m->comps[ci]->instrs[ii];
+      for (uint32_t k = 0; k < in->ncalled; k++)
+        in->called[k]->callers[in->called[k]->ncallers++] = in;
+    }
+  return true;
+}
+
+static void parser_free(parser *p) {
+  hlo_map_free(&p->names);
+  vmem__free(p->alloc, p->instrs.v);
+  vmem__free(p->alloc, p->ops.v);
+  vmem__free(p->alloc, p->called.v);
+  vmem__free(p->alloc, p->comps.v);
+  vmem__free(p->alloc, p->attrs);
+  arena_destroy(&p->scratch);
+}
+
+/* Parses into a module whose arena and text are set. */
+bool hlo_parse_into(vmem_hlo_module *m, vmem_error *err) {
+  parser p;
+  memset(&p, 0, sizeof p);
+  p.s = m->text;
+  p.len = m->len;
+  p.m = m;
+  p.a = &m->a;
+  p.err = err;
+  p.alloc = &m->a.alloc;
+  arena_init(&p.scratch, p.alloc);
+  const char *nul = m->len ? memchr(m->text, '\0', m->len) : NULL;
+  bool ok;
+  if (nul)
+    ok = fail(&p, VMEM_ERR_SYNTAX, (size_t)(nul - m->text), "binary data (a NUL byte): not HLO text");
+  else if (!(m->by_name = arena_alloc(p.a, sizeof *m->by_name)) || !hlo_map_init(m->by_name, p.alloc, 64))
+    ok = nomem(&p);
+  else
+    ok = hlo_map_init(&p.names, p.alloc, 16) && parse_module(&p) && link_callers(&p);
+  if (!ok && err->code == VMEM_OK)
+    nomem(&p);
+  parser_free(&p);
+  return ok;
+}

@@ -1,0 +1,522 @@
+/*
+ * cmd_check.c — `vmemscope check module.hlo [--target T] [--json]` and
+ * `vmemscope print module.hlo`.
+ *
+ * At this stage check lists every instruction with its shape, layout, exact
+ * sizes and memory space, custom calls with their kernel and scoped limit,
+ * then totals per memory space and the largest buffers. Later stages add
+ * the scoped and program-scoped verdicts to the same command.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char help[] =
+    "usage: vmemscope check FILE.hlo [--target T] [--summary] [--json]\n\n"
+    "Reads an HLO module (XLA dumps, jax .as_text(), PyTorch/XLA dumps) and lists,\n"
+    "per computation, each instruction's shape, layout (given, or the target's\n"
+    "default), padded and unpadded bytes and memory space; for custom calls the\n"
+    "target, kernel name and the vmem_limit_bytes of scoped_memory_configs. Then\n"
+    "totals per memory space and the largest buffers.\n\n"
+    "options:\n"
+    "  --target T   TPU generation for default layouts (default $VMEMSCOPE_TARGET or v5e)\n"
+    "  --summary    only the module line, custom calls, totals and largest buffers\n"
+    "  --top N      how many of the largest buffers to list (default 10)\n"
+    "  --json       print JSON (docs/json.md; every size in bytes)\n";
+
+static const char print_help[] =
+    "usage: vmemscope print FILE.hlo\n\n"
+    "Parses an HLO module and prints it back canonically: '%' names, one\n"
+    "instruction per line, operands by name, attributes as written. The output\n"
+    "parses to the same module.\n";
+
+/* One instruction, sized. */
+typedef struct row {
+  const vmem_hlo_instruction *in;
+  vmem_shape *laid;     /* the shape with the layout used */
+  bool given;           /* the text carried tiles */
+  vmem_size size;
+  bool sized;
+  vmem_hlo_scoped scoped;
+  bool has_scoped;
+} row;
+
+typedef struct report {
+  const char *path;
+  vmem_hlo_module *m;
+  const vmem_target *t;
+  row *rows;            /* in module order */
+  size_t nrows;
+} report;
+
+/* Opcodes that define no buffer of their own: their result is an operand's
+ * or a callee's buffer (XLA's dataflow rules; the full analysis is the
+ * program-scoped planner's). */
+static bool defines_buffer(const vmem_hlo_instruction *in) {
+  static const char *const none[] = {"tuple", "get-tuple-element", "bitcast", "while", "call",
+                                     "conditional", "domain", "add-dependency", "opt-barrier"};
+  vmem_str op = vmem_hlo_instruction_opcode(in);
+  for (size_t i = 0; i < sizeof none / sizeof *none; i++)
+    if (op.len == strlen(none[i]) && !memcmp(op.ptr, none[i], op.len))
+      return false;
+  return !vmem_hlo_computation_is_fusion(vmem_hlo_instruction_parent(in));
+}
+
+static void print_file_error(const char *path, const vmem_hlo_module *m, const char *text, size_t len,
+                             const vmem_error *err) {
+  (void)m;
+  size_t line, col;
+  vmem_locate(text, len, err->offset, &line, &col);
+  fprintf(stderr, "vmemscope check: error: %s:%zu:%zu: %s\n", path, line, col, err->message);
+  /* The line itself, cut to 160 columns around the caret. */
+  size_t b = err->offset > len ? len : err->offset;
+  while (b > 0 && text[b - 1] != '\n')
+    b--;
+  size_t e = b;
+  while (e < len && text[e] != '\n' && e - b < 400)
+    e++;
+  size_t from = col > 120 ? col - 80 : 1;
+  size_t n = e - b >= from - 1 ? e - b - (from - 1) : 0;
+  if (n > 160)
+    n = 160;
+  bool printable = true;
+  for (size_t i = 0; i < n; i++)
+    printable = printable && ((unsigned char)text[b + from - 1 + i] >= 32 || text[b + from - 1 + i] == '\t');
+  if (printable && n)
+    fprintf(stderr, "  %.*s\n  %*s^\n", (int)n, text + b + from - 1, (int)(col - from), "");
+}
+
+/* Opens and parses; prints the error and returns NULL on failure. Errors in
+ * the file itself (not found, not mappable) carry no position. */
+static vmem_hlo_module *open_module(const char *cmd, const char *path) {
+  vmem_error err;
+  vmem_hlo_module *m = vmem_hlo_open(path, NULL, &err);
+  if (m)
+    return m;
+  if (err.code == VMEM_ERR_ARGUMENT || err.code == VMEM_ERR_NOMEM) {
+    fprintf(stderr, "vmemscope %s: error: %s: %s\n", cmd, path, err.message);
+    return NULL;
+  }
+  /* Re-read the text to show the line: map again through a parse-free path. */
+  FILE *f = fopen(path, "rb");
+  char *text = NULL;
+  size_t len = 0;
+  if (f) {
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    if (n > 0 && (text = malloc((size_t)n)))
+      len = fread(text, 1, (size_t)n, f);
+    fclose(f);
+  }
+  print_file_error(path, NULL, text ? text : "", len, &err);
+  free(text);
+  return NULL;
+}
+
+static char *shape_text(const vmem_shape *s) {
+  size_t n = vmem_shape_print(s, NULL, 0);
+  char *b = malloc(n + 1);
+  if (b)
+    vmem_shape_print(s, b, n + 1);
+  return b;
+}
+
+/* Cuts a long name in the middle: "very_long_na...me.123". */
+static const char *cut(char *buf, size_t width, vmem_str s) {
+  if (s.len <= width) {
+    memcpy(buf, s.ptr, s.len);
+    buf[s.len] = '\0';
+    return buf;
+  }
+  size_t head = (width - 3) / 2, tail = width - 3 - head;
+  memcpy(buf, s.ptr, head);
+  memcpy(buf + head, "...", 3);
+  memcpy(buf + head + 3, s.ptr + s.len - tail, tail);
+  buf[width] = '\0';
+  return buf;
+}
+
+static bool is_custom_call(const vmem_hlo_instruction *in) {
+  vmem_str op = vmem_hlo_instruction_opcode(in);
+  return op.len == 11 && !memcmp(op.ptr, "custom-call", 11);
+}
+
+/* Sizes every instruction; returns false (after printing) on bad input. */
+static bool size_rows(report *r) {
+  size_t total = vmem_hlo_instruction_total(r->m), k = 0;
+  r->rows = calloc(total ? total : 1, sizeof *r->rows);
+  if (!r->rows)
+    return false;
+  vmem_str text = vmem_hlo_text(r->m);
+  for (size_t c = 0; c < vmem_hlo_computation_count(r->m); c++) {
+    const vmem_hlo_computation *comp = vmem_hlo_computation_at(r->m, c);
+    for (size_t i = 0; i < vmem_hlo_computation_instruction_count(comp); i++, k++) {
+      row *w = &r->rows[k];
+      vmem_error err;
+      w->in = vmem_hlo_computation_instruction_at(comp, i);
+      const vmem_shape *s = vmem_hlo_instruction_shape(w->in);
+      w->given = vmem_shape_has_tiles(s);
+      w->laid = vmem_shape_with_tpu_layout(s, r->t, NULL, &err);
+      w->sized = w->laid && vmem_shape_size(w->laid, &w->size, &err) == VMEM_OK;
+      if (!w->sized && err.code == VMEM_ERR_NOMEM)
+        return false;
+      if (is_custom_call(w->in) || vmem_hlo_instruction_attr(w->in, "backend_config").len) {
+        if (vmem_hlo_instruction_scoped(w->in, &w->scoped, &err) != VMEM_OK) {
+          print_file_error(r->path, r->m, text.ptr, text.len, &err);
+          r->nrows = k + 1;
+          return false;
+        }
+        w->has_scoped = w->scoped.limit_bytes >= 0 || w->scoped.used_bytes >= 0 || is_custom_call(w->in);
+      }
+    }
+  }
+  r->nrows = k;
+  return true;
+}
+
+static void free_rows(report *r) {
+  for (size_t k = 0; k < r->nrows; k++)
+    vmem_shape_free(r->rows[k].laid);
+  free(r->rows);
+}
+
+/* ---- totals --------------------------------------------------------------- */
+
+typedef struct space_total {
+  int64_t space;
+  size_t buffers;
+  uint64_t bytes, unpadded;
+} space_total;
+
+static size_t totals(const report *r, space_total *out, size_t cap) {
+  size_t n = 0;
+  for (size_t k = 0; k < r->nrows; k++) {
+    const row *w = &r->rows[k];
+    if (!w->sized || !defines_buffer(w->in))
+      continue;
+    int64_t sp = vmem_shape_memory_space(w->laid);
+    size_t j = 0;
+    while (j < n && out[j].space != sp)
+      j++;
+    if (j == n) {
+      if (n == cap)
+        continue;
+      out[n++] = (space_total){sp, 0, 0, 0};
+    }
+    out[j].buffers++;
+    out[j].bytes += w->size.bytes;
+    out[j].unpadded += w->size.unpadded_bytes;
+  }
+  for (size_t a = 1; a < n; a++) /* by memory space */
+    for (size_t b = a; b > 0 && out[b - 1].space > out[b].space; b--) {
+      space_total t = out[b];
+      out[b] = out[b - 1];
+      out[b - 1] = t;
+    }
+  return n;
+}
+
+static const char *space_name(int64_t s) {
+  switch (s) {
+  case 0: return "HBM";
+  case 1: return "VMEM";
+  case 2: return "sync flags";
+  case 3: return "CMEM";
+  case 4: return "SMEM";
+  case 5: return "host";
+  default: return "other";
+  }
+}
+
+static int by_size_desc(const void *a, const void *b) {
+  const row *x = *(const row *const *)a, *y = *(const row *const *)b;
+  if (x->size.bytes != y->size.bytes)
+    return x->size.bytes < y->size.bytes ? 1 : -1;
+  return x < y ? -1 : x > y;
+}
+
+/* The largest buffer-defining instructions, biggest first. */
+static size_t largest(const report *r, const row **out, size_t top) {
+  const row **all = malloc((r->nrows ? r->nrows : 1) * sizeof *all);
+  size_t n = 0;
+  if (!all)
+    return 0;
+  for (size_t k = 0; k < r->nrows; k++)
+    if (r->rows[k].sized && defines_buffer(r->rows[k].in))
+      all[n++] = &r->rows[k];
+  qsort(all, n, sizeof *all, by_size_desc);
+  if (n > top)
+    n = top;
+  memcpy(out, all, n * sizeof *out);
+  free(all);
+  return n;
+}
+
+/* ---- text ----------------------------------------------------------------- */
+
+static void print_custom_call(const row *w) {
+  vmem_str target = vmem_hlo_instruction_custom_call_target(w->in);
+  vmem_str kernel = vmem_hlo_instruction_kernel_name(w->in);
+  char b[48];
+  printf("      custom_call_target=\"%.*s\"", (int)target.len, target.ptr);
+  if (kernel.len)
+    printf(" kernel=%.*s", (int)kernel.len, kernel.ptr);
+  if (w->scoped.limit_bytes >= 0)
+    printf(" vmem_limit_bytes=%s", cli_bytes(b, sizeof b, (uint64_t)w->scoped.limit_bytes));
+  if (w->scoped.used_bytes >= 0)
+    printf(" used=%s", cli_bytes(b, sizeof b, (uint64_t)w->scoped.used_bytes));
+  if (w->scoped.has_kernel_body)
+    printf(" (Mosaic body present: windows not decoded yet)");
+  printf("\n");
+}
+
+static void print_computation(const report *r, const vmem_hlo_computation *c, size_t *k) {
+  vmem_str name = vmem_hlo_computation_name(c);
+  printf("\n%scomputation %%%.*s", vmem_hlo_computation_is_entry(c) ? "ENTRY " : "", (int)name.len, name.ptr);
+  if (vmem_hlo_computation_is_fusion(c))
+    printf("  (fusion body: its values are not separate buffers)");
+  vmem_str th = vmem_hlo_computation_thread(c);
+  if (th.len)
+    printf("  (execution thread \"%.*s\")", (int)th.len, th.ptr);
+  printf("\n");
+  static const int right[] = {0, 0, 0, 0, 1, 1, 1};
+  cli_table tb;
+  table_init(&tb, 7, right);
+  table_add(&tb, "  NAME", "OPCODE", "SHAPE", "LAYOUT", "BYTES", "UNPADDED", "SPACE");
+  size_t first = *k, n = vmem_hlo_computation_instruction_count(c);
+  for (size_t i = 0; i < n; i++) {
+    const row *w = &r->rows[(*k)++];
+    char nm[48], op[32], sh[72], by[32], un[32], sp[8];
+    char *full = shape_text(w->laid ? w->laid : vmem_hlo_instruction_shape(w->in));
+    vmem_str fs = {full ? full : "", full ? strlen(full) : 0};
+    nm[0] = ' ', nm[1] = ' ';
+    cut(nm + 2, 40, vmem_hlo_instruction_name(w->in));
+    cut(op, 24, vmem_hlo_instruction_opcode(w->in));
+    cut(sh, 64, fs);
+    snprintf(sp, sizeof sp, "S(%" PRId64 ")", w->laid ? vmem_shape_memory_space(w->laid) : 0);
+    table_add(&tb, nm, op, sh, w->given ? "given" : "default", w->sized ? cli_human(by, sizeof by, w->size.bytes) : "-",
+              w->sized ? cli_human(un, sizeof un, w->size.unpadded_bytes) : "-", sp);
+    free(full);
+  }
+  table_print(&tb, stdout);
+  table_free(&tb);
+  for (size_t i = first; i < *k; i++)
+    if (is_custom_call(r->rows[i].in)) {
+      vmem_str nm = vmem_hlo_instruction_name(r->rows[i].in);
+      printf("    %%%.*s:\n", (int)nm.len, nm.ptr);
+      print_custom_call(&r->rows[i]);
+    }
+}
+
+static void print_summary(const report *r, size_t top) {
+  space_total t[16];
+  size_t n = totals(r, t, 16);
+  printf("\ntotals by memory space (buffer-defining instructions outside fusion bodies):\n");
+  for (size_t i = 0; i < n; i++) {
+    char b[48], u[48];
+    printf("  S(%" PRId64 ") %-10s %6zu buffers  %s  unpadded %s\n", t[i].space, space_name(t[i].space),
+           t[i].buffers, cli_bytes(b, sizeof b, t[i].bytes), cli_bytes(u, sizeof u, t[i].unpadded));
+  }
+  const row **big = malloc((top ? top : 1) * sizeof *big);
+  size_t nb = big ? largest(r, big, top) : 0;
+  if (nb)
+    printf("\nlargest buffers:\n");
+  for (size_t i = 0; i < nb; i++) {
+    char b[32], nm[64];
+    char *s = shape_text(big[i]->laid);
+    vmem_str cn = vmem_hlo_computation_name(vmem_hlo_instruction_parent(big[i]->in));
+    printf("  %2zu. %9s  %%%s  %s  (in %%%.*s)\n", i + 1, cli_human(b, sizeof b, big[i]->size.bytes),
+           cut(nm, 48, vmem_hlo_instruction_name(big[i]->in)), s ? s : "", (int)cn.len, cn.ptr);
+    free(s);
+  }
+  free(big);
+}
+
+static void print_text(const report *r, bool summary, size_t top) {
+  vmem_str name = vmem_hlo_name(r->m);
+  printf("module %.*s: %zu computations, %zu instructions; target %s\n", (int)name.len, name.ptr,
+         vmem_hlo_computation_count(r->m), vmem_hlo_instruction_total(r->m), vmem_target_name(r->t));
+  printf("schedule: %s\n", vmem_hlo_is_scheduled(r->m)
+                               ? "is_scheduled=true, text order is the execution order"
+                               : "not scheduled (no is_scheduled=true): text order is only the dataflow order");
+  size_t k = 0;
+  for (size_t c = 0; c < vmem_hlo_computation_count(r->m); c++) {
+    const vmem_hlo_computation *comp = vmem_hlo_computation_at(r->m, c);
+    if (!summary) {
+      print_computation(r, comp, &k);
+      continue;
+    }
+    for (size_t i = 0; i < vmem_hlo_computation_instruction_count(comp); i++, k++)
+      if (is_custom_call(r->rows[k].in)) {
+        vmem_str nm = vmem_hlo_instruction_name(r->rows[k].in);
+        printf("custom call %%%.*s\n", (int)nm.len, nm.ptr);
+        print_custom_call(&r->rows[k]);
+      }
+  }
+  print_summary(r, top);
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+static json_t *json_str(vmem_str s) { return json_stringn(s.ptr, s.len); }
+
+static json_t *json_row(const row *w) {
+  json_t *o = json_object(), *ops = json_array();
+  char *s = shape_text(w->laid ? w->laid : vmem_hlo_instruction_shape(w->in));
+  json_object_set_new(o, "name", json_str(vmem_hlo_instruction_name(w->in)));
+  json_object_set_new(o, "opcode", json_str(vmem_hlo_instruction_opcode(w->in)));
+  json_object_set_new(o, "shape", json_string(s ? s : ""));
+  json_object_set_new(o, "layout_source", json_string(w->given ? "given" : "default"));
+  json_object_set_new(o, "bytes", w->sized ? json_integer((json_int_t)w->size.bytes) : json_null());
+  json_object_set_new(o, "unpadded_bytes", w->sized ? json_integer((json_int_t)w->size.unpadded_bytes) : json_null());
+  json_object_set_new(o, "memory_space", json_integer(w->laid ? vmem_shape_memory_space(w->laid) : 0));
+  json_object_set_new(o, "defines_buffer", json_boolean(defines_buffer(w->in)));
+  for (size_t k = 0; k < vmem_hlo_instruction_operand_count(w->in); k++)
+    json_array_append_new(ops, json_str(vmem_hlo_instruction_name(vmem_hlo_instruction_operand_at(w->in, k))));
+  json_object_set_new(o, "operands", ops);
+  vmem_str on = vmem_hlo_instruction_op_name(w->in);
+  if (on.len)
+    json_object_set_new(o, "op_name", json_str(on));
+  if (is_custom_call(w->in)) {
+    json_object_set_new(o, "custom_call_target", json_str(vmem_hlo_instruction_custom_call_target(w->in)));
+    vmem_str kn = vmem_hlo_instruction_kernel_name(w->in);
+    if (kn.len)
+      json_object_set_new(o, "kernel_name", json_str(kn));
+  }
+  if (w->has_scoped) {
+    json_object_set_new(o, "vmem_limit_bytes",
+                        w->scoped.limit_bytes >= 0 ? json_integer(w->scoped.limit_bytes) : json_null());
+    json_object_set_new(o, "used_scoped_bytes",
+                        w->scoped.used_bytes >= 0 ? json_integer(w->scoped.used_bytes) : json_null());
+  }
+  free(s);
+  return o;
+}
+
+static json_t *json_report(const report *r, size_t top) {
+  json_t *root = cli_json_root("check"), *comps = json_array();
+  json_object_set_new(root, "module", json_str(vmem_hlo_name(r->m)));
+  json_object_set_new(root, "target", json_string(vmem_target_name(r->t)));
+  json_object_set_new(root, "is_scheduled", json_boolean(vmem_hlo_is_scheduled(r->m)));
+  size_t k = 0;
+  for (size_t c = 0; c < vmem_hlo_computation_count(r->m); c++) {
+    const vmem_hlo_computation *comp = vmem_hlo_computation_at(r->m, c);
+    json_t *o = json_object(), *ins = json_array();
+    json_object_set_new(o, "name", json_str(vmem_hlo_computation_name(comp)));
+    json_object_set_new(o, "is_entry", json_boolean(vmem_hlo_computation_is_entry(comp)));
+    json_object_set_new(o, "is_fusion", json_boolean(vmem_hlo_computation_is_fusion(comp)));
+    json_object_set_new(o, "execution_thread", json_str(vmem_hlo_computation_thread(comp)));
+    for (size_t i = 0; i < vmem_hlo_computation_instruction_count(comp); i++)
+      json_array_append_new(ins, json_row(&r->rows[k++]));
+    json_object_set_new(o, "instructions", ins);
+    json_array_append_new(comps, o);
+  }
+  json_object_set_new(root, "computations", comps);
+  space_total t[16];
+  size_t n = totals(r, t, 16);
+  json_t *tot = json_array();
+  for (size_t i = 0; i < n; i++) {
+    json_t *o = json_object();
+    json_object_set_new(o, "memory_space", json_integer(t[i].space));
+    json_object_set_new(o, "buffers", json_integer((json_int_t)t[i].buffers));
+    json_object_set_new(o, "bytes", json_integer((json_int_t)t[i].bytes));
+    json_object_set_new(o, "unpadded_bytes", json_integer((json_int_t)t[i].unpadded));
+    json_array_append_new(tot, o);
+  }
+  json_object_set_new(root, "totals", tot);
+  const row **big = malloc((top ? top : 1) * sizeof *big);
+  size_t nb = big ? largest(r, big, top) : 0;
+  json_t *lg = json_array();
+  for (size_t i = 0; i < nb; i++) {
+    json_t *o = json_object();
+    char *s = shape_text(big[i]->laid);
+    json_object_set_new(o, "name", json_str(vmem_hlo_instruction_name(big[i]->in)));
+    json_object_set_new(o, "computation", json_str(vmem_hlo_computation_name(vmem_hlo_instruction_parent(big[i]->in))));
+    json_object_set_new(o, "shape", json_string(s ? s : ""));
+    json_object_set_new(o, "bytes", json_integer((json_int_t)big[i]->size.bytes));
+    json_array_append_new(lg, o);
+    free(s);
+  }
+  free(big);
+  json_object_set_new(root, "largest", lg);
+  return root;
+}
+
+/* ---- commands ------------------------------------------------------------- */
+
+int cmd_check(int argc, char **argv) {
+  static const char *const with_value[] = {"--target", "--top", NULL};
+  cli_args a = {.argc = argc, .argv = argv, .cmd = "check"};
+  const char *path = NULL, *target = NULL;
+  bool json = false, summary = false, bad = false;
+  long top = 10;
+  while (a.i < argc && !bad) {
+    const char *val, *opt = cli_next(&a, with_value, &val, &bad);
+    if (bad)
+      break;
+    if (!opt && !path)
+      path = argv[a.i - 1];
+    else if (!opt)
+      return cli_usage_error("check", "give one HLO file (got a second: '%s')", argv[a.i - 1]);
+    else if (!strcmp(opt, "--target"))
+      target = val;
+    else if (!strcmp(opt, "--top")) {
+      char *end;
+      top = strtol(val, &end, 10);
+      if (*end || top < 0 || top > 100000)
+        return cli_usage_error("check", "--top needs a count from 0 to 100000, got '%s'", val);
+    } else if (!strcmp(opt, "--json"))
+      json = true;
+    else if (!strcmp(opt, "--summary"))
+      summary = true;
+    else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+      fputs(help, stdout);
+      return EXIT_OK;
+    } else
+      return cli_usage_error("check", "unknown option %s", opt);
+  }
+  if (bad)
+    return EXIT_BAD;
+  if (!path)
+    return cli_usage_error("check", "give an HLO file");
+  report r = {.path = path};
+  if (!(r.t = cli_target("check", target)) || !(r.m = open_module("check", path)))
+    return EXIT_BAD;
+  int rc = EXIT_OK;
+  if (!size_rows(&r))
+    rc = EXIT_BAD;
+  else if (json)
+    rc = cli_print_json(json_report(&r, (size_t)top));
+  else
+    print_text(&r, summary, (size_t)top);
+  free_rows(&r);
+  vmem_hlo_free(r.m);
+  return rc;
+}
+
+int cmd_print(int argc, char **argv) {
+  if (argc == 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
+    fputs(print_help, stdout);
+    return EXIT_OK;
+  }
+  if (argc != 1)
+    return cli_usage_error("print", "give one HLO file");
+  vmem_hlo_module *m = open_module("print", argv[0]);
+  if (!m)
+    return EXIT_BAD;
+  size_t n = vmem_hlo_print(m, NULL, 0);
+  char *buf = malloc(n + 1);
+  if (!buf) {
+    vmem_hlo_free(m);
+    cli_error("print", "out of memory");
+    return EXIT_BAD;
+  }
+  vmem_hlo_print(m, buf, n + 1);
+  fwrite(buf, 1, n, stdout);
+  free(buf);
+  vmem_hlo_free(m);
+  return EXIT_OK;
+}
