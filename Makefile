@@ -47,7 +47,8 @@ fuzz: bootstrap
 bench: bootstrap
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DVMEM_TESTS=OFF
 	cmake --build build-bench -j$(JOBS)
-	@for b in build-bench/bench_*; do echo "== $$b"; $$b || exit 1; done
+	@echo "== bench_shape"; build-bench/bench_shape
+	@echo "== bench_hlo"; build-bench/bench_hlo 100 ../shared/corpus/hlo/gpu_large_loop_fusion_1.8MB.hlo
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

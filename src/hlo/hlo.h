@@ -14,23 +14,22 @@ typedef struct hlo_attr {
   sv value;   /* raw text, as written */
 } hlo_attr;
 
+/* Every object kept in an hlo_map starts with its key. */
 struct vmem_hlo_instruction {
-  sv name, opcode;
-  size_t offset;          /* of the name */
-  vmem_shape *shape;
+  sv name, opcode;        /* name first: the hlo_map key */
+  vmem_shape *shape;      /* interned: shared by every equal shape text */
   struct vmem_hlo_computation *parent;
   vmem_hlo_instruction **operands;
   hlo_attr *attrs;
   struct vmem_hlo_computation **called;
-  sv literal;             /* constant(...) / parameter(N): raw text inside () */
+  sv *literal;            /* constant(...) / parameter(N): raw text inside (), or NULL */
   uint32_t noperands, nattrs, ncalled, index;
   bool is_root;
-  bool has_literal;
 };
 
 struct vmem_hlo_computation {
+  sv name;                /* first: the hlo_map key */
   struct vmem_hlo_module *module;
-  sv name;
   sv thread;              /* execution_thread, or empty */
   size_t offset;
   vmem_hlo_instruction **instrs;
@@ -60,20 +59,32 @@ struct vmem_hlo_module {
   struct hlo_map *by_name; /* computation name -> computation */
 };
 
-/* A hash map of views to pointers, open addressing, power-of-two size. */
+/* A hash map from names to objects whose first member is their name (an
+ * sv): slots hold pointers, not copies of keys, which matters for a module
+ * with a million instructions. Open addressing, power-of-two size; each
+ * slot keeps the key's hash beside the pointer. */
+typedef struct hlo_slot {
+  void *val;
+  uint64_t hash;
+} hlo_slot;
+
 typedef struct hlo_map {
   const vmem_allocator *alloc;
-  struct hlo_map_slot {
-    sv key;
-    void *val;
-  } *slots;
+  hlo_slot *slots;
   size_t cap, n;
 } hlo_map;
 
+/* An interned shape: its text is the key. */
+typedef struct hlo_shape_entry {
+  sv text;
+  vmem_shape *shape;
+} hlo_shape_entry;
+
 bool hlo_map_init(hlo_map *m, const vmem_allocator *alloc, size_t hint);
-/* Returns the existing value for key, or inserts val and returns NULL.
- * Sets *nomem on allocation failure. */
-void *hlo_map_put(hlo_map *m, sv key, void *val, bool *nomem);
+/* Inserts val under its own name; returns the object already there with
+ * that name (val is then not inserted), else NULL. Sets *nomem on
+ * allocation failure. */
+void *hlo_map_put(hlo_map *m, void *val, bool *nomem);
 void *hlo_map_get(const hlo_map *m, sv key);
 void hlo_map_free(hlo_map *m);
 

@@ -159,7 +159,9 @@ vmem_str vmem_hlo_instruction_opcode(const vmem_hlo_instruction *i) { return i->
 const vmem_shape *vmem_hlo_instruction_shape(const vmem_hlo_instruction *i) { return i->shape; }
 bool vmem_hlo_instruction_is_root(const vmem_hlo_instruction *i) { return i->parent->root == i; }
 const vmem_hlo_computation *vmem_hlo_instruction_parent(const vmem_hlo_instruction *i) { return i->parent; }
-size_t vmem_hlo_instruction_offset(const vmem_hlo_instruction *i) { return i->offset; }
+size_t vmem_hlo_instruction_offset(const vmem_hlo_instruction *i) {
+  return (size_t)(i->name.ptr - i->parent->module->text);
+}
 size_t vmem_hlo_instruction_operand_count(const vmem_hlo_instruction *i) { return i->noperands; }
 const vmem_hlo_instruction *vmem_hlo_instruction_operand_at(const vmem_hlo_instruction *i, size_t k) {
   return k < i->noperands ? i->operands[k] : NULL;

@@ -27,6 +27,7 @@ typedef struct parser {
   vmem_error *err;
   const vmem_allocator *alloc;
   hlo_map names;        /* instruction names of the current computation */
+  hlo_map shapes;       /* shape text -> parsed shape (hlo_shape_entry) */
   vec instrs, ops, called, comps;
   hlo_attr *attrs;
   size_t nattrs, cap_attrs;
@@ -85,15 +86,17 @@ static bool vec_push(parser *p, vec *v, void *x) {
   return true;
 }
 
-/* Copies the last n - from entries of v into the arena and pops them. */
-static void **vec_take(parser *p, vec *v, size_t from) {
+/* Moves the entries of v from `from` on into the arena (NULL when there
+ * are none: most instructions call nothing, many have no attributes). */
+static bool vec_take(parser *p, vec *v, size_t from, void ***out) {
   size_t n = v->n - from;
-  void **out = arena_alloc(p->a, (n ? n : 1) * sizeof *out);
-  if (!out)
-    return NULL;
-  memcpy(out, v->v + from, n * sizeof *out);
+  *out = NULL;
+  if (n && !(*out = arena_alloc(p->a, n * sizeof **out)))
+    return nomem(p);
+  if (n)
+    memcpy(*out, v->v + from, n * sizeof **out);
   v->n = from;
-  return out;
+  return true;
 }
 
 static bool attr_push(parser *p, hlo_attr at) {
@@ -112,13 +115,15 @@ static bool attr_push(parser *p, hlo_attr at) {
   return true;
 }
 
-static hlo_attr *attrs_take(parser *p, size_t from, uint32_t *n) {
+static bool attrs_take(parser *p, size_t from, hlo_attr **out, uint32_t *n) {
   *n = (uint32_t)(p->nattrs - from);
-  hlo_attr *out = arena_alloc(p->a, (*n ? *n : 1) * sizeof *out);
-  if (out)
-    memcpy(out, p->attrs + from, *n * sizeof *out);
+  *out = NULL;
+  if (*n && !(*out = arena_alloc(p->a, *n * sizeof **out)))
+    return nomem(p);
+  if (*n)
+    memcpy(*out, p->attrs + from, *n * sizeof **out);
   p->nattrs = from;
-  return out;
+  return true;
 }
 
 /* ---- characters -------------------------------------------------------- */
@@ -203,18 +208,46 @@ static bool parse_name(parser *p, sv *out, const char *what) {
   return true;
 }
 
-/* string ::= '"' ([^"\\] | '\\' any)* '"'   (also single-quoted) */
+/* string ::= '"' ([^"\\] | '\\' any)* '"'   (also single-quoted)
+ * Finds each candidate quote with memchr: base64 kernel bodies inside
+ * backend configs are kilobytes long. A quote is escaped when an odd number
+ * of backslashes precede it. */
 static bool scan_string(parser *p) {
   char q = p->s[p->pos];
-  size_t start = p->pos++;
-  while (p->pos < p->len) {
-    char c = p->s[p->pos++];
-    if (c == '\\')
-      p->pos++;
-    else if (c == q)
-      return true;
+  size_t start = p->pos, i = p->pos + 1;
+  for (;;) {
+    const char *e = memchr(p->s + i, q, p->len - i);
+    if (!e)
+      return fail(p, VMEM_ERR_SYNTAX, start, "unterminated string");
+    size_t j = (size_t)(e - p->s), k = j;
+    while (k > start + 1 && p->s[k - 1] == '\\')
+      k--;
+    i = j + 1;
+    if ((j - k) % 2 == 0)
+      break;
   }
-  return fail(p, VMEM_ERR_SYNTAX, start, "unterminated string");
+  p->pos = i;
+  return true;
+}
+
+/* Character classes for scan_raw: everything else is skipped in a tight
+ * loop. */
+enum { RC_PLAIN = 0, RC_QUOTE, RC_OPEN, RC_CLOSE, RC_STOP };
+static const unsigned char raw_class[256] = {
+    ['"'] = RC_QUOTE, ['\''] = RC_QUOTE, ['('] = RC_OPEN, ['['] = RC_OPEN, ['{'] = RC_OPEN,
+    [')'] = RC_CLOSE, [']'] = RC_CLOSE,   ['}'] = RC_CLOSE, [','] = RC_STOP,  [' '] = RC_STOP,
+    ['\t'] = RC_STOP, ['\n'] = RC_STOP,    ['\r'] = RC_STOP,
+};
+
+static char opener_of(char closer) { return closer == ')' ? '(' : closer == ']' ? '[' : '{'; }
+
+static bool unbalanced(parser *p, size_t at, char want_close, size_t opened) {
+  size_t line, col;
+  vmem_locate(p->s, p->len, opened, &line, &col);
+  if (at >= p->len)
+    return fail(p, VMEM_ERR_SYNTAX, opened, "unterminated '%c'", opener_of(want_close));
+  return fail(p, VMEM_ERR_SYNTAX, at, "'%c' closes the '%c' opened at line %zu, column %zu", p->s[at],
+              opener_of(want_close), line, col);
 }
 
 /* raw ::= a run of text with balanced (), [], {} and whole strings, ending
@@ -223,37 +256,45 @@ static bool scan_string(parser *p) {
  * ends at its closer. */
 static bool scan_raw(parser *p, sv *out, bool until_close) {
   char stack[64];
-  size_t depth = 0, start = p->pos;
-  size_t opened[64];
-  while (p->pos < p->len) {
-    char c = p->s[p->pos];
-    if (c == '"' || c == '\'') {
+  size_t opened[64], depth = 0, start = p->pos;
+  const char *s = p->s;
+  size_t i = p->pos, n = p->len;
+  for (;;) {
+    while (i < n && raw_class[(unsigned char)s[i]] == RC_PLAIN)
+      i++;
+    if (i >= n)
+      break;
+    char c = s[i];
+    int cls = raw_class[(unsigned char)c];
+    if (cls == RC_QUOTE) {
+      p->pos = i;
       if (!scan_string(p))
         return false;
+      i = p->pos;
       continue;
     }
-    if (depth == 0 && !until_close && (c == ',' || ch_is_space(c)))
-      break;
-    if (c == '(' || c == '[' || c == '{') {
+    if (cls == RC_STOP) {
+      if (depth == 0 && !until_close)
+        break;
+    } else if (cls == RC_OPEN) {
       if (depth == sizeof stack)
-        return fail(p, VMEM_ERR_RANGE, p->pos, "brackets nested more than 64 deep");
-      opened[depth] = p->pos;
+        return fail(p, VMEM_ERR_RANGE, i, "brackets nested more than 64 deep");
+      opened[depth] = i;
       stack[depth++] = c == '(' ? ')' : c == '[' ? ']' : '}';
-    } else if (c == ')' || c == ']' || c == '}') {
+    } else {
       if (depth == 0)
         break;
       if (c != stack[depth - 1])
-        return fail(p, VMEM_ERR_SYNTAX, p->pos, "'%c' closes '%c' opened at byte %zu", c,
-                    stack[depth - 1] == ')' ? '(' : stack[depth - 1] == ']' ? '[' : '{', opened[depth - 1]);
+        return unbalanced(p, i, stack[depth - 1], opened[depth - 1]);
       depth--;
     }
-    p->pos++;
+    i++;
   }
   if (depth > 0)
-    return fail(p, VMEM_ERR_SYNTAX, opened[depth - 1], "unterminated '%c'",
-                stack[depth - 1] == ')' ? '(' : stack[depth - 1] == ']' ? '[' : '{');
-  out->ptr = p->s + start;
-  out->len = p->pos - start;
+    return unbalanced(p, n, stack[depth - 1], opened[depth - 1]);
+  p->pos = i;
+  out->ptr = s + start;
+  out->len = i - start;
   return true;
 }
 
@@ -309,6 +350,85 @@ static vmem_shape *parse_shape_into(parser *p, arena *a) {
   return s;
 }
 
+/* The end of the shape text at pos, found without parsing, or 0 when the
+ * text is not in the plain form a dump prints (then it is parsed anew):
+ *   dtype '[' ... ']' ('{' ... '}')?   or   '(' ... ')'
+ * A '{' counts as a layout only directly after ']' and when a digit, ':'
+ * or '}' follows it, as the shape parser decides. */
+static size_t shape_extent(parser *p) {
+  const char *s = p->s;
+  size_t i = p->pos, n = p->len;
+  if (i < n && s[i] == '(') {
+    int depth = 0;
+    for (; i < n; i++) {
+      if (s[i] == '(')
+        depth++;
+      else if (s[i] == ')' && --depth == 0)
+        return i + 1;
+      else if (s[i] == '\n' || s[i] == '"')
+        return 0;
+    }
+    return 0;
+  }
+  while (i < n && ((s[i] >= 'a' && s[i] <= 'z') || ch_is_digit(s[i])))
+    i++;
+  if (i == p->pos || i >= n || s[i] != '[')
+    return 0;
+  const char *close = memchr(s + i, ']', n - i);
+  if (!close)
+    return 0;
+  i = (size_t)(close - s) + 1;
+  if (i + 1 < n && s[i] == '{' && (ch_is_digit(s[i + 1]) || s[i + 1] == ':' || s[i + 1] == '}')) {
+    const char *end = memchr(s + i, '}', n - i);
+    if (!end)
+      return 0;
+    i = (size_t)(end - s) + 1;
+    /* P(shape) nests a layout: the first '}' would be the inner one. */
+    if (memchr(s + p->pos, 'P', i - p->pos))
+      return 0;
+  }
+  size_t j = i;
+  while (j < n && (s[j] == ' ' || s[j] == '\t'))
+    j++;
+  if (j > i && j + 1 < n && s[j] == '{' && (ch_is_digit(s[j + 1]) || s[j + 1] == ':'))
+    return 0; /* "f32[8] {0}": the parser would take the spaced layout too */
+  return i;
+}
+
+/* shape, interned: dumps repeat the same few shape texts many times, so
+ * each distinct text is parsed once and shared (shapes are immutable). */
+static vmem_shape *parse_shape_interned(parser *p) {
+  if (!skip_ws(p))
+    return NULL;
+  size_t start = p->pos, end = shape_extent(p);
+  if (end) {
+    sv key = {p->s + start, end - start};
+    hlo_shape_entry *e = hlo_map_get(&p->shapes, key);
+    if (e) {
+      p->pos = end;
+      return e->shape;
+    }
+  }
+  vmem_shape *s = shape_parse_at(p->a, p->s, p->len, &p->pos, p->err);
+  if (!s || !end || p->pos != end)
+    return s;
+  hlo_shape_entry *e = arena_alloc(p->a, sizeof *e);
+  bool oom = false;
+  if (!e) {
+    nomem(p);
+    return NULL;
+  }
+  e->text.ptr = p->s + start;
+  e->text.len = end - start;
+  e->shape = s;
+  hlo_map_put(&p->shapes, e, &oom);
+  if (oom) {
+    nomem(p);
+    return NULL;
+  }
+  return s;
+}
+
 /* Is an inline operand shape next ("f32[8]{0} %x" or "(f32[], s32[]) %t")? */
 static bool at_inline_shape(parser *p) {
   if (at(p, '('))
@@ -357,8 +477,9 @@ static bool parse_operands(parser *p, vmem_hlo_instruction *in, vmem_hlo_computa
   if (!expect(p, '(', "'(' after the opcode"))
     return false;
   if (sv_eq(in->opcode, "constant", 8) || sv_eq(in->opcode, "parameter", 9)) {
-    in->has_literal = true;
-    return scan_raw(p, &in->literal, true) && expect(p, ')', "')' after the literal");
+    if (!(in->literal = arena_alloc(p->a, sizeof *in->literal)))
+      return nomem(p);
+    return scan_raw(p, in->literal, true) && expect(p, ')', "')' after the literal");
   }
   size_t from = p->ops.n;
   if (!accept(p, ')')) {
@@ -372,8 +493,11 @@ static bool parse_operands(parser *p, vmem_hlo_instruction *in, vmem_hlo_computa
       return false;
   }
   in->noperands = (uint32_t)(p->ops.n - from);
-  in->operands = (vmem_hlo_instruction **)vec_take(p, &p->ops, from);
-  return in->operands || nomem(p);
+  void **ops;
+  if (!vec_take(p, &p->ops, from, &ops))
+    return false;
+  in->operands = (vmem_hlo_instruction **)ops;
+  return true;
 }
 
 /* Attributes whose values name computations. */
@@ -427,8 +551,11 @@ static bool link_called(parser *p, vmem_hlo_instruction *in) {
     if (calls_computations(in->attrs[k].name) && !resolve_called(p, &in->attrs[k], from))
       return false;
   in->ncalled = (uint32_t)(p->called.n - from);
-  in->called = (vmem_hlo_computation **)vec_take(p, &p->called, from);
-  return in->called || nomem(p);
+  void **called;
+  if (!vec_take(p, &p->called, from, &called))
+    return false;
+  in->called = (vmem_hlo_computation **)called;
+  return true;
 }
 
 /* instruction ::= 'ROOT'? name '=' shape opcode operands attrs */
@@ -443,34 +570,29 @@ static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *
     in->is_root = true;
     p->pos += 4;
   }
-  if (!skip_ws(p))
-    return NULL;
-  in->offset = p->pos;
   if (!parse_name(p, &in->name, "an instruction name") || !expect(p, '=', "'=' after the instruction name"))
     return NULL;
-  if (!(in->shape = parse_shape_into(p, p->a)))
+  if (!(in->shape = parse_shape_interned(p)))
     return NULL;
   if (!parse_name(p, &in->opcode, "an opcode"))
     return NULL;
   size_t from = p->nattrs;
   if (!parse_operands(p, in, c) || !parse_attrs(p))
     return NULL;
-  if (!(in->attrs = attrs_take(p, from, &in->nattrs))) {
-    nomem(p);
+  if (!attrs_take(p, from, &in->attrs, &in->nattrs))
     return NULL;
-  }
   if (!link_called(p, in))
     return NULL;
   bool oom = false;
-  vmem_hlo_instruction *prev = hlo_map_put(&p->names, in->name, in, &oom);
+  vmem_hlo_instruction *prev = hlo_map_put(&p->names, in, &oom);
   if (oom) {
     nomem(p);
     return NULL;
   }
   if (prev) {
     size_t line;
-    vmem_locate(p->s, p->len, prev->offset, &line, NULL);
-    fail(p, VMEM_ERR_SYNTAX, in->offset, "duplicate instruction name %%%.*s (first defined on line %zu)",
+    vmem_locate(p->s, p->len, (size_t)(prev->name.ptr - p->s), &line, NULL);
+    fail(p, VMEM_ERR_SYNTAX, (size_t)(in->name.ptr - p->s), "duplicate instruction name %%%.*s (first defined on line %zu)",
          (int)in->name.len, in->name.ptr, line);
     return NULL;
   }
@@ -493,17 +615,18 @@ static bool parse_signature(parser *p, vmem_hlo_computation *c) {
            (at(p, ':') || expected(p, "':' right after the parameter name"));
       if (ok) {
         p->pos++;
-        ok = (s = parse_shape_into(p, p->a)) && vec_push(p, &p->ops, name) && vec_push(p, &shapes, s);
+        ok = (s = parse_shape_interned(p)) && vec_push(p, &p->ops, name) && vec_push(p, &shapes, s);
       }
     } while (ok && accept(p, ','));
     ok = ok && expect(p, ')', "',' or ')' in the parameter list");
   }
   if (ok) {
     c->nparams = (uint32_t)(p->ops.n - from);
-    void **names = vec_take(p, &p->ops, from);
+    void **names = NULL;
+    ok = vec_take(p, &p->ops, from, &names);
     c->param_shapes = arena_alloc(p->a, (c->nparams ? c->nparams : 1) * sizeof *c->param_shapes);
     c->param_names = arena_alloc(p->a, (c->nparams ? c->nparams : 1) * sizeof *c->param_names);
-    ok = names && c->param_shapes && c->param_names;
+    ok = ok && c->param_shapes && c->param_names;
     for (uint32_t i = 0; ok && i < c->nparams; i++) {
       c->param_names[i] = *(sv *)names[i];
       c->param_shapes[i] = shapes.v[i];
@@ -518,7 +641,7 @@ static bool parse_signature(parser *p, vmem_hlo_computation *c) {
     return p->err->code == VMEM_OK ? expected(p, "'->' and the result shape") : false;
   p->pos += 2;
   c->has_signature = true;
-  return (c->result = parse_shape_into(p, p->a)) != NULL;
+  return (c->result = parse_shape_interned(p)) != NULL;
 }
 
 /* body ::= '{' instruction+ '}' */
@@ -544,7 +667,7 @@ static bool parse_body(parser *p, vmem_hlo_computation *c) {
     in->index = (uint32_t)(p->instrs.n - from - 1);
     if (in->is_root) {
       if (c->root)
-        return fail(p, VMEM_ERR_SYNTAX, in->offset, "computation %%%.*s has two ROOT instructions",
+        return fail(p, VMEM_ERR_SYNTAX, (size_t)(in->name.ptr - p->s), "computation %%%.*s has two ROOT instructions",
                     (int)c->name.len, c->name.ptr);
       c->root = in;
     }
@@ -554,9 +677,10 @@ static bool parse_body(parser *p, vmem_hlo_computation *c) {
   if (c->ninstrs == 0)
     return fail(p, VMEM_ERR_SYNTAX, open, "computation %%%.*s has no instructions", (int)c->name.len,
                 c->name.ptr);
-  c->instrs = (vmem_hlo_instruction **)vec_take(p, &p->instrs, from);
-  if (!c->instrs)
-    return nomem(p);
+  void **instrs;
+  if (!vec_take(p, &p->instrs, from, &instrs))
+    return false;
+  c->instrs = (vmem_hlo_instruction **)instrs;
   if (!c->root)
     c->root = c->instrs[c->ninstrs - 1];
   p->m->total_instrs += c->ninstrs;
@@ -599,7 +723,7 @@ static vmem_hlo_computation *parse_computation(parser *p) {
     c->thread = sv_unquote(a.value);
   }
   bool oom = false;
-  if (hlo_map_put(p->m->by_name, c->name, c, &oom) || oom) {
+  if (hlo_map_put(p->m->by_name, c, &oom) || oom) {
     oom ? nomem(p)
         : fail(p, VMEM_ERR_SYNTAX, c->offset, "duplicate computation name %%%.*s", (int)c->name.len,
                c->name.ptr);
@@ -659,8 +783,8 @@ static bool parse_header(parser *p) {
   p->m->has_header = true;
   if (!parse_name(p, &p->m->name, "the module name") || !parse_attrs(p))
     return false;
-  if (!(p->m->attrs = attrs_take(p, 0, &p->m->nattrs)))
-    return nomem(p);
+  if (!attrs_take(p, 0, &p->m->attrs, &p->m->nattrs))
+    return false;
   for (uint32_t k = 0; k < p->m->nattrs; k++)
     if (sv_eq(p->m->attrs[k].name, "is_scheduled", 12))
       p->m->is_scheduled = sv_eq(p->m->attrs[k].value, "true", 4);
@@ -690,8 +814,10 @@ static bool parse_module(parser *p) {
     return fail(p, VMEM_ERR_SYNTAX, p->pos, p->len == 0 ? "empty file: no HLO module"
                                                         : "no computation in the module");
   p->m->ncomps = (uint32_t)p->comps.n;
-  if (!(p->m->comps = (vmem_hlo_computation **)vec_take(p, &p->comps, 0)))
-    return nomem(p);
+  void **comps;
+  if (!vec_take(p, &p->comps, 0, &comps))
+    return false;
+  p->m->comps = (vmem_hlo_computation **)comps;
   if (!p->m->entry)
     p->m->entry = p->m->comps[p->m->ncomps - 1];
   return true;
@@ -728,6 +854,7 @@ static bool link_callers(parser *p) {
 
 static void parser_free(parser *p) {
   hlo_map_free(&p->names);
+  hlo_map_free(&p->shapes);
   vmem__free(p->alloc, p->instrs.v);
   vmem__free(p->alloc, p->ops.v);
   vmem__free(p->alloc, p->called.v);
@@ -754,7 +881,8 @@ bool hlo_parse_into(vmem_hlo_module *m, vmem_error *err) {
   else if (!(m->by_name = arena_alloc(p.a, sizeof *m->by_name)) || !hlo_map_init(m->by_name, p.alloc, 64))
     ok = nomem(&p);
   else
-    ok = hlo_map_init(&p.names, p.alloc, 16) && parse_module(&p) && link_callers(&p);
+    ok = hlo_map_init(&p.names, p.alloc, 16) && hlo_map_init(&p.shapes, p.alloc, 256) && parse_module(&p) &&
+         link_callers(&p);
   if (!ok && err->code == VMEM_OK)
     nomem(&p);
   parser_free(&p);

@@ -26,8 +26,8 @@ static void print_instruction(strbuf *sb, const vmem_hlo_instruction *in) {
   sb_putn(sb, " ", 1);
   put_sv(sb, in->opcode);
   sb_putn(sb, "(", 1);
-  if (in->has_literal)
-    put_sv(sb, in->literal);
+  if (in->literal)
+    put_sv(sb, *in->literal);
   for (uint32_t k = 0; k < in->noperands; k++) {
     sb_puts(sb, k ? ", %" : "%");
     put_sv(sb, in->operands[k]->name);

@@ -1,0 +1,176 @@
+/* bench_hlo — the HLO reader against a plain scan of the same bytes.
+ *
+ *   bench_hlo [MB] [extra.hlo ...]
+ *
+ * Writes a synthetic module of about MB megabytes (default 100) shaped like a
+ * real TPU dump — fusions with long operand and attribute lists, metadata,
+ * JSON backend configs with scoped memory configs, tiled layouts, elided
+ * constants, tuples — then, for it and each extra file, runs a child
+ * process that maps the file, times a memchr newline scan and a full parse
+ * (medians of 5), and reports MB/s, instructions/s, the parse/scan ratio and
+ * the child's peak RSS against the file size. */
+#define _DEFAULT_SOURCE /* wait4, for the child's own peak RSS */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vmemscope.h"
+
+enum { RUNS = 5 };
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void fused(FILE *f, int n) {
+  fprintf(f,
+          "%%fused_computation.%d (param_0.%d: bf16[8,2048,4096], param_1.%d: bf16[4096], /*index=2*/param_2.%d: f32[]) -> bf16[8,2048,4096] {\n"
+          "  %%param_0.%d = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} parameter(0)\n"
+          "  %%param_1.%d = bf16[4096]{0:T(1024)(128)(2,1)} parameter(1)\n"
+          "  %%param_2.%d = f32[]{:T(128)} parameter(2)\n"
+          "  %%broadcast.%d = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} broadcast(%%param_1.%d), dimensions={2}\n"
+          "  %%convert.%d = bf16[]{:T(256)} convert(%%param_2.%d)\n"
+          "  %%broadcast.%d.1 = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} broadcast(%%convert.%d), dimensions={}\n"
+          "  %%multiply.%d = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} multiply(%%param_0.%d, %%broadcast.%d.1), metadata={op_type=\"mul\" op_name=\"jit(train_step)/jit(main)/transformer/layer_%d/mlp/mul\" source_file=\"/home/user/model/transformer.py\" source_line=%d}\n"
+          "  ROOT %%add.%d = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} add(%%multiply.%d, %%broadcast.%d), metadata={op_type=\"add\" op_name=\"jit(train_step)/jit(main)/transformer/layer_%d/mlp/add\" source_file=\"/home/user/model/transformer.py\" source_line=%d}\n"
+          "}\n\n",
+          n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, 100 + n % 900, n, n, n, n, 100 + n % 900);
+}
+
+static void entry_block(FILE *f, int n) {
+  fprintf(f,
+          "  %%constant.%d = bf16[4096]{0:T(1024)(128)(2,1)} constant({...})\n"
+          "  %%scale.%d = f32[]{:T(128)} constant(0.125)\n"
+          "  %%fusion.%d = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} fusion(%%x.%d, %%constant.%d, %%scale.%d), kind=kLoop, calls=%%fused_computation.%d, "
+          "metadata={op_type=\"add\" op_name=\"jit(train_step)/jit(main)/transformer/layer_%d/mlp/add\" source_file=\"/home/user/model/transformer.py\" source_line=%d}, "
+          "backend_config={\"flag_configs\":[],\"scoped_memory_configs\":[{\"memory_space\":\"1\",\"offset\":\"0\",\"size\":\"16777216\"}],"
+          "\"used_scoped_memory_configs\":[{\"memory_space\":\"1\",\"offset\":\"0\",\"size\":\"2359296\"}],\"output_chunk_bound_config\":{\"output_chunk_bound\":[\"1\",\"8\",\"1\"]}}\n"
+          "  %%tuple.%d = (bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)}, f32[]{:T(128)}) tuple(%%fusion.%d, %%scale.%d)\n"
+          "  %%x.%d = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} get-tuple-element(%%tuple.%d), index=0, sharding={devices=[1,4,1]0,1,2,3}\n",
+          n, n, n, n - 1, n, n, n, n, 100 + n % 900, n, n, n, n, n);
+}
+
+/* Writes the synthetic module; returns its size. */
+static long write_module(const char *path, long target_bytes) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return -1;
+  fprintf(f, "HloModule jit_train_step, is_scheduled=true, entry_computation_layout={(bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)})->bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)}}\n\n");
+  /* Each block is about 3 KB: fused computations first (callees before
+   * callers), then one entry computation that calls them all. */
+  int blocks = (int)(target_bytes / 2000);
+  for (int n = 1; n <= blocks; n++)
+    fused(f, n);
+  fprintf(f, "ENTRY %%main (x.0: bf16[8,2048,4096]) -> bf16[8,2048,4096] {\n"
+             "  %%x.0 = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} parameter(0)\n");
+  for (int n = 1; n <= blocks; n++)
+    entry_block(f, n);
+  fprintf(f, "  ROOT %%copy = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} copy(%%x.%d)\n}\n", blocks);
+  long size = ftell(f);
+  fclose(f);
+  return size;
+}
+
+static size_t scan(const char *p, size_t len) {
+  size_t lines = 0;
+  for (const char *end = p + len; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+    lines++;
+  return lines;
+}
+
+/* In a child: map, scan, parse; print one result line. */
+static int measure(const char *path) {
+  int fd = open(path, O_RDONLY);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0)
+    return 1;
+  size_t len = (size_t)st.st_size;
+  const char *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED)
+    return 1;
+  double ts[RUNS], tp[RUNS];
+  size_t instrs = 0;
+  volatile size_t sink = 0;
+  for (int r = 0; r < RUNS; r++) {
+    double t0 = now();
+    sink += scan(map, len);
+    double t1 = now();
+    vmem_error err;
+    vmem_hlo_module *m = vmem_hlo_parse(map, len, NULL, &err);
+    double t2 = now();
+    if (!m) {
+      fprintf(stderr, "bench_hlo: %s: %s at byte %zu\n", path, err.message, err.offset);
+      return 1;
+    }
+    instrs = vmem_hlo_instruction_total(m);
+    vmem_hlo_free(m);
+    ts[r] = t1 - t0, tp[r] = t2 - t1;
+  }
+  qsort(ts, RUNS, sizeof *ts, cmp_double);
+  qsort(tp, RUNS, sizeof *tp, cmp_double);
+  double s = ts[RUNS / 2], p = tp[RUNS / 2];
+  printf("  %.1f MB, %zu instructions\n", (double)len / 1e6, instrs);
+  printf("  memchr scan  %9.2f ms  %7.0f MB/s\n", s * 1e3, (double)len / s / 1e6);
+  printf("  parse        %9.2f ms  %7.0f MB/s  %6.2f M instructions/s  %5.1fx scan\n", p * 1e3,
+         (double)len / p / 1e6, (double)instrs / p / 1e6, p / s);
+  (void)sink;
+  fflush(stdout);
+  return 0;
+}
+
+static void run_child(const char *path, long size) {
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0)
+    _exit(measure(path));
+  int status;
+  struct rusage ru;
+  if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    printf("  FAILED\n");
+    return;
+  }
+  double rss = (double)ru.ru_maxrss * 1024.0; /* kB on Linux */
+  printf("  peak RSS     %9.1f MB  %5.2fx the file (mapped file pages included)\n", rss / 1e6,
+         rss / (double)size);
+}
+
+int main(int argc, char **argv) {
+  long mb = argc > 1 ? atol(argv[1]) : 100;
+  if (mb <= 0)
+    mb = 100;
+  char path[] = "/tmp/vmemscope-bench-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0)
+    return 1;
+  close(fd);
+  long size = write_module(path, mb * 1000000L);
+  printf("synthetic module (%s):\n", path);
+  run_child(path, size);
+  unlink(path);
+  for (int i = 2; i < argc; i++) {
+    struct stat st;
+    if (stat(argv[i], &st) != 0) {
+      printf("%s: not found, skipped\n", argv[i]);
+      continue;
+    }
+    printf("%s:\n", argv[i]);
+    run_child(argv[i], (long)st.st_size);
+  }
+  printf("(medians of %d runs)\n", RUNS);
+  return 0;
+}
