@@ -103,7 +103,9 @@ static void test_parse_errors(void **state) {
   expect_parse_error("12Q", VMEM_ERR_SYNTAX, 2);
   expect_parse_error("64.0KiB", VMEM_ERR_SYNTAX, 4);
   expect_parse_error("0.5K", VMEM_ERR_RANGE, 0);
-  expect_parse_error("04.0K", VMEM_ERR_SYNTAX, 0);   /* found by fuzz_humansize */      /* below 1024 prints as B */
+  expect_parse_error("04.0K", VMEM_ERR_SYNTAX, 0);   /* found by fuzz_humansize */
+  expect_parse_error("5565335.", VMEM_ERR_SYNTAX, 8); /* no unit: found by fuzz_humansize */
+  expect_parse_error("12.5", VMEM_ERR_SYNTAX, 4);      /* below 1024 prints as B */
   expect_parse_error("99999999999999999999", VMEM_ERR_OVERFLOW, 19);
 }
 

@@ -266,6 +266,8 @@ static void print_custom_call(const row *w) {
     printf(" kernel=%.*s", (int)kernel.len, kernel.ptr);
   if (w->scoped.limit_bytes >= 0)
     printf(" vmem_limit_bytes=%s", cli_bytes(b, sizeof b, (uint64_t)w->scoped.limit_bytes));
+  else if (kernel.len)
+    printf(" vmem_limit_bytes not set (the global scoped limit applies)");
   if (w->scoped.used_bytes >= 0)
     printf(" used=%s", cli_bytes(b, sizeof b, (uint64_t)w->scoped.used_bytes));
   if (w->scoped.has_kernel_body)
@@ -315,11 +317,19 @@ static void print_summary(const report *r, size_t top) {
   space_total t[16];
   size_t n = totals(r, t, 16);
   printf("\ntotals by memory space (buffer-defining instructions outside fusion bodies):\n");
+  static const int right[] = {0, 0, 1, 1, 1};
+  cli_table tb;
+  table_init(&tb, 5, right);
+  table_add(&tb, "  SPACE", "", "BUFFERS", "BYTES", "UNPADDED");
   for (size_t i = 0; i < n; i++) {
-    char b[48], u[48];
-    printf("  S(%" PRId64 ") %-10s %6zu buffers  %s  unpadded %s\n", t[i].space, space_name(t[i].space),
-           t[i].buffers, cli_bytes(b, sizeof b, t[i].bytes), cli_bytes(u, sizeof u, t[i].unpadded));
+    char sp[32], nb[24], b[48], u[48];
+    snprintf(sp, sizeof sp, "  S(%" PRId64 ")", t[i].space);
+    snprintf(nb, sizeof nb, "%zu", t[i].buffers);
+    table_add(&tb, sp, space_name(t[i].space), nb, cli_bytes(b, sizeof b, t[i].bytes),
+              cli_bytes(u, sizeof u, t[i].unpadded));
   }
+  table_print(&tb, stdout);
+  table_free(&tb);
   const row **big = malloc((top ? top : 1) * sizeof *big);
   size_t nb = big ? largest(r, big, top) : 0;
   if (nb)

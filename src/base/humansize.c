@@ -57,30 +57,32 @@ static int key_cmp(size_key a, size_key b) {
   return 0;
 }
 
-/* Parses "<int>B" or "<int>.<d>K" / "<int>.<dd>[MGTPE]" into a key. Returns
- * the byte offset of the first bad character, or len on success. */
-static size_t parse_key(const char *s, size_t len, size_key *out) {
-  size_t i = 0;
+/* Parses "<int>B" or "<int>.<d>K" / "<int>.<dd>[MGTPE]" into a key. On
+ * failure returns false and the offset of the first bad character. */
+static bool parse_key(const char *s, size_t len, size_key *out, size_t *bad) {
+  size_t i = 0, ndig = 0, nfrac = 0;
   uint64_t digits = 0;
-  size_t ndig = 0, nfrac = 0;
   bool dot = false;
   for (; i < len && (ch_is_digit(s[i]) || (s[i] == '.' && !dot)); i++) {
     if (s[i] == '.') {
       dot = true;
       continue;
     }
-    if (!ck_mul(digits, 10, &digits) ||
-        !ck_add(digits, (uint64_t)(s[i] - '0'), &digits))
-      return i;
+    if (!ck_mul(digits, 10, &digits) || !ck_add(digits, (uint64_t)(s[i] - '0'), &digits)) {
+      *bad = i;
+      return false;
+    }
     ndig++;
-    if (dot)
-      nfrac++;
+    nfrac += dot;
   }
-  if (ndig == 0 || i + 1 != len)
-    return i;
+  *bad = i;
+  if (ndig == 0 || i + 1 != len) /* exactly one unit letter must follow */
+    return false;
   /* The compiler never prints a leading zero ("04.0K"). */
-  if (len > 1 && s[0] == '0' && ch_is_digit(s[1]))
-    return 0;
+  if (len > 1 && s[0] == '0' && ch_is_digit(s[1])) {
+    *bad = 0;
+    return false;
+  }
   int unit = -1;
   if (s[i] == 'B' && !dot)
     unit = 0;
@@ -88,17 +90,18 @@ static size_t parse_key(const char *s, size_t len, size_key *out) {
     if (s[i] == units[u])
       unit = u + 1;
   if (unit < 0 || (unit >= 1 && nfrac != (unit == 1 ? 1u : 2u)))
-    return i;
+    return false;
   out->unit = unit;
   out->digits = digits;
-  return len;
+  return true;
 }
 
 static size_key key_of(uint64_t bytes) {
   char tmp[32];
   size_t n = vmem_format_bytes((int64_t)bytes, tmp, sizeof tmp);
   size_key k = {0, 0};
-  parse_key(tmp, n, &k);
+  size_t bad;
+  parse_key(tmp, n, &k, &bad);
   return k;
 }
 
@@ -138,8 +141,8 @@ vmem_status vmem_parse_human_bytes(const char *text, size_t len, uint64_t *lo,
     return VMEM_OK;
   }
   size_key k;
-  size_t bad = parse_key(text, len, &k);
-  if (bad != len) {
+  size_t bad;
+  if (!parse_key(text, len, &k, &bad)) {
     err_set(err, VMEM_ERR_SYNTAX, bad,
             "expected a size as the compiler prints it: 512B, 64.0K, 16.00M");
     return VMEM_ERR_SYNTAX;

@@ -208,6 +208,20 @@ static bool parse_name(parser *p, sv *out, const char *what) {
   return true;
 }
 
+/* opcode ::= [a-zA-Z_][a-zA-Z0-9_.-]*     (no '%': opcodes are not names) */
+static bool parse_opcode(parser *p, sv *out) {
+  if (!skip_ws(p))
+    return false;
+  if (p->pos >= p->len || !is_ident_start(p->s[p->pos]))
+    return expected(p, "an opcode");
+  size_t start = p->pos;
+  while (p->pos < p->len && is_ident(p->s[p->pos]))
+    p->pos++;
+  out->ptr = p->s + start;
+  out->len = p->pos - start;
+  return true;
+}
+
 /* string ::= '"' ([^"\\] | '\\' any)* '"'   (also single-quoted)
  * Finds each candidate quote with memchr: base64 kernel bodies inside
  * backend configs are kilobytes long. A quote is escaped when an odd number
@@ -574,7 +588,7 @@ static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *
     return NULL;
   if (!(in->shape = parse_shape_interned(p)))
     return NULL;
-  if (!parse_name(p, &in->opcode, "an opcode"))
+  if (!parse_opcode(p, &in->opcode))
     return NULL;
   size_t from = p->nattrs;
   if (!parse_operands(p, in, c) || !parse_attrs(p))
@@ -611,7 +625,12 @@ static bool parse_signature(parser *p, vmem_hlo_computation *c) {
     do {
       sv *name = arena_alloc(p->a, sizeof *name);
       vmem_shape *s = NULL;
+      /* Parameter names print without '%', so they must start as an
+       * identifier does even when written with one. */
       ok = name && parse_name(p, name, "a parameter name") &&
+           (is_ident_start(name->ptr[0]) ||
+            fail(p, VMEM_ERR_SYNTAX, (size_t)(name->ptr - p->s),
+                 "a parameter name must start with a letter or '_'")) &&
            (at(p, ':') || expected(p, "':' right after the parameter name"));
       if (ok) {
         p->pos++;
@@ -720,7 +739,11 @@ static vmem_hlo_computation *parse_computation(parser *p) {
       return fail(p, VMEM_ERR_SYNTAX, (size_t)(a.name.ptr - p->s),
                   "only execution_thread= may follow a computation"), NULL;
     }
-    c->thread = sv_unquote(a.value);
+    sv q = sv_unquote(a.value);
+    if (q.len + 2 != a.value.len || memchr(q.ptr, '"', q.len))
+      return fail(p, VMEM_ERR_SYNTAX, (size_t)(a.value.ptr - p->s),
+                  "execution_thread needs one quoted string"), NULL;
+    c->thread = q;
   }
   bool oom = false;
   if (hlo_map_put(p->m->by_name, c, &oom) || oom) {

@@ -1,0 +1,1 @@
+$VMEMSCOPE check kernel.hlo --json --top 3

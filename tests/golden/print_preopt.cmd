@@ -1,0 +1,1 @@
+$VMEMSCOPE print preopt.hlo
