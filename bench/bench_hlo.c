@@ -1,6 +1,7 @@
 /* bench_hlo — the HLO reader against a plain scan of the same bytes.
  *
  *   bench_hlo [MB] [extra.hlo ...]
+ *   bench_hlo --write FILE [MB]     (only write the synthetic module)
  *
  * Writes a synthetic module of about MB megabytes (default 100) shaped like a
  * real TPU dump — fusions with long operand and attribute lists, metadata,
@@ -150,6 +151,11 @@ static void run_child(const char *path, long size) {
 }
 
 int main(int argc, char **argv) {
+  if (argc > 2 && !strcmp(argv[1], "--write")) {
+    long size = write_module(argv[2], (argc > 3 ? atol(argv[3]) : 100) * 1000000L);
+    printf("wrote %s (%ld bytes)\n", argv[2], size);
+    return size < 0;
+  }
   long mb = argc > 1 ? atol(argv[1]) : 100;
   if (mb <= 0)
     mb = 100;

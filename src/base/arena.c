@@ -17,7 +17,7 @@ struct arena_chunk {
  * types, and a parsed 100 MB module is mostly small nodes. Chunks double up
  * to ARENA_MAX_GROWTH so a big parse makes few allocator calls without
  * wasting half of a huge last chunk. */
-enum { ARENA_ALIGN = 8, ARENA_MIN_CHUNK = 4096 - 64, ARENA_MAX_GROWTH = 16 << 20 };
+enum { ARENA_ALIGN = 8, ARENA_MIN_CHUNK = 4096 - 64, ARENA_MAX_GROWTH = 4 << 20 };
 
 static size_t chunk_header(void) {
   return (sizeof(arena_chunk) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);

@@ -9,22 +9,43 @@
 
 typedef vmem_str sv;
 
+/* An attribute `name=value`. The name stands right before the '=' that
+ * precedes the value, so only its length is stored: 16 bytes an
+ * attribute instead of 32, over a million attributes in a large dump. */
 typedef struct hlo_attr {
-  sv name;
-  sv value;   /* raw text, as written */
+  const char *value;  /* raw text, as written */
+  uint32_t value_len, name_len;
 } hlo_attr;
+
+static inline sv attr_value(const hlo_attr *a) {
+  sv v = {a->value, a->value_len};
+  return v;
+}
+
+static inline sv attr_name(const hlo_attr *a) {
+  sv n = {a->value - 1 - a->name_len, a->name_len};
+  return n;
+}
+
+enum { HLO_KIND_CALLS = 0, HLO_KIND_CONSTANT, HLO_KIND_PARAMETER };
 
 /* Every object kept in an hlo_map starts with its key. */
 struct vmem_hlo_instruction {
-  sv name, opcode;        /* name first: the hlo_map key */
+  sv name;                /* first: the hlo_map key */
+  const sv *opcode;       /* interned: one copy per distinct opcode */
   vmem_shape *shape;      /* interned: shared by every equal shape text */
   struct vmem_hlo_computation *parent;
   vmem_hlo_instruction **operands;
   hlo_attr *attrs;
-  struct vmem_hlo_computation **called;
-  sv *literal;            /* constant(...) / parameter(N): raw text inside (), or NULL */
-  uint32_t noperands, nattrs, ncalled, index;
-  bool is_root;
+  /* constant and parameter hold a literal and call nothing; every other
+   * opcode may call computations. One pointer serves both. */
+  union {
+    struct vmem_hlo_computation **called;
+    sv *literal;          /* raw text inside constant(...) */
+    uint64_t parameter;   /* N of parameter(N) */
+  };
+  uint32_t noperands, nattrs, ncalled;
+  uint8_t kind;           /* HLO_KIND_*: what the union holds */
 };
 
 struct vmem_hlo_computation {
@@ -86,10 +107,29 @@ bool hlo_map_init(hlo_map *m, const vmem_allocator *alloc, size_t hint);
  * allocation failure. */
 void *hlo_map_put(hlo_map *m, void *val, bool *nomem);
 void *hlo_map_get(const hlo_map *m, sv key);
+/* The same with the key's hash computed once by the caller. */
+uint64_t hlo_hash(sv key);
+void *hlo_map_put_hashed(hlo_map *m, void *val, uint64_t hash, bool *nomem);
+void *hlo_map_get_hashed(const hlo_map *m, sv key, uint64_t hash);
 void hlo_map_free(hlo_map *m);
 
 /* Parses m->text into m (its arena and text set). hlo_parse.c. */
 bool hlo_parse_into(vmem_hlo_module *m, vmem_error *err);
+
+/* Names to positions in an array the caller owns (whose elements start
+ * with their name): the name table of the computation being parsed.
+ * The probe position comes from the hash's high 32 bits, which the slot
+ * keeps, so that the table can grow without the keys. */
+typedef struct hlo_index {
+  const vmem_allocator *alloc;
+  uint64_t *slots;
+  size_t cap, n;
+} hlo_index;
+
+bool hlo_index_init(hlo_index *x, const vmem_allocator *alloc, size_t hint);
+void *hlo_index_get(const hlo_index *x, void *const *items, sv key, uint64_t hash);
+void *hlo_index_put(hlo_index *x, void *const *items, size_t pos, uint64_t hash, bool *nomem);
+void hlo_index_free(hlo_index *x);
 
 bool sv_eq(sv a, const char *s, size_t n);
 sv sv_unquote(sv v); /* strips one pair of surrounding double quotes */

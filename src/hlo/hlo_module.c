@@ -118,8 +118,8 @@ bool vmem_hlo_is_scheduled(const vmem_hlo_module *m) { return m->is_scheduled; }
 static sv find_attr(const hlo_attr *attrs, uint32_t n, const char *name) {
   size_t len = strlen(name);
   for (uint32_t k = 0; k < n; k++)
-    if (sv_eq(attrs[k].name, name, len))
-      return attrs[k].value;
+    if (attrs[k].name_len == len && !memcmp(attrs[k].value - 1 - len, name, len))
+      return attr_value(&attrs[k]);
   return empty;
 }
 
@@ -155,7 +155,7 @@ const vmem_hlo_instruction *vmem_hlo_computation_caller_at(const vmem_hlo_comput
 bool vmem_hlo_computation_is_fusion(const vmem_hlo_computation *c) { return c->is_fusion; }
 
 vmem_str vmem_hlo_instruction_name(const vmem_hlo_instruction *i) { return i->name; }
-vmem_str vmem_hlo_instruction_opcode(const vmem_hlo_instruction *i) { return i->opcode; }
+vmem_str vmem_hlo_instruction_opcode(const vmem_hlo_instruction *i) { return *i->opcode; }
 const vmem_shape *vmem_hlo_instruction_shape(const vmem_hlo_instruction *i) { return i->shape; }
 bool vmem_hlo_instruction_is_root(const vmem_hlo_instruction *i) { return i->parent->root == i; }
 const vmem_hlo_computation *vmem_hlo_instruction_parent(const vmem_hlo_instruction *i) { return i->parent; }
@@ -172,10 +172,10 @@ const vmem_hlo_computation *vmem_hlo_instruction_called_at(const vmem_hlo_instru
 }
 size_t vmem_hlo_instruction_attr_count(const vmem_hlo_instruction *i) { return i->nattrs; }
 vmem_str vmem_hlo_instruction_attr_name(const vmem_hlo_instruction *i, size_t k) {
-  return k < i->nattrs ? i->attrs[k].name : empty;
+  return k < i->nattrs ? attr_name(&i->attrs[k]) : empty;
 }
 vmem_str vmem_hlo_instruction_attr_value(const vmem_hlo_instruction *i, size_t k) {
-  return k < i->nattrs ? i->attrs[k].value : empty;
+  return k < i->nattrs ? attr_value(&i->attrs[k]) : empty;
 }
 vmem_str vmem_hlo_instruction_attr(const vmem_hlo_instruction *i, const char *name) {
   return find_attr(i->attrs, i->nattrs, name);

@@ -18,6 +18,8 @@ typedef struct vec {
   size_t n, cap;
 } vec;
 
+enum { RECENT = 512 };
+
 typedef struct parser {
   const char *s;
   size_t len, pos;
@@ -26,8 +28,14 @@ typedef struct parser {
   arena scratch;        /* inline operand shapes: checked, then dropped */
   vmem_error *err;
   const vmem_allocator *alloc;
-  hlo_map names;        /* instruction names of the current computation */
+  hlo_index names;      /* instruction names of the current computation */
+  size_t comp_from;     /* where its instructions start in `instrs` */
   hlo_map shapes;       /* shape text -> parsed shape (hlo_shape_entry) */
+  hlo_map opcodes;      /* opcode text -> its interned sv */
+  /* The instructions defined last, by hash: operands mostly name recent
+   * instructions, and this small table stays in cache where the name map
+   * of a large computation does not. */
+  vmem_hlo_instruction *recent[RECENT];
   vec instrs, ops, called, comps;
   hlo_attr *attrs;
   size_t nattrs, cap_attrs;
@@ -222,6 +230,25 @@ static bool parse_opcode(parser *p, sv *out) {
   return true;
 }
 
+/* A dump has a few dozen distinct opcodes: keep one sv for each. */
+static const sv *intern_opcode(parser *p, sv op) {
+  sv *e = hlo_map_get(&p->opcodes, op);
+  if (e)
+    return e;
+  bool oom = false;
+  if (!(e = arena_alloc(p->a, sizeof *e))) {
+    nomem(p);
+    return NULL;
+  }
+  *e = op;
+  hlo_map_put(&p->opcodes, e, &oom);
+  if (oom) {
+    nomem(p);
+    return NULL;
+  }
+  return e;
+}
+
 /* string ::= '"' ([^"\\] | '\\' any)* '"'   (also single-quoted)
  * Finds each candidate quote with memchr: base64 kernel bodies inside
  * backend configs are kilobytes long. A quote is escaped when an odd number
@@ -324,10 +351,10 @@ static bool parse_attr(parser *p) {
     return expected(p, "'=' right after the attribute name");
   }
   p->pos++;
-  hlo_attr a = {name, {p->s + p->pos, 0}};
-  if (!scan_raw(p, &a.value, false))
+  sv value;
+  if (!scan_raw(p, &value, false))
     return false;
-  if (a.value.len == 0)
+  if (value.len == 0)
     return expected(p, "an attribute value");
   /* literal=s32[] 1: a shape, a space, then the value. */
   if (sv_eq(name, "literal", 7)) {
@@ -338,12 +365,15 @@ static bool parse_attr(parser *p) {
     sv rest;
     if ((ch_is_digit(c) || c == '-' || c == '{' || c == '(' || at_word(p, "true") || at_word(p, "false") ||
          at_word(p, "nan") || at_word(p, "inf")) && scan_raw(p, &rest, false))
-      a.value.len = (size_t)(rest.ptr + rest.len - a.value.ptr);
+      value.len = (size_t)(rest.ptr + rest.len - value.ptr);
     else
       p->pos = save;
     if (p->err->code != VMEM_OK)
       return false;
   }
+  if (value.len > UINT32_MAX || name.len > UINT32_MAX)
+    return fail(p, VMEM_ERR_RANGE, (size_t)(name.ptr - p->s), "an attribute longer than 4 GiB");
+  hlo_attr a = {value.ptr, (uint32_t)value.len, (uint32_t)name.len};
   return attr_push(p, a);
 }
 
@@ -474,7 +504,10 @@ static bool parse_operand(parser *p, vmem_hlo_computation *c) {
   at_name = p->pos;
   if (!parse_name(p, &name, "an operand name"))
     return false;
-  vmem_hlo_instruction *op = hlo_map_get(&p->names, name);
+  uint64_t h = hlo_hash(name);
+  vmem_hlo_instruction *op = p->recent[h & (RECENT - 1)];
+  if (!op || op->name.len != name.len || memcmp(op->name.ptr, name.ptr, name.len) != 0)
+    op = hlo_index_get(&p->names, p->instrs.v + p->comp_from, name, h);
   if (!op)
     return fail(p, VMEM_ERR_UNKNOWN, at_name, "unknown operand %%%.*s: not defined earlier in computation %%%.*s",
                 (int)name.len, name.ptr, (int)c->name.len, c->name.ptr);
@@ -490,10 +523,25 @@ static bool parse_operand(parser *p, vmem_hlo_computation *c) {
 static bool parse_operands(parser *p, vmem_hlo_instruction *in, vmem_hlo_computation *c) {
   if (!expect(p, '(', "'(' after the opcode"))
     return false;
-  if (sv_eq(in->opcode, "constant", 8) || sv_eq(in->opcode, "parameter", 9)) {
+  if (sv_eq(*in->opcode, "constant", 8)) {
     if (!(in->literal = arena_alloc(p->a, sizeof *in->literal)))
       return nomem(p);
+    in->kind = HLO_KIND_CONSTANT;
     return scan_raw(p, in->literal, true) && expect(p, ')', "')' after the literal");
+  }
+  if (sv_eq(*in->opcode, "parameter", 9)) {
+    if (!skip_ws(p))
+      return false;
+    size_t at = p->pos;
+    uint64_t n = 0;
+    while (p->pos < p->len && ch_is_digit(p->s[p->pos]))
+      if (!ck_mul(n, 10, &n) || !ck_add(n, (uint64_t)(p->s[p->pos++] - '0'), &n) || n > UINT32_MAX)
+        return fail(p, VMEM_ERR_RANGE, at, "parameter number out of range");
+    if (p->pos == at)
+      return expected(p, "a parameter number");
+    in->kind = HLO_KIND_PARAMETER;
+    in->parameter = n;
+    return expect(p, ')', "')' after the parameter number");
   }
   size_t from = p->ops.n;
   if (!accept(p, ')')) {
@@ -527,7 +575,7 @@ static bool calls_computations(sv name) {
 /* names ::= name | '{' (name (',' name)*)? '}'
  * An inline body (to_apply={ ... = ... }) is left unresolved. */
 static bool resolve_called(parser *p, const hlo_attr *a, size_t from) {
-  const char *s = a->value.ptr, *end = s + a->value.len;
+  const char *s = a->value, *end = s + a->value_len;
   if (*s == '{') {
     s++, end--;
     if (memchr(s, '=', (size_t)(end - s)))
@@ -562,9 +610,16 @@ static bool resolve_called(parser *p, const hlo_attr *a, size_t from) {
 static bool link_called(parser *p, vmem_hlo_instruction *in) {
   size_t from = p->called.n;
   for (uint32_t k = 0; k < in->nattrs; k++)
-    if (calls_computations(in->attrs[k].name) && !resolve_called(p, &in->attrs[k], from))
+    if (calls_computations(attr_name(&in->attrs[k])) && !resolve_called(p, &in->attrs[k], from))
       return false;
   in->ncalled = (uint32_t)(p->called.n - from);
+  if (in->ncalled && in->kind != HLO_KIND_CALLS)
+    return fail(p, VMEM_ERR_SYNTAX, (size_t)(in->name.ptr - p->s), "%.*s cannot call computations",
+                (int)in->opcode->len, in->opcode->ptr);
+  if (in->kind != HLO_KIND_CALLS) {
+    p->called.n = from;
+    return true;
+  }
   void **called;
   if (!vec_take(p, &p->called, from, &called))
     return false;
@@ -573,22 +628,22 @@ static bool link_called(parser *p, vmem_hlo_instruction *in) {
 }
 
 /* instruction ::= 'ROOT'? name '=' shape opcode operands attrs */
-static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *c) {
+static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *c, bool *is_root) {
   vmem_hlo_instruction *in = arena_calloc(p->a, 1, sizeof *in);
   if (!in) {
     nomem(p);
     return NULL;
   }
   in->parent = c;
-  if (at_word(p, "ROOT")) {
-    in->is_root = true;
+  *is_root = at_word(p, "ROOT");
+  if (*is_root)
     p->pos += 4;
-  }
   if (!parse_name(p, &in->name, "an instruction name") || !expect(p, '=', "'=' after the instruction name"))
     return NULL;
   if (!(in->shape = parse_shape_interned(p)))
     return NULL;
-  if (!parse_opcode(p, &in->opcode))
+  sv op = {NULL, 0};
+  if (!parse_opcode(p, &op) || !(in->opcode = intern_opcode(p, op)))
     return NULL;
   size_t from = p->nattrs;
   if (!parse_operands(p, in, c) || !parse_attrs(p))
@@ -598,11 +653,17 @@ static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *
   if (!link_called(p, in))
     return NULL;
   bool oom = false;
-  vmem_hlo_instruction *prev = hlo_map_put(&p->names, in, &oom);
+  uint64_t h = hlo_hash(in->name);
+  if (!vec_push(p, &p->instrs, in))
+    return NULL;
+  vmem_hlo_instruction *prev =
+      hlo_index_put(&p->names, p->instrs.v + p->comp_from, p->instrs.n - 1 - p->comp_from, h, &oom);
   if (oom) {
     nomem(p);
     return NULL;
   }
+  if (!prev)
+    p->recent[h & (RECENT - 1)] = in;
   if (prev) {
     size_t line;
     vmem_locate(p->s, p->len, (size_t)(prev->name.ptr - p->s), &line, NULL);
@@ -668,10 +729,11 @@ static bool parse_body(parser *p, vmem_hlo_computation *c) {
   if (!expect(p, '{', "'{' to open the computation body"))
     return false;
   size_t open = p->pos - 1;
-  hlo_map_free(&p->names);
-  if (!hlo_map_init(&p->names, p->alloc, 64))
+  hlo_index_free(&p->names);
+  if (!hlo_index_init(&p->names, p->alloc, 64))
     return nomem(p);
-  size_t from = p->instrs.n;
+  memset(p->recent, 0, sizeof p->recent); /* names are per computation */
+  size_t from = p->comp_from = p->instrs.n;
   for (;;) {
     if (!skip_ws(p))
       return false;
@@ -680,11 +742,11 @@ static bool parse_body(parser *p, vmem_hlo_computation *c) {
     if (p->pos >= p->len)
       return fail(p, VMEM_ERR_SYNTAX, open, "unterminated '{': computation %%%.*s has no closing '}'",
                   (int)c->name.len, c->name.ptr);
-    vmem_hlo_instruction *in = parse_instruction(p, c);
-    if (!in || !vec_push(p, &p->instrs, in))
+    bool is_root;
+    vmem_hlo_instruction *in = parse_instruction(p, c, &is_root);
+    if (!in)
       return false;
-    in->index = (uint32_t)(p->instrs.n - from - 1);
-    if (in->is_root) {
+    if (is_root) {
       if (c->root)
         return fail(p, VMEM_ERR_SYNTAX, (size_t)(in->name.ptr - p->s), "computation %%%.*s has two ROOT instructions",
                     (int)c->name.len, c->name.ptr);
@@ -732,16 +794,16 @@ static vmem_hlo_computation *parse_computation(parser *p) {
     size_t from = p->nattrs;
     if (!parse_attr(p))
       return NULL;
-    hlo_attr a = p->attrs[from];
+    sv an = attr_name(&p->attrs[from]), av = attr_value(&p->attrs[from]);
     p->nattrs = from;
-    if (!sv_eq(a.name, "execution_thread", 16)) {
+    if (!sv_eq(an, "execution_thread", 16)) {
       p->pos = save;
-      return fail(p, VMEM_ERR_SYNTAX, (size_t)(a.name.ptr - p->s),
+      return fail(p, VMEM_ERR_SYNTAX, (size_t)(an.ptr - p->s),
                   "only execution_thread= may follow a computation"), NULL;
     }
-    sv q = sv_unquote(a.value);
-    if (q.len + 2 != a.value.len || memchr(q.ptr, '"', q.len))
-      return fail(p, VMEM_ERR_SYNTAX, (size_t)(a.value.ptr - p->s),
+    sv q = sv_unquote(av);
+    if (q.len + 2 != av.len || memchr(q.ptr, '"', q.len))
+      return fail(p, VMEM_ERR_SYNTAX, (size_t)(av.ptr - p->s),
                   "execution_thread needs one quoted string"), NULL;
     c->thread = q;
   }
@@ -809,8 +871,8 @@ static bool parse_header(parser *p) {
   if (!attrs_take(p, 0, &p->m->attrs, &p->m->nattrs))
     return false;
   for (uint32_t k = 0; k < p->m->nattrs; k++)
-    if (sv_eq(p->m->attrs[k].name, "is_scheduled", 12))
-      p->m->is_scheduled = sv_eq(p->m->attrs[k].value, "true", 4);
+    if (sv_eq(attr_name(&p->m->attrs[k]), "is_scheduled", 12))
+      p->m->is_scheduled = sv_eq(attr_value(&p->m->attrs[k]), "true", 4);
   return true;
 }
 
@@ -855,7 +917,7 @@ static bool link_callers(parser *p) {
       vmem_hlo_instruction *in = m->comps[ci]->instrs[ii];
       for (uint32_t k = 0; k < in->ncalled; k++) {
         in->called[k]->ncallers++;
-        if (sv_eq(in->opcode, "fusion", 6))
+        if (sv_eq(*in->opcode, "fusion", 6))
           in->called[k]->is_fusion = true;
       }
     }
@@ -876,8 +938,9 @@ static bool link_callers(parser *p) {
 }
 
 static void parser_free(parser *p) {
-  hlo_map_free(&p->names);
+  hlo_index_free(&p->names);
   hlo_map_free(&p->shapes);
+  hlo_map_free(&p->opcodes);
   vmem__free(p->alloc, p->instrs.v);
   vmem__free(p->alloc, p->ops.v);
   vmem__free(p->alloc, p->called.v);
@@ -904,7 +967,8 @@ bool hlo_parse_into(vmem_hlo_module *m, vmem_error *err) {
   else if (!(m->by_name = arena_alloc(p.a, sizeof *m->by_name)) || !hlo_map_init(m->by_name, p.alloc, 64))
     ok = nomem(&p);
   else
-    ok = hlo_map_init(&p.names, p.alloc, 16) && hlo_map_init(&p.shapes, p.alloc, 256) && parse_module(&p) &&
+    ok = hlo_index_init(&p.names, p.alloc, 16) && hlo_map_init(&p.shapes, p.alloc, 256) &&
+         hlo_map_init(&p.opcodes, p.alloc, 64) && parse_module(&p) &&
          link_callers(&p);
   if (!ok && err->code == VMEM_OK)
     nomem(&p);

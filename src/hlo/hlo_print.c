@@ -12,9 +12,9 @@ static void put_sv(strbuf *sb, sv s) { sb_putn(sb, s.ptr, s.len); }
 static void put_attrs(strbuf *sb, const hlo_attr *a, uint32_t n) {
   for (uint32_t k = 0; k < n; k++) {
     sb_puts(sb, ", ");
-    put_sv(sb, a[k].name);
+    put_sv(sb, attr_name(&a[k]));
     sb_putn(sb, "=", 1);
-    put_sv(sb, a[k].value);
+    put_sv(sb, attr_value(&a[k]));
   }
 }
 
@@ -24,10 +24,12 @@ static void print_instruction(strbuf *sb, const vmem_hlo_instruction *in) {
   sb_puts(sb, " = ");
   shape_print_sb(sb, in->shape);
   sb_putn(sb, " ", 1);
-  put_sv(sb, in->opcode);
+  put_sv(sb, *in->opcode);
   sb_putn(sb, "(", 1);
-  if (in->literal)
+  if (in->kind == HLO_KIND_CONSTANT)
     put_sv(sb, *in->literal);
+  else if (in->kind == HLO_KIND_PARAMETER)
+    sb_printf(sb, "%llu", (unsigned long long)in->parameter);
   for (uint32_t k = 0; k < in->noperands; k++) {
     sb_puts(sb, k ? ", %" : "%");
     put_sv(sb, in->operands[k]->name);
