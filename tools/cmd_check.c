@@ -61,7 +61,11 @@ static bool defines_buffer(const vmem_hlo_instruction *in) {
   for (size_t i = 0; i < sizeof none / sizeof *none; i++)
     if (op.len == strlen(none[i]) && !memcmp(op.ptr, none[i], op.len))
       return false;
-  return !vmem_hlo_computation_is_fusion(vmem_hlo_instruction_parent(in));
+  const vmem_hlo_computation *c = vmem_hlo_instruction_parent(in);
+  /* A called computation's parameters are its caller's operands. */
+  if (op.len == 9 && !memcmp(op.ptr, "parameter", 9) && vmem_hlo_computation_caller_count(c) > 0)
+    return false;
+  return !vmem_hlo_computation_is_fusion(c);
 }
 
 static void print_file_error(const char *path, const vmem_hlo_module *m, const char *text, size_t len,
@@ -191,24 +195,39 @@ typedef struct space_total {
   uint64_t bytes, unpadded;
 } space_total;
 
+/* Adds each array leaf of a shape to the total of its own memory space
+ * (a tuple's leaves may live in different spaces). */
+static size_t add_leaves(const vmem_shape *s, space_total *out, size_t n, size_t cap) {
+  if (vmem_shape_is_tuple(s)) {
+    for (size_t i = 0; i < vmem_shape_tuple_count(s); i++)
+      n = add_leaves(vmem_shape_tuple_at(s, i), out, n, cap);
+    return n;
+  }
+  vmem_size z;
+  vmem_error err;
+  if (vmem_shape_size(s, &z, &err) != VMEM_OK)
+    return n;
+  int64_t sp = vmem_shape_memory_space(s);
+  size_t j = 0;
+  while (j < n && out[j].space != sp)
+    j++;
+  if (j == n) {
+    if (n == cap)
+      return n;
+    out[n++] = (space_total){sp, 0, 0, 0};
+  }
+  out[j].buffers++;
+  out[j].bytes += z.bytes;
+  out[j].unpadded += z.unpadded_bytes;
+  return n;
+}
+
 static size_t totals(const report *r, space_total *out, size_t cap) {
   size_t n = 0;
   for (size_t k = 0; k < r->nrows; k++) {
     const row *w = &r->rows[k];
-    if (!w->sized || !defines_buffer(w->in))
-      continue;
-    int64_t sp = vmem_shape_memory_space(w->laid);
-    size_t j = 0;
-    while (j < n && out[j].space != sp)
-      j++;
-    if (j == n) {
-      if (n == cap)
-        continue;
-      out[n++] = (space_total){sp, 0, 0, 0};
-    }
-    out[j].buffers++;
-    out[j].bytes += w->size.bytes;
-    out[j].unpadded += w->size.unpadded_bytes;
+    if (w->sized && defines_buffer(w->in))
+      n = add_leaves(w->laid, out, n, cap);
   }
   for (size_t a = 1; a < n; a++) /* by memory space */
     for (size_t b = a; b > 0 && out[b - 1].space > out[b].space; b--) {
@@ -316,7 +335,8 @@ static void print_computation(const report *r, const vmem_hlo_computation *c, si
 static void print_summary(const report *r, size_t top) {
   space_total t[16];
   size_t n = totals(r, t, 16);
-  printf("\ntotals by memory space (buffer-defining instructions outside fusion bodies):\n");
+  printf("\ntotals by memory space (array leaves of buffer-defining instructions, outside fusion bodies;\n"
+         "values that alias another buffer are not counted again):\n");
   static const int right[] = {0, 0, 1, 1, 1};
   cli_table tb;
   table_init(&tb, 5, right);
@@ -335,11 +355,12 @@ static void print_summary(const report *r, size_t top) {
   if (nb)
     printf("\nlargest buffers:\n");
   for (size_t i = 0; i < nb; i++) {
-    char b[32], nm[64];
+    char b[32], nm[64], sh[104];
     char *s = shape_text(big[i]->laid);
+    vmem_str full = {s ? s : "", s ? strlen(s) : 0};
     vmem_str cn = vmem_hlo_computation_name(vmem_hlo_instruction_parent(big[i]->in));
     printf("  %2zu. %9s  %%%s  %s  (in %%%.*s)\n", i + 1, cli_human(b, sizeof b, big[i]->size.bytes),
-           cut(nm, 48, vmem_hlo_instruction_name(big[i]->in)), s ? s : "", (int)cn.len, cn.ptr);
+           cut(nm, 48, vmem_hlo_instruction_name(big[i]->in)), cut(sh, 100, full), (int)cn.len, cn.ptr);
     free(s);
   }
   free(big);
