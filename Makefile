@@ -8,6 +8,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= 2
 FUZZ_SECONDS ?= 20
 CC         ?= cc
+MAKEFLAGS  += --no-print-directory
 
 .PHONY: all bootstrap build demo test asan fuzz bench install clang golden-update clean
 
