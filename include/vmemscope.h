@@ -458,6 +458,179 @@ VMEM_API vmem_status vmem_hlo_instruction_scoped(const vmem_hlo_instruction *i,
                                                  vmem_hlo_scoped *out,
                                                  vmem_error *err);
 
+/* ## Pallas/Mosaic kernels
+ *
+ * A kernel: its grid, its operands in Mosaic order (scalar prefetch,
+ * inputs, outputs, scratch), each with a role, a memory space, a block
+ * (window) shape with its dtype, a buffer count, and for each block
+ * dimension the grid axis that drives it. Read from Mosaic MLIR text (what
+ * pallas_call(debug=True) prints) or from a JSON kernel spec
+ * (docs/kernel-spec.md).
+ */
+typedef struct vmem_kernel vmem_kernel;
+
+typedef enum vmem_operand_role {
+  VMEM_ROLE_SCALAR_PREFETCH,
+  VMEM_ROLE_INPUT,
+  VMEM_ROLE_OUTPUT,
+  VMEM_ROLE_SCRATCH
+} vmem_operand_role;
+
+typedef enum vmem_memory_space {
+  VMEM_SPACE_VMEM,
+  VMEM_SPACE_ANY,      /* pl.ANY / HBM: no window, no VMEM */
+  VMEM_SPACE_SMEM,
+  VMEM_SPACE_SEMAPHORE
+} vmem_memory_space;
+
+/* How a block dimension's index follows the grid. */
+#define VMEM_INDEX_CONSTANT (-1)   /* a constant block index */
+#define VMEM_INDEX_UNKNOWN (-2)    /* not analysable from the index map */
+
+#define VMEM_KERNEL_MAX_RANK 16
+
+typedef struct vmem_operand {
+  vmem_operand_role role;
+  vmem_memory_space space;
+  const vmem_shape *block;   /* window shape and dtype; NULL for semaphores */
+  const vmem_shape *array;   /* the whole array when known, else NULL */
+  int buffers;               /* buffer count used (1 or 2); 0 for no window */
+  bool buffers_given;        /* set by Buffered(n) / pipeline_mode */
+  bool aliased;              /* an input aliased to an output (spec) */
+  size_t rank;
+  int index_axis[VMEM_KERNEL_MAX_RANK]; /* grid axis per block dim, or VMEM_INDEX_* */
+  const char *name;          /* spec name or "argN" */
+} vmem_operand;
+
+/** Parses the first kernel of a Mosaic MLIR module: the func carrying
+ *  window_params or dimension_semantics, and its transform_N index maps. */
+VMEM_API vmem_kernel *vmem_kernel_from_mlir(const char *text, size_t len,
+                                            const vmem_allocator *alloc,
+                                            vmem_error *err);
+/** Parses a JSON kernel spec. Named block parameters take their values
+ *  from the spec's "params" object. */
+VMEM_API vmem_kernel *vmem_kernel_from_spec(const char *text, size_t len,
+                                            const vmem_allocator *alloc,
+                                            vmem_error *err);
+VMEM_API void vmem_kernel_free(vmem_kernel *k);
+
+VMEM_API const char *vmem_kernel_name(const vmem_kernel *k);
+VMEM_API size_t vmem_kernel_grid_rank(const vmem_kernel *k);
+VMEM_API int64_t vmem_kernel_grid_bound(const vmem_kernel *k, size_t axis);
+/** "parallel", "arbitrary", "core_parallel", ... ("" when not given). */
+VMEM_API const char *vmem_kernel_dimension_semantics(const vmem_kernel *k,
+                                                     size_t axis);
+VMEM_API size_t vmem_kernel_operand_count(const vmem_kernel *k);
+VMEM_API const vmem_operand *vmem_kernel_operand(const vmem_kernel *k,
+                                                 size_t i);
+/** The kernel's own vmem_limit_bytes, or -1. */
+VMEM_API int64_t vmem_kernel_vmem_limit_bytes(const vmem_kernel *k);
+/** internal_scratch_in_bytes given by the kernel, or -1. */
+VMEM_API int64_t vmem_kernel_internal_scratch_bytes(const vmem_kernel *k);
+/** False when the reader could not tell inputs from outputs (MLIR with no
+ *  store into any window): every window is then reported as an input. */
+VMEM_API bool vmem_kernel_roles_known(const vmem_kernel *k);
+/** The kernel's output shape as the HLO custom call would print it (the
+ *  output blocks' arrays when known), or NULL. */
+VMEM_API const vmem_shape *vmem_kernel_result_shape(const vmem_kernel *k);
+
+/* ## The scoped footprint of a kernel
+ *
+ * Allocations in order, placed by a stack allocator: windows (buffers x
+ * padded block) for VMEM inputs and outputs, scratch once, then the
+ * internal scratch and modelled extras, which are kept apart from the
+ * exact, compiler-comparable figure.
+ */
+typedef enum vmem_alloc_kind {
+  VMEM_ALLOC_WINDOW,
+  VMEM_ALLOC_SCRATCH,
+  VMEM_ALLOC_INTERNAL_SCRATCH, /* per generation or given; not in scoped_bytes */
+  VMEM_ALLOC_MODELLED          /* an estimate (e.g. a matmul accumulator) */
+} vmem_alloc_kind;
+
+typedef struct vmem_allocation {
+  vmem_alloc_kind kind;
+  size_t operand;          /* index into the kernel's operands; SIZE_MAX for none */
+  int buffers;
+  uint64_t bytes;          /* all buffers, padded */
+  uint64_t unpadded_bytes; /* all buffers */
+  uint64_t offset;         /* stack offset, aligned */
+  const char *note;        /* what it is, for modelled lines */
+} vmem_allocation;
+
+typedef struct vmem_plan_options {
+  uint64_t alignment;           /* stack alignment in bytes; 0 = 512 */
+  int64_t internal_scratch;     /* -1 = the kernel's, else the target's */
+  bool model_intermediates;     /* add modelled lines from the MLIR body */
+} vmem_plan_options;
+
+typedef struct vmem_footprint {
+  size_t count;
+  vmem_allocation *allocs;      /* owned by the footprint */
+  uint64_t scoped_bytes;        /* windows + scratch: the compiler-comparable figure */
+  uint64_t internal_scratch_bytes;
+  uint64_t modelled_bytes;
+  uint64_t stack_bytes;         /* the top of the stack, all lines, aligned */
+  uint64_t smem_bytes;          /* SMEM operands and scratch */
+  uint64_t alignment;
+  const vmem_allocator *alloc;
+} vmem_footprint;
+
+VMEM_API vmem_status vmem_kernel_footprint(const vmem_kernel *k,
+                                           const vmem_target *t,
+                                           const vmem_plan_options *opt,
+                                           vmem_footprint *out,
+                                           vmem_error *err);
+VMEM_API void vmem_footprint_free(vmem_footprint *f);
+VMEM_API const char *vmem_alloc_kind_name(vmem_alloc_kind kind);
+
+/* ## Remedies with numbers, in the order of the seed's advice */
+#define VMEM_REMEDY_MAX 16
+
+typedef struct vmem_shrink {
+  size_t operand;          /* the operand whose block changes (MLIR), or the first one using the parameter */
+  size_t dim;              /* the block dimension */
+  int param;               /* the spec parameter that changes, or -1 */
+  const char *param_name;  /* its name, or NULL */
+  int64_t from, to;
+  uint64_t scoped_bytes;   /* windows + scratch afterwards */
+} vmem_shrink;
+
+typedef struct vmem_buffered1 {
+  size_t operand;
+  uint64_t saved_bytes;
+} vmem_buffered1;
+
+typedef struct vmem_coloring {
+  size_t operand;
+  uint64_t scoped_saved_bytes;   /* its windows leave the scoped region */
+  int64_t program_added_bytes;   /* the whole array in VMEM; -1 when unknown */
+} vmem_coloring;
+
+typedef struct vmem_remedies {
+  uint64_t limit_bytes;
+  uint64_t needed_bytes;         /* scoped + internal scratch */
+  size_t nshrink;
+  vmem_shrink shrink[VMEM_REMEDY_MAX];
+  uint64_t request_bytes;        /* vmem_limit_bytes to request: needed, rounded up to a MiB */
+  bool request_within_physical;
+  size_t nbuffered1;
+  vmem_buffered1 buffered1[VMEM_REMEDY_MAX];
+  size_t ncoloring;
+  vmem_coloring coloring[VMEM_REMEDY_MAX];
+} vmem_remedies;
+
+/** Computes the remedies for a kernel checked against `limit_bytes`:
+ *  block shrinks that fit (largest windows first, legal block shapes),
+ *  the limit to request, Buffered(1) candidates (inputs whose block does
+ *  not move along the innermost grid axis), and the coloring what-if. */
+VMEM_API vmem_status vmem_kernel_remedies(const vmem_kernel *k,
+                                          const vmem_target *t,
+                                          const vmem_plan_options *opt,
+                                          uint64_t limit_bytes,
+                                          vmem_remedies *out,
+                                          vmem_error *err);
+
 #ifdef __cplusplus
 }
 #endif

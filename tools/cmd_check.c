@@ -14,17 +14,49 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: vmemscope check FILE.hlo [--target T] [--summary] [--json]\n\n"
-    "Reads an HLO module (XLA dumps, jax .as_text(), PyTorch/XLA dumps) and lists,\n"
-    "per computation, each instruction's shape, layout (given, or the target's\n"
-    "default), padded and unpadded bytes and memory space; for custom calls the\n"
-    "target, kernel name and the vmem_limit_bytes of scoped_memory_configs. Then\n"
+    "usage: vmemscope check FILE [--target T] [--format hlo|mlir|spec] [--json]\n"
+    "                        [--vmem-limit-bytes N] [--flags \"...\"] [--no-env]\n"
+    "                        [--summary] [--top N]\n\n"
+    "FILE is an HLO module, a Pallas kernel as Mosaic MLIR text, or a JSON kernel\n"
+    "spec (docs/kernel-spec.md); the format is detected from the content.\n\n"
+    "A kernel: every scoped VMEM allocation (windows x buffers, scratch, internal\n"
+    "scratch, modelled values) with its offset, the limit in force and where it\n"
+    "comes from, and the verdict. When it does not fit: the compiler's E1001\n"
+    "message, then remedies with numbers. Exit 1 when a kernel does not fit.\n\n"
+    "An HLO module: per computation, each instruction's shape, layout (given, or the\n"
+    "target's default), padded and unpadded bytes and memory space; for custom calls\n"
+    "the target, kernel name and the vmem_limit_bytes of scoped_memory_configs. Then\n"
     "totals per memory space and the largest buffers.\n\n"
     "options:\n"
-    "  --target T   TPU generation for default layouts (default $VMEMSCOPE_TARGET or v5e)\n"
-    "  --summary    only the module line, custom calls, totals and largest buffers\n"
-    "  --top N      how many of the largest buffers to list (default 10)\n"
-    "  --json       print JSON (docs/json.md; every size in bytes)\n";
+    "  --target T              TPU generation (default $VMEMSCOPE_TARGET or v5e)\n"
+    "  --format F              hlo, mlir or spec, instead of detecting it\n"
+    "  --vmem-limit-bytes N    the kernel's vmem_limit_bytes (overrides the spec's)\n"
+    "  --flags \"...\"           libtpu flags, as in LIBTPU_INIT_ARGS\n"
+    "  --no-env                ignore LIBTPU_INIT_ARGS and XLA_FLAGS\n"
+    "  --summary               HLO: only the module line, custom calls, totals, largest buffers\n"
+    "  --top N                 HLO: how many of the largest buffers to list (default 10)\n"
+    "  --json                  print JSON (docs/json.md; every size in bytes)\n";
+
+/* Which reader a file wants: '{' starts a spec, func.func marks Mosaic MLIR
+ * (unless an HloModule header comes first), anything else is HLO. */
+static const char *detect_format(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return "hlo"; /* the HLO reader reports the error */
+  char buf[8192];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  size_t i = 0;
+  while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+    i++;
+  if (i < n && buf[i] == '{')
+    return "spec";
+  const char *hlo = strstr(buf + i, "HloModule"), *fn = strstr(buf + i, "func.func");
+  if (fn && (!hlo || fn < hlo) && memchr(buf, '\0', n) == NULL)
+    return "mlir";
+  return "hlo";
+}
 
 static const char print_help[] =
     "usage: vmemscope print FILE.hlo\n\n"
@@ -479,11 +511,12 @@ static json_t *json_report(const report *r, size_t top) {
 /* ---- commands ------------------------------------------------------------- */
 
 int cmd_check(int argc, char **argv) {
-  static const char *const with_value[] = {"--target", "--top", NULL};
+  static const char *const with_value[] = {"--target", "--top", "--format", "--vmem-limit-bytes", "--flags", NULL};
   cli_args a = {.argc = argc, .argv = argv, .cmd = "check"};
-  const char *path = NULL, *target = NULL;
-  bool json = false, summary = false, bad = false;
+  const char *path = NULL, *target = NULL, *format = NULL;
+  bool json = false, summary = false, bad = false, no_env = false;
   long top = 10;
+  vmem_limit_inputs in = {.vmem_limit_bytes = -1};
   while (a.i < argc && !bad) {
     const char *val, *opt = cli_next(&a, with_value, &val, &bad);
     if (bad)
@@ -494,7 +527,21 @@ int cmd_check(int argc, char **argv) {
       return cli_usage_error("check", "give one HLO file (got a second: '%s')", argv[a.i - 1]);
     else if (!strcmp(opt, "--target"))
       target = val;
-    else if (!strcmp(opt, "--top")) {
+    else if (!strcmp(opt, "--format")) {
+      if (strcmp(val, "hlo") && strcmp(val, "mlir") && strcmp(val, "spec"))
+        return cli_usage_error("check", "--format takes hlo, mlir or spec, got '%s'", val);
+      format = val;
+    } else if (!strcmp(opt, "--flags"))
+      in.flags = val;
+    else if (!strcmp(opt, "--no-env"))
+      no_env = true;
+    else if (!strcmp(opt, "--vmem-limit-bytes")) {
+      char *end;
+      long long v = strtoll(val, &end, 10);
+      if (*end || end == val || v < 0)
+        return cli_usage_error("check", "--vmem-limit-bytes needs a whole number of bytes, got '%s'", val);
+      in.vmem_limit_bytes = v;
+    } else if (!strcmp(opt, "--top")) {
       char *end;
       top = strtol(val, &end, 10);
       if (*end || top < 0 || top > 100000)
@@ -512,7 +559,17 @@ int cmd_check(int argc, char **argv) {
   if (bad)
     return EXIT_BAD;
   if (!path)
-    return cli_usage_error("check", "give an HLO file");
+    return cli_usage_error("check", "give a file: an HLO module, Mosaic MLIR or a kernel spec");
+  if (!format)
+    format = detect_format(path);
+  if (!no_env) {
+    in.libtpu_init_args = getenv("LIBTPU_INIT_ARGS");
+    in.xla_flags = getenv("XLA_FLAGS");
+  }
+  if (strcmp(format, "hlo") != 0) {
+    const vmem_target *t = cli_target("check", target);
+    return t ? check_kernel_file(path, format, t, &in, json) : EXIT_BAD;
+  }
   report r = {.path = path};
   if (!(r.t = cli_target("check", target)) || !(r.m = open_module("check", path)))
     return EXIT_BAD;

@@ -75,6 +75,9 @@ vmem_status shape_array_size(const vmem_shape *s, vmem_size *out,
  * allocations from `a`). */
 vmem_status tiling_apply_default(arena *a, vmem_shape *s,
                                  const vmem_target *t, vmem_error *err);
+/* The same; `internal` for buffers a kernel allocates itself (scratch). */
+vmem_status tiling_apply(arena *a, vmem_shape *s, const vmem_target *t,
+                         bool internal, vmem_error *err);
 
 bool dtype_is_array(vmem_dtype t);
 

@@ -53,14 +53,18 @@ static const tiling_rule *rule_for(int bits) {
   return &rules[0];
 }
 
-/* Rows of the second-minor tile for a second-minor extent R. */
-static int64_t tile_rows(uint64_t R, int bits, int gen, int sublanes, bool rank1) {
+/* Rows of the second-minor tile for a second-minor extent R. Buffers a
+ * kernel allocates itself (scratch) get Mosaic's 16-bit large tiling from
+ * v6: "we can't do this for kernel arguments, because the layout of those
+ * is controlled by XLA" (infer_memref_layout.cc). */
+static int64_t tile_rows(uint64_t R, int bits, int gen, int sublanes, bool rank1, bool internal) {
   int64_t packing = 32 / bits;
   int64_t min_rows = packing * (gen < 4 ? 2 : 1);
   int64_t tiling_rows = sublanes > packing ? sublanes : packing;
   const tiling_rule *r = rule_for(bits);
   int64_t large = tiling_rows;
-  if (!rank1 && gen >= r->large_from_gen)
+  int from = internal && bits == 16 ? 6 : r->large_from_gen;
+  if (!rank1 && gen >= from)
     large = (int64_t)r->large_sublanes * sublanes;
   if (R >= (uint64_t)large && R % (uint64_t)large == 0)
     return large;
@@ -105,6 +109,11 @@ static bool ensure_minor_to_major(arena *a, vmem_shape *s) {
 
 vmem_status tiling_apply_default(arena *a, vmem_shape *s, const vmem_target *t,
                                  vmem_error *err) {
+  return tiling_apply(a, s, t, false, err);
+}
+
+vmem_status tiling_apply(arena *a, vmem_shape *s, const vmem_target *t, bool internal,
+                         vmem_error *err) {
   if (s->tuple || !dtype_is_array(s->dtype) || s->lay.ntiles > 0)
     return VMEM_OK;
   if (!ensure_minor_to_major(a, s))
@@ -123,7 +132,7 @@ vmem_status tiling_apply_default(arena *a, vmem_shape *s, const vmem_target *t,
   } else if (s->rank == 1) {
     uint64_t N = (uint64_t)s->dims[0];
     uint64_t R = N / 128 + (N % 128 != 0);
-    dims[n][0] = tile_rows(R, bits, gen, sublanes, true) * 128;
+    dims[n][0] = tile_rows(R, bits, gen, sublanes, true, internal) * 128;
     ranks[n++] = 1;
     if (bits < 32) {
       dims[n][0] = 128;
@@ -133,7 +142,7 @@ vmem_status tiling_apply_default(arena *a, vmem_shape *s, const vmem_target *t,
     }
   } else {
     uint64_t R = (uint64_t)s->dims[shape_minor(s, 1)];
-    dims[n][0] = tile_rows(R, bits, gen, sublanes, false), dims[n][1] = 128;
+    dims[n][0] = tile_rows(R, bits, gen, sublanes, false, internal), dims[n][1] = 128;
     ranks[n++] = 2;
     if (bits < 32) {
       dims[n][0] = packing, dims[n][1] = 1;

@@ -1,0 +1,57 @@
+/*
+ * kernel.h — the Pallas/Mosaic kernel model (module prefix: kernel_).
+ * Filled by the MLIR reader (src/mosaic/) and the JSON spec reader
+ * (spec.c); read by the footprint planner (src/scoped/).
+ */
+#ifndef VMEM_KERNEL_H
+#define VMEM_KERNEL_H
+
+#include "../shape/shape.h"
+
+/* A named block parameter of a spec ("bm"), with its value. */
+typedef struct kernel_param {
+  const char *name;
+  int64_t value;
+} kernel_param;
+
+/* Per operand, beside the public vmem_operand: which parameter sets each
+ * block dimension (-1 for a literal), so that remedies can vary them. */
+typedef struct kernel_operand {
+  vmem_operand pub;
+  int block_param[VMEM_KERNEL_MAX_RANK];
+  vmem_shape *array; /* pub.array, writable */
+  size_t offset; /* in the source text, for messages */
+} kernel_operand;
+
+/* A value the kernel body materialises in vector registers or VMEM that
+ * the footprint models (not exact): e.g. a matmul's f32 accumulator. */
+typedef struct kernel_modelled {
+  vmem_shape *shape;
+  const char *note;
+} kernel_modelled;
+
+struct vmem_kernel {
+  arena a;
+  const char *name;
+  size_t grid_rank;
+  int64_t grid[VMEM_KERNEL_MAX_RANK];
+  int grid_param[VMEM_KERNEL_MAX_RANK]; /* -1, or the parameter that is the bound */
+  const char *grid_axis_name[VMEM_KERNEL_MAX_RANK];
+  const char *semantics[VMEM_KERNEL_MAX_RANK];
+  size_t nops;
+  kernel_operand *ops;
+  size_t nparams;
+  kernel_param *params;
+  size_t nmodelled;
+  kernel_modelled *modelled;
+  int64_t vmem_limit;       /* -1 when not set */
+  int64_t internal_scratch; /* -1 when not set */
+  bool roles_inferred;      /* MLIR: inputs/outputs told apart by stores */
+  vmem_shape *result;
+};
+
+vmem_kernel *kernel_new(const vmem_allocator *alloc);
+/* A fresh array shape dtype[dims] in the kernel's arena. */
+vmem_shape *kernel_shape(vmem_kernel *k, vmem_dtype t, const int64_t *dims, size_t rank);
+
+#endif

@@ -1,0 +1,168 @@
+/*
+ * footprint.c — a kernel's instruction-scoped VMEM, allocation by
+ * allocation, placed by a stack allocator.
+ *
+ * The Pallas rules (docs/kernels.md): each blocked VMEM input and output
+ * takes buffers x its padded window (2 by default; 1 for Buffered(1),
+ * pipeline_mode<synchronous>, or a trivial window); ANY/HBM operands,
+ * SMEM operands and semaphores take no VMEM; scratch is allocated once.
+ * Windows are padded with the tiling XLA gives kernel arguments on the
+ * target; scratch with the tiling Mosaic gives its own buffers. The sum of
+ * windows and scratch is the exact figure the compiler prints as
+ * "Scoped allocation with size X"; internal scratch and modelled values
+ * follow as separate lines.
+ */
+#include <string.h>
+
+#include "../kernel/kernel.h"
+
+enum { DEFAULT_ALIGNMENT = 512 };
+
+/* Padded and unpadded bytes of one buffer of `block` on `t`. */
+static vmem_status buffer_size(arena *scratch, const vmem_shape *block, const vmem_target *t, bool internal,
+                               vmem_size *out, vmem_error *err) {
+  vmem_shape *c = shape_clone(scratch, block);
+  if (!c) {
+    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return VMEM_ERR_NOMEM;
+  }
+  vmem_status st = tiling_apply(scratch, c, t, internal, err);
+  return st != VMEM_OK ? st : shape_array_size(c, out, err);
+}
+
+static bool push(vmem_footprint *f, size_t cap, vmem_allocation a) {
+  if (f->count == cap)
+    return false;
+  f->allocs[f->count++] = a;
+  return true;
+}
+
+static bool add_mul(uint64_t *acc, uint64_t a, uint64_t b) {
+  uint64_t p;
+  return ck_mul(a, b, &p) && ck_add(*acc, p, acc);
+}
+
+/* One operand's allocation, or none (ANY, semaphores, SMEM). */
+static vmem_status operand_alloc(arena *scratch, const kernel_operand *op, size_t i, const vmem_target *t,
+                                 vmem_footprint *f, size_t cap, vmem_error *err) {
+  const vmem_operand *o = &op->pub;
+  if (!o->block)
+    return VMEM_OK;
+  vmem_size z;
+  bool scratch_buf = o->role == VMEM_ROLE_SCRATCH;
+  vmem_status st = buffer_size(scratch, o->block, t, scratch_buf, &z, err);
+  if (st != VMEM_OK)
+    return st;
+  if (o->space == VMEM_SPACE_SMEM || o->role == VMEM_ROLE_SCALAR_PREFETCH) {
+    if (!ck_add(f->smem_bytes, z.bytes, &f->smem_bytes))
+      goto overflow;
+    return VMEM_OK;
+  }
+  if (o->space != VMEM_SPACE_VMEM)
+    return VMEM_OK;
+  int n = scratch_buf ? 1 : o->buffers;
+  if (n <= 0)
+    return VMEM_OK;
+  vmem_allocation a = {scratch_buf ? VMEM_ALLOC_SCRATCH : VMEM_ALLOC_WINDOW, i, n, 0, 0, 0, NULL};
+  if (!add_mul(&a.bytes, z.bytes, (uint64_t)n) || !add_mul(&a.unpadded_bytes, z.unpadded_bytes, (uint64_t)n) ||
+      !ck_add(f->scoped_bytes, a.bytes, &f->scoped_bytes))
+    goto overflow;
+  push(f, cap, a);
+  return VMEM_OK;
+overflow:
+  err_set(err, VMEM_ERR_OVERFLOW, op->offset, "the footprint of %s does not fit in 64 bits", o->name);
+  return VMEM_ERR_OVERFLOW;
+}
+
+/* Places every allocation at an aligned offset, in order. */
+static vmem_status place(vmem_footprint *f, vmem_error *err) {
+  uint64_t top = 0;
+  for (size_t i = 0; i < f->count; i++) {
+    if (!ck_round_up(top, f->alignment, &top) || !ck_add(top, f->allocs[i].bytes, &top) ||
+        top > (uint64_t)INT64_MAX) {
+      err_set(err, VMEM_ERR_OVERFLOW, 0, "the stack does not fit in 64 bits");
+      return VMEM_ERR_OVERFLOW;
+    }
+    f->allocs[i].offset = top - f->allocs[i].bytes;
+  }
+  f->stack_bytes = top;
+  return VMEM_OK;
+}
+
+static vmem_status extras(arena *scratch, const vmem_kernel *k, const vmem_target *t,
+                          const vmem_plan_options *opt, vmem_footprint *f, size_t cap, vmem_error *err) {
+  int64_t is = opt && opt->internal_scratch >= 0 ? opt->internal_scratch
+               : k->internal_scratch >= 0        ? k->internal_scratch
+                                                 : (int64_t)vmem_target_u64(t, VMEM_FACT_INTERNAL_SCRATCH_BYTES);
+  if (is > 0) {
+    vmem_allocation a = {VMEM_ALLOC_INTERNAL_SCRATCH, SIZE_MAX, 1, (uint64_t)is, (uint64_t)is, 0,
+                         k->internal_scratch >= 0 ? "internal_scratch_in_bytes given by the kernel"
+                                                  : "Mosaic internal scratch, the target's default"};
+    f->internal_scratch_bytes = (uint64_t)is;
+    push(f, cap, a);
+  }
+  if (opt && !opt->model_intermediates)
+    return VMEM_OK;
+  for (size_t m = 0; m < k->nmodelled; m++) {
+    vmem_size z;
+    vmem_status st = buffer_size(scratch, k->modelled[m].shape, t, true, &z, err);
+    if (st != VMEM_OK)
+      return st;
+    vmem_allocation a = {VMEM_ALLOC_MODELLED, SIZE_MAX, 1, z.bytes, z.unpadded_bytes, 0, k->modelled[m].note};
+    f->modelled_bytes += z.bytes;
+    push(f, cap, a);
+  }
+  return VMEM_OK;
+}
+
+vmem_status vmem_kernel_footprint(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *opt,
+                                  vmem_footprint *out, vmem_error *err) {
+  err_clear(err);
+  memset(out, 0, sizeof *out);
+  if (!k || !t) {
+    err_set(err, VMEM_ERR_ARGUMENT, 0, "no kernel or no target");
+    return VMEM_ERR_ARGUMENT;
+  }
+  out->alloc = &k->a.alloc;
+  out->alignment = opt && opt->alignment ? opt->alignment : DEFAULT_ALIGNMENT;
+  size_t cap = k->nops + k->nmodelled + 1;
+  out->allocs = vmem__alloc(out->alloc, cap * sizeof *out->allocs);
+  if (!out->allocs) {
+    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return VMEM_ERR_NOMEM;
+  }
+  arena scratch;
+  arena_init(&scratch, out->alloc);
+  vmem_status st = VMEM_OK;
+  for (size_t i = 0; i < k->nops && st == VMEM_OK; i++)
+    st = operand_alloc(&scratch, &k->ops[i], i, t, out, cap, err);
+  if (st == VMEM_OK)
+    st = extras(&scratch, k, t, opt, out, cap, err);
+  if (st == VMEM_OK)
+    st = place(out, err);
+  arena_destroy(&scratch);
+  if (st != VMEM_OK)
+    vmem_footprint_free(out);
+  return st;
+}
+
+void vmem_footprint_free(vmem_footprint *f) {
+  if (f && f->allocs) {
+    vmem__free(f->alloc, f->allocs);
+    f->allocs = NULL;
+    f->count = 0;
+  }
+}
+
+const char *vmem_alloc_kind_name(vmem_alloc_kind kind) {
+  switch (kind) {
+  case VMEM_ALLOC_WINDOW:
+    return "window";
+  case VMEM_ALLOC_SCRATCH:
+    return "scratch";
+  case VMEM_ALLOC_INTERNAL_SCRATCH:
+    return "internal scratch";
+  default:
+    return "modelled";
+  }
+}

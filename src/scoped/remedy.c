@@ -1,0 +1,206 @@
+/*
+ * remedy.c — what to change when a kernel does not fit, with numbers, in
+ * the order the seed gives: smaller blocks, a per-kernel limit,
+ * Buffered(1), coloring, and (in the CLI) the global flag.
+ */
+#include <string.h>
+
+#include "../kernel/kernel.h"
+
+enum { MIB = 1 << 20 };
+
+/* The block dims of every operand, as a variant can change them. */
+typedef struct variant {
+  int64_t dims[64][VMEM_KERNEL_MAX_RANK];
+} variant;
+
+static void variant_init(const vmem_kernel *k, variant *v) {
+  for (size_t i = 0; i < k->nops && i < 64; i++)
+    if (k->ops[i].pub.block)
+      memcpy(v->dims[i], k->ops[i].pub.block->dims, k->ops[i].pub.rank * sizeof(int64_t));
+}
+
+/* Windows + scratch of the kernel with the variant's block dims. */
+static bool variant_scoped(const vmem_kernel *k, const vmem_target *t, const variant *v, uint64_t *out) {
+  arena a;
+  arena_init(&a, &k->a.alloc);
+  uint64_t total = 0;
+  bool ok = true;
+  for (size_t i = 0; i < k->nops && i < 64 && ok; i++) {
+    const vmem_operand *o = &k->ops[i].pub;
+    bool scratch = o->role == VMEM_ROLE_SCRATCH;
+    int n = scratch ? 1 : o->buffers;
+    if (!o->block || o->space != VMEM_SPACE_VMEM || n <= 0 || o->role == VMEM_ROLE_SCALAR_PREFETCH)
+      continue;
+    vmem_shape *s = shape_clone(&a, o->block);
+    vmem_size z;
+    vmem_error e;
+    ok = s != NULL;
+    if (ok) {
+      memcpy(s->dims, v->dims[i], o->rank * sizeof(int64_t));
+      ok = tiling_apply(&a, s, t, scratch, &e) == VMEM_OK && shape_array_size(s, &z, &e) == VMEM_OK;
+    }
+    uint64_t p;
+    ok = ok && ck_mul(z.bytes, (uint64_t)n, &p) && ck_add(total, p, &total);
+  }
+  arena_destroy(&a);
+  *out = total;
+  return ok;
+}
+
+/* Is `value` a legal size for block dim d of operand i (the Pallas block
+ * rules for the last two dims; leading dims take any positive size)? */
+static bool legal(const vmem_operand *o, size_t d, int64_t value) {
+  if (value < 1)
+    return false;
+  int64_t whole = o->array ? o->array->dims[d] : -1;
+  if (value == whole)
+    return true;
+  if (o->rank >= 2 && d == o->rank - 1)
+    return value % 128 == 0;
+  if (o->rank >= 2 && d == o->rank - 2)
+    return value % 8 == 0;
+  if (o->rank == 1)
+    return value % 1024 == 0;
+  return true;
+}
+
+/* Halves a spec parameter until the kernel fits; every block using it must
+ * stay legal. */
+static void shrink_param(const vmem_kernel *k, const vmem_target *t, int p, uint64_t budget, vmem_remedies *out) {
+  variant v;
+  variant_init(k, &v);
+  int64_t value = k->params[p].value;
+  size_t first_op = SIZE_MAX, first_dim = 0;
+  while (value % 2 == 0 && value > 1) {
+    int64_t next = value / 2;
+    bool ok = true;
+    for (size_t i = 0; i < k->nops && i < 64 && ok; i++)
+      for (size_t d = 0; d < k->ops[i].pub.rank && ok; d++)
+        if (k->ops[i].block_param[d] == p) {
+          ok = legal(&k->ops[i].pub, d, next);
+          v.dims[i][d] = next;
+          if (first_op == SIZE_MAX)
+            first_op = i, first_dim = d;
+        }
+    uint64_t scoped;
+    if (!ok || first_op == SIZE_MAX || !variant_scoped(k, t, &v, &scoped))
+      return;
+    value = next;
+    if (scoped <= budget) {
+      if (out->nshrink < VMEM_REMEDY_MAX)
+        out->shrink[out->nshrink++] = (vmem_shrink){first_op, first_dim, p, k->params[p].name,
+                                                    k->params[p].value, value, scoped};
+      return;
+    }
+  }
+}
+
+/* Halves one grid-driven block dim of one operand until the kernel fits. */
+static void shrink_dim(const vmem_kernel *k, const vmem_target *t, size_t i, uint64_t budget, vmem_remedies *out) {
+  const vmem_operand *o = &k->ops[i].pub;
+  for (size_t d = 0; d < o->rank; d++) {
+    if (o->index_axis[d] < 0 || k->ops[i].block_param[d] >= 0)
+      continue;
+    variant v;
+    variant_init(k, &v);
+    for (int64_t value = v.dims[i][d]; value % 2 == 0 && legal(o, d, value / 2);) {
+      value /= 2;
+      v.dims[i][d] = value;
+      uint64_t scoped;
+      if (!variant_scoped(k, t, &v, &scoped))
+        break;
+      if (scoped <= budget) {
+        if (out->nshrink < VMEM_REMEDY_MAX)
+          out->shrink[out->nshrink++] = (vmem_shrink){i, d, -1, NULL, o->block->dims[d], value, scoped};
+        return;
+      }
+    }
+  }
+}
+
+/* Operands by window bytes, largest first. */
+static size_t by_size(const vmem_footprint *f, size_t *order, size_t cap) {
+  size_t n = 0;
+  for (size_t a = 0; a < f->count && n < cap; a++)
+    if (f->allocs[a].kind == VMEM_ALLOC_WINDOW || f->allocs[a].kind == VMEM_ALLOC_SCRATCH)
+      order[n++] = a;
+  for (size_t x = 1; x < n; x++)
+    for (size_t y = x; y > 0 && f->allocs[order[y - 1]].bytes < f->allocs[order[y]].bytes; y--) {
+      size_t tmp = order[y];
+      order[y] = order[y - 1];
+      order[y - 1] = tmp;
+    }
+  return n;
+}
+
+static void shrinks(const vmem_kernel *k, const vmem_target *t, const vmem_footprint *f, uint64_t budget,
+                    vmem_remedies *out) {
+  size_t order[64];
+  size_t n = by_size(f, order, 64);
+  bool seen[64] = {false};
+  for (size_t j = 0; j < n; j++) {
+    size_t i = f->allocs[order[j]].operand;
+    if (i >= 64 || f->allocs[order[j]].kind != VMEM_ALLOC_WINDOW)
+      continue;
+    bool used_param = false;
+    for (size_t d = 0; d < k->ops[i].pub.rank; d++) {
+      int p = k->ops[i].block_param[d];
+      if (p >= 0 && p < 64 && !seen[p]) {
+        seen[p] = true;
+        used_param = true;
+        shrink_param(k, t, p, budget, out);
+      }
+    }
+    if (!used_param)
+      shrink_dim(k, t, i, budget, out);
+  }
+}
+
+static void buffering_and_coloring(const vmem_kernel *k, const vmem_target *t, const vmem_footprint *f,
+                                   vmem_remedies *out) {
+  for (size_t a = 0; a < f->count; a++) {
+    const vmem_allocation *al = &f->allocs[a];
+    if (al->kind != VMEM_ALLOC_WINDOW || al->operand >= k->nops)
+      continue;
+    const vmem_operand *o = &k->ops[al->operand].pub;
+    if (o->role != VMEM_ROLE_INPUT)
+      continue;
+    bool moves = false;
+    for (size_t d = 0; d < o->rank && k->grid_rank; d++)
+      moves = moves || o->index_axis[d] == (int)(k->grid_rank - 1) || o->index_axis[d] == VMEM_INDEX_UNKNOWN;
+    if (al->buffers == 2 && !moves && k->grid_rank && out->nbuffered1 < VMEM_REMEDY_MAX)
+      out->buffered1[out->nbuffered1++] = (vmem_buffered1){al->operand, al->bytes / 2};
+    int64_t added = -1;
+    if (o->array) {
+      arena ar;
+      arena_init(&ar, &k->a.alloc);
+      vmem_shape *s = shape_clone(&ar, o->array);
+      vmem_size z;
+      vmem_error e;
+      if (s && tiling_apply(&ar, s, t, false, &e) == VMEM_OK && shape_array_size(s, &z, &e) == VMEM_OK)
+        added = (int64_t)z.bytes;
+      arena_destroy(&ar);
+    }
+    if (out->ncoloring < VMEM_REMEDY_MAX)
+      out->coloring[out->ncoloring++] = (vmem_coloring){al->operand, al->bytes, added};
+  }
+}
+
+vmem_status vmem_kernel_remedies(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *opt,
+                                 uint64_t limit, vmem_remedies *out, vmem_error *err) {
+  memset(out, 0, sizeof *out);
+  vmem_footprint f;
+  vmem_status st = vmem_kernel_footprint(k, t, opt, &f, err);
+  if (st != VMEM_OK)
+    return st;
+  out->limit_bytes = limit;
+  out->needed_bytes = f.scoped_bytes + f.internal_scratch_bytes;
+  uint64_t budget = limit > f.internal_scratch_bytes ? limit - f.internal_scratch_bytes : 0;
+  shrinks(k, t, &f, budget, out);
+  out->request_bytes = (out->needed_bytes + MIB - 1) / MIB * MIB;
+  out->request_within_physical = out->request_bytes <= vmem_target_u64(t, VMEM_FACT_VMEM_BYTES);
+  buffering_and_coloring(k, t, &f, out);
+  vmem_footprint_free(&f);
+  return VMEM_OK;
+}

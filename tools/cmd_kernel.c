@@ -1,0 +1,346 @@
+/*
+ * cmd_kernel.c — `vmemscope check` on a Pallas kernel (Mosaic MLIR or a
+ * JSON kernel spec): the allocations, the limit in force, the verdict, the
+ * compiler's own E1001 message when it does not fit, and the remedies.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct kreport {
+  const char *path, *format;
+  const vmem_kernel *k;
+  const vmem_target *t;
+  vmem_footprint f;
+  vmem_limits l;
+  vmem_remedies rem;
+  enum { FITS, AT_RISK, OVER } verdict;
+} kreport;
+
+static char *shape_str(const vmem_shape *s) {
+  size_t n = vmem_shape_print(s, NULL, 0);
+  char *b = malloc(n + 1);
+  if (b)
+    vmem_shape_print(s, b, n + 1);
+  return b;
+}
+
+static const char *role_name(vmem_operand_role r) {
+  static const char *const n[] = {"prefetch", "input", "output", "scratch"};
+  return n[r];
+}
+
+static const char *space_name(vmem_memory_space s) {
+  static const char *const n[] = {"vmem", "any", "smem", "semaphore"};
+  return n[s];
+}
+
+/* "(i, k)" from the index map: grid axis names, 0 for constants, ? for unknown. */
+static void index_map_text(const vmem_kernel *k, const vmem_operand *o, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[n++] = '(';
+  for (size_t d = 0; d < o->rank && n + 8 < cap; d++) {
+    int a = o->index_axis[d];
+    n += (size_t)snprintf(buf + n, cap - n, "%s", d ? ", " : "");
+    if (a >= 0)
+      n += (size_t)snprintf(buf + n, cap - n, "g%d", a);
+    else
+      n += (size_t)snprintf(buf + n, cap - n, "%s", a == VMEM_INDEX_CONSTANT ? "c" : "?");
+  }
+  snprintf(buf + n, cap - n, ")");
+  (void)k;
+}
+
+/* The operand's block as printed: dtype[dims] with the padding layout. */
+static char *block_str(const vmem_kernel *k, const vmem_target *t, const vmem_operand *o) {
+  (void)k;
+  vmem_error err;
+  vmem_shape *laid = vmem_shape_with_tpu_layout(o->block, t, NULL, &err);
+  char *s = shape_str(laid ? laid : o->block);
+  vmem_shape_free(laid);
+  return s;
+}
+
+/* The compiler's E1001 message for this kernel, in its words and numbers. */
+static void print_e1001(const kreport *r, FILE *out) {
+  char x[32], y[32], z[32];
+  const vmem_shape *res = vmem_kernel_result_shape(r->k);
+  vmem_error err;
+  vmem_shape *laid = res ? vmem_shape_with_tpu_layout(res, r->t, NULL, &err) : NULL;
+  char *shape = laid ? shape_str(laid) : NULL;
+  vmem_format_bytes((int64_t)r->f.scoped_bytes, x, sizeof x);
+  vmem_format_bytes((int64_t)r->l.effective_bytes, y, sizeof y);
+  vmem_format_bytes((int64_t)(r->f.scoped_bytes - r->l.effective_bytes), z, sizeof z);
+  fprintf(out,
+          "RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack for %%%s = %s "
+          "custom-call(...), custom_call_target=\"tpu_custom_call\" ... Scoped allocation with size %s and limit %s "
+          "exceeded scoped vmem limit by %s.\n",
+          vmem_kernel_name(r->k), shape ? shape : "(...)", x, y, z);
+  free(shape);
+  vmem_shape_free(laid);
+}
+
+static void print_allocations(const kreport *r) {
+  static const int right[] = {1, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+  cli_table tb;
+  table_init(&tb, 10, right);
+  table_add(&tb, "#", "OPERAND", "ROLE", "SPACE", "BLOCK", "INDEX", "BUF", "BYTES", "UNPADDED", "OFFSET");
+  for (size_t i = 0; i < vmem_kernel_operand_count(r->k); i++) {
+    const vmem_operand *o = vmem_kernel_operand(r->k, i);
+    const vmem_allocation *al = NULL;
+    for (size_t a = 0; a < r->f.count; a++)
+      if (r->f.allocs[a].operand == i)
+        al = &r->f.allocs[a];
+    char num[24], idx[64], buf[16], by[32], un[32], of[32];
+    snprintf(num, sizeof num, "%zu", i);
+    index_map_text(r->k, o, idx, sizeof idx);
+    snprintf(buf, sizeof buf, "%d", al ? al->buffers : 0);
+    char *blk = o->block ? block_str(r->k, r->t, o) : NULL;
+    bool io = o->role == VMEM_ROLE_INPUT || o->role == VMEM_ROLE_OUTPUT;
+    const char *role = io && !vmem_kernel_roles_known(r->k) ? "in/out" : role_name(o->role);
+    bool windowed = io && o->block && o->space == VMEM_SPACE_VMEM && vmem_kernel_grid_rank(r->k);
+    table_add(&tb, num, o->name, role, space_name(o->space), blk ? blk : "semaphore", windowed ? idx : "",
+              al ? buf : "-",
+              al ? cli_human(by, sizeof by, al->bytes) : "-", al ? cli_human(un, sizeof un, al->unpadded_bytes) : "-",
+              al ? (snprintf(of, sizeof of, "%" PRIu64, al->offset), of) : "-");
+    free(blk);
+  }
+  table_print(&tb, stdout);
+  table_free(&tb);
+}
+
+static void print_totals(const kreport *r) {
+  char b[48], lim[48], phys[32];
+  printf("\nscoped allocation (windows + scratch; exact, as the compiler prints it)  %s\n",
+         cli_bytes(b, sizeof b, r->f.scoped_bytes));
+  for (size_t a = 0; a < r->f.count; a++) {
+    const vmem_allocation *al = &r->f.allocs[a];
+    if (al->kind == VMEM_ALLOC_INTERNAL_SCRATCH)
+      printf("internal scratch (%s)  %s  at offset %" PRIu64 "  [headroom]\n", al->note,
+             cli_bytes(b, sizeof b, al->bytes), al->offset);
+    if (al->kind == VMEM_ALLOC_MODELLED)
+      printf("modelled: %s  %s  at offset %" PRIu64 "  [estimate, not in the exact figure]\n", al->note,
+             cli_bytes(b, sizeof b, al->bytes), al->offset);
+  }
+  if (r->f.smem_bytes)
+    printf("SMEM (scalar prefetch and SMEM operands)  %s of %s\n", cli_bytes(b, sizeof b, r->f.smem_bytes),
+           cli_human(phys, sizeof phys, vmem_target_u64(r->t, VMEM_FACT_SMEM_BYTES)));
+  printf("limit  %s from the %s", cli_bytes(lim, sizeof lim, r->l.effective_bytes),
+         vmem_limit_origin_name(r->l.origin));
+  printf(" (physical VMEM %s)\n", cli_human(phys, sizeof phys, r->l.physical_bytes));
+  for (size_t i = 0; i < r->l.warning_count; i++)
+    printf("warning: %s\n", r->l.warnings[i].message);
+}
+
+static void print_verdict(const kreport *r) {
+  char b[32], c[32];
+  uint64_t lim = r->l.effective_bytes, s = r->f.scoped_bytes;
+  if (r->verdict == OVER) {
+    printf("verdict: DOES NOT FIT — %s over the limit (E1001)\n", cli_human(b, sizeof b, s - lim));
+  } else if (r->verdict == AT_RISK) {
+    printf("verdict: fits by %s, but not with the internal scratch and modelled values (%s) counted — at risk\n",
+           cli_human(b, sizeof b, lim - s),
+           cli_human(c, sizeof c, r->f.internal_scratch_bytes + r->f.modelled_bytes));
+  } else {
+    printf("verdict: fits, %s to spare (internal scratch and modelled values included)\n",
+           cli_human(b, sizeof b, lim - s - r->f.internal_scratch_bytes - r->f.modelled_bytes));
+  }
+}
+
+static void print_remedies(const kreport *r) {
+  const vmem_remedies *m = &r->rem;
+  char b[48], c[48];
+  printf("\nremedies, in the order of the seed's advice:\n");
+  printf("1. smaller blocks (each alone fits the limit with the internal scratch counted):\n");
+  if (!m->nshrink)
+    printf("   none found by halving a block dimension alone; combine them, or use the steps below\n");
+  for (size_t i = 0; i < m->nshrink; i++) {
+    const vmem_shrink *s = &m->shrink[i];
+    const vmem_operand *o = vmem_kernel_operand(r->k, s->operand);
+    if (s->param_name)
+      printf("   %s: %" PRId64 " -> %" PRId64 "  (every block using it), scoped %s\n", s->param_name, s->from, s->to,
+             cli_bytes(b, sizeof b, s->scoped_bytes));
+    else
+      printf("   %s block dim %zu: %" PRId64 " -> %" PRId64 " (the grid axis it follows grows to match), scoped %s\n",
+             o->name, s->dim, s->from, s->to, cli_bytes(b, sizeof b, s->scoped_bytes));
+  }
+  printf("2. request the limit this kernel needs: pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # %s: "
+         "windows + scratch + internal scratch, rounded up to a MiB; %s\n",
+         m->request_bytes, cli_human(c, sizeof c, m->request_bytes),
+         m->request_within_physical ? "within physical VMEM"
+                                    : "ABOVE physical VMEM: the program-level 'Used X of Y vmem' error would follow");
+  printf("3. single-buffer inputs whose block does not move along the innermost grid axis (pl.Buffered(1)):\n");
+  if (!m->nbuffered1)
+    printf("   none\n");
+  for (size_t i = 0; i < m->nbuffered1; i++)
+    printf("   %s: saves %s\n", vmem_kernel_operand(r->k, m->buffered1[i].operand)->name,
+           cli_bytes(b, sizeof b, m->buffered1[i].saved_bytes));
+  printf("4. color an input to VMEM (pltpu.with_memory_space_constraint): its windows leave the scoped region, the "
+         "whole array becomes program-scoped:\n");
+  if (!m->ncoloring)
+    printf("   no windowed VMEM input\n");
+  for (size_t i = 0; i < m->ncoloring; i++) {
+    const vmem_coloring *co = &m->coloring[i];
+    if (co->program_added_bytes >= 0)
+      printf("   %s: scoped -%s, program-scoped +%s\n", vmem_kernel_operand(r->k, co->operand)->name,
+             cli_human(b, sizeof b, co->scoped_saved_bytes), cli_human(c, sizeof c, (uint64_t)co->program_added_bytes));
+    else
+      printf("   %s: scoped -%s, program-scoped + the whole array (its shape is not in this input)\n",
+             vmem_kernel_operand(r->k, co->operand)->name, cli_human(b, sizeof b, co->scoped_saved_bytes));
+  }
+  printf("5. if many kernels are over: raise the global limit, LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64
+         "\n", m->request_bytes / 1024);
+}
+
+static json_t *json_kernel(const kreport *r) {
+  json_t *o = json_object(), *allocs = json_array();
+  json_object_set_new(o, "name", json_string(vmem_kernel_name(r->k)));
+  json_object_set_new(o, "format", json_string(r->format));
+  json_object_set_new(o, "target", json_string(vmem_target_name(r->t)));
+  json_t *grid = json_array();
+  for (size_t g = 0; g < vmem_kernel_grid_rank(r->k); g++)
+    json_array_append_new(grid, json_integer(vmem_kernel_grid_bound(r->k, g)));
+  json_object_set_new(o, "grid", grid);
+  json_object_set_new(o, "scoped_bytes", json_integer((json_int_t)r->f.scoped_bytes));
+  json_object_set_new(o, "internal_scratch_bytes", json_integer((json_int_t)r->f.internal_scratch_bytes));
+  json_object_set_new(o, "modelled_bytes", json_integer((json_int_t)r->f.modelled_bytes));
+  json_object_set_new(o, "stack_bytes", json_integer((json_int_t)r->f.stack_bytes));
+  json_object_set_new(o, "smem_bytes", json_integer((json_int_t)r->f.smem_bytes));
+  json_object_set_new(o, "limit_bytes", json_integer((json_int_t)r->l.effective_bytes));
+  json_object_set_new(o, "limit_origin", json_string(vmem_limit_origin_name(r->l.origin)));
+  json_object_set_new(o, "fits", json_boolean(r->verdict != OVER));
+  json_object_set_new(o, "at_risk", json_boolean(r->verdict == AT_RISK));
+  for (size_t a = 0; a < r->f.count; a++) {
+    const vmem_allocation *al = &r->f.allocs[a];
+    json_t *e = json_object();
+    json_object_set_new(e, "kind", json_string(vmem_alloc_kind_name(al->kind)));
+    if (al->operand < vmem_kernel_operand_count(r->k)) {
+      const vmem_operand *op = vmem_kernel_operand(r->k, al->operand);
+      char *blk = block_str(r->k, r->t, op);
+      json_object_set_new(e, "operand", json_string(op->name));
+      json_object_set_new(e, "role", json_string(role_name(op->role)));
+      json_object_set_new(e, "block", json_string(blk ? blk : ""));
+      free(blk);
+    } else {
+      json_object_set_new(e, "note", json_string(al->note ? al->note : ""));
+    }
+    json_object_set_new(e, "buffers", json_integer(al->buffers));
+    json_object_set_new(e, "bytes", json_integer((json_int_t)al->bytes));
+    json_object_set_new(e, "unpadded_bytes", json_integer((json_int_t)al->unpadded_bytes));
+    json_object_set_new(e, "offset", json_integer((json_int_t)al->offset));
+    json_object_set_new(e, "exact", json_boolean(al->kind == VMEM_ALLOC_WINDOW || al->kind == VMEM_ALLOC_SCRATCH));
+    json_array_append_new(allocs, e);
+  }
+  json_object_set_new(o, "allocations", allocs);
+  if (r->verdict == OVER) {
+    json_t *rm = json_object(), *sh = json_array();
+    for (size_t i = 0; i < r->rem.nshrink; i++) {
+      const vmem_shrink *s = &r->rem.shrink[i];
+      json_t *e = json_object();
+      json_object_set_new(e, "operand", json_string(vmem_kernel_operand(r->k, s->operand)->name));
+      json_object_set_new(e, "dim", json_integer((json_int_t)s->dim));
+      json_object_set_new(e, "param", s->param_name ? json_string(s->param_name) : json_null());
+      json_object_set_new(e, "from", json_integer(s->from));
+      json_object_set_new(e, "to", json_integer(s->to));
+      json_object_set_new(e, "scoped_bytes", json_integer((json_int_t)s->scoped_bytes));
+      json_array_append_new(sh, e);
+    }
+    json_object_set_new(rm, "shrink", sh);
+    json_object_set_new(rm, "vmem_limit_bytes", json_integer((json_int_t)r->rem.request_bytes));
+    json_object_set_new(rm, "within_physical", json_boolean(r->rem.request_within_physical));
+    json_t *b1 = json_array();
+    for (size_t i = 0; i < r->rem.nbuffered1; i++)
+      json_array_append_new(b1, json_string(vmem_kernel_operand(r->k, r->rem.buffered1[i].operand)->name));
+    json_object_set_new(rm, "buffered1", b1);
+    json_object_set_new(o, "remedies", rm);
+  }
+  return o;
+}
+
+/* Reads a whole (small) file; NULL after printing an error. */
+static char *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    cli_error("check", "%s: cannot open", path);
+    return NULL;
+  }
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
+    n += got;
+    if (n == cap) {
+      char *nb = cap < ((size_t)1 << 30) ? realloc(buf, cap *= 2) : NULL;
+      if (!nb) {
+        free(buf);
+        buf = NULL;
+      }
+      buf = nb;
+    }
+  }
+  fclose(f);
+  if (!buf)
+    cli_error("check", "%s: too large or out of memory", path);
+  *len = n;
+  return buf;
+}
+
+int check_kernel_file(const char *path, const char *format, const vmem_target *t, const vmem_limit_inputs *in,
+                      bool json) {
+  size_t len;
+  char *text = read_file(path, &len);
+  if (!text)
+    return EXIT_BAD;
+  vmem_error err;
+  vmem_kernel *k = !strcmp(format, "spec") ? vmem_kernel_from_spec(text, len, NULL, &err)
+                                           : vmem_kernel_from_mlir(text, len, NULL, &err);
+  if (!k) {
+    size_t line, col;
+    vmem_locate(text, len, err.offset, &line, &col);
+    if (err.offset || !strcmp(format, "mlir"))
+      fprintf(stderr, "vmemscope check: error: %s:%zu:%zu: %s\n", path, line, col, err.message);
+    else
+      fprintf(stderr, "vmemscope check: error: %s: %s\n", path, err.message);
+    free(text);
+    return EXIT_BAD;
+  }
+  kreport r = {path, format, k, t, {0}, {0}, {0}, FITS};
+  vmem_limit_inputs li = *in;
+  if (li.vmem_limit_bytes < 0)
+    li.vmem_limit_bytes = vmem_kernel_vmem_limit_bytes(k);
+  int rc = EXIT_OK;
+  if (vmem_kernel_footprint(k, t, NULL, &r.f, &err) != VMEM_OK || vmem_limits_resolve(t, &li, &r.l, &err) != VMEM_OK) {
+    fprintf(stderr, "vmemscope check: error: %s: %s\n", path, err.message);
+    rc = EXIT_BAD;
+  } else {
+    uint64_t all = r.f.scoped_bytes + r.f.internal_scratch_bytes + r.f.modelled_bytes;
+    r.verdict = r.f.scoped_bytes > r.l.effective_bytes ? OVER : all > r.l.effective_bytes ? AT_RISK : FITS;
+    if (r.verdict == OVER)
+      vmem_kernel_remedies(k, t, NULL, r.l.effective_bytes, &r.rem, &err);
+    if (json) {
+      json_t *root = cli_json_root("check"), *ks = json_array();
+      json_array_append_new(ks, json_kernel(&r));
+      json_object_set_new(root, "kernels", ks);
+      cli_print_json(root);
+    } else {
+      if (r.verdict == OVER)
+        print_e1001(&r, stdout);
+      printf("%skernel %s (%s), target %s; grid (", r.verdict == OVER ? "\n" : "", vmem_kernel_name(k), format,
+             vmem_target_name(t));
+      for (size_t g = 0; g < vmem_kernel_grid_rank(k); g++)
+        printf("%s%" PRId64 " %s", g ? ", " : "", vmem_kernel_grid_bound(k, g), vmem_kernel_dimension_semantics(k, g));
+      printf(")\n\n");
+      print_allocations(&r);
+      print_totals(&r);
+      print_verdict(&r);
+      if (r.verdict == OVER)
+        print_remedies(&r);
+    }
+    rc = r.verdict == OVER ? EXIT_OOM : EXIT_OK;
+  }
+  vmem_footprint_free(&r.f);
+  vmem_kernel_free(k);
+  free(text);
+  return rc;
+}
