@@ -1,0 +1,1 @@
+$VMEMSCOPE check k_missing_transform.mlir

@@ -1,0 +1,1 @@
+$VMEMSCOPE check k_modes.mlir --target v6e

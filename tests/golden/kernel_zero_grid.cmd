@@ -1,0 +1,1 @@
+$VMEMSCOPE check k_zero_grid.mlir
