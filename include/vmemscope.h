@@ -517,6 +517,9 @@ VMEM_API void vmem_kernel_free(vmem_kernel *k);
 VMEM_API const char *vmem_kernel_name(const vmem_kernel *k);
 VMEM_API size_t vmem_kernel_grid_rank(const vmem_kernel *k);
 VMEM_API int64_t vmem_kernel_grid_bound(const vmem_kernel *k, size_t axis);
+/** The grid axis's name ("i" in a spec; "g0", "g1", ... otherwise). */
+VMEM_API const char *vmem_kernel_grid_axis_name(const vmem_kernel *k,
+                                                size_t axis);
 /** "parallel", "arbitrary", "core_parallel", ... ("" when not given). */
 VMEM_API const char *vmem_kernel_dimension_semantics(const vmem_kernel *k,
                                                      size_t axis);

@@ -27,7 +27,7 @@ int cmd_check(int argc, char **argv);
 int cmd_print(int argc, char **argv);
 /* cmd_kernel.c: check on a Mosaic MLIR kernel or a JSON spec ("mlir", "spec"). */
 int check_kernel_file(const char *path, const char *format, const vmem_target *t, const vmem_limit_inputs *in,
-                      bool json);
+                      const vmem_plan_options *opt, bool json);
 
 /* Common options. Each command loops over argv with cli_next_option. */
 typedef struct cli_opts {

@@ -33,6 +33,9 @@ static const char help[] =
     "  --vmem-limit-bytes N    the kernel's vmem_limit_bytes (overrides the spec's)\n"
     "  --flags \"...\"           libtpu flags, as in LIBTPU_INIT_ARGS\n"
     "  --no-env                ignore LIBTPU_INIT_ARGS and XLA_FLAGS\n"
+    "  --align N               kernel: stack alignment in bytes, a power of two (default 512)\n"
+    "  --internal-scratch N    kernel: Mosaic internal scratch in bytes (default: the kernel's,\n"
+    "                          else the target's)\n"
     "  --summary               HLO: only the module line, custom calls, totals, largest buffers\n"
     "  --top N                 HLO: how many of the largest buffers to list (default 10)\n"
     "  --json                  print JSON (docs/json.md; every size in bytes)\n";
@@ -324,6 +327,22 @@ static void print_custom_call(const row *w) {
   if (w->scoped.has_kernel_body)
     printf(" (Mosaic body present: windows not decoded yet)");
   printf("\n");
+  if (!kernel.len)
+    return;
+  /* What is known without the windows: the whole operands and results. An
+   * upper bound on the windows only if each operand is windowed whole. */
+  uint64_t ops = 0;
+  for (size_t k = 0; k < vmem_hlo_instruction_operand_count(w->in); k++) {
+    vmem_size z;
+    vmem_error err;
+    const vmem_shape *s = vmem_hlo_instruction_shape(vmem_hlo_instruction_operand_at(w->in, k));
+    if (vmem_shape_size(s, &z, &err) == VMEM_OK)
+      ops += z.bytes;
+  }
+  char o[48], r[48];
+  printf("      whole operands %s, results %s: the windows are not known until the kernel body is decoded; "
+         "these bound them only where an operand is windowed whole\n",
+         cli_bytes(o, sizeof o, ops), w->sized ? cli_bytes(r, sizeof r, w->size.bytes) : "?");
 }
 
 static void print_computation(const report *r, const vmem_hlo_computation *c, size_t *k) {
@@ -511,12 +530,14 @@ static json_t *json_report(const report *r, size_t top) {
 /* ---- commands ------------------------------------------------------------- */
 
 int cmd_check(int argc, char **argv) {
-  static const char *const with_value[] = {"--target", "--top", "--format", "--vmem-limit-bytes", "--flags", NULL};
+  static const char *const with_value[] = {"--target", "--top", "--format", "--vmem-limit-bytes", "--flags",
+                                           "--align", "--internal-scratch", NULL};
   cli_args a = {.argc = argc, .argv = argv, .cmd = "check"};
   const char *path = NULL, *target = NULL, *format = NULL;
   bool json = false, summary = false, bad = false, no_env = false;
   long top = 10;
   vmem_limit_inputs in = {.vmem_limit_bytes = -1};
+  vmem_plan_options popt = {.alignment = 0, .internal_scratch = -1, .model_intermediates = true};
   while (a.i < argc && !bad) {
     const char *val, *opt = cli_next(&a, with_value, &val, &bad);
     if (bad)
@@ -541,6 +562,17 @@ int cmd_check(int argc, char **argv) {
       if (*end || end == val || v < 0)
         return cli_usage_error("check", "--vmem-limit-bytes needs a whole number of bytes, got '%s'", val);
       in.vmem_limit_bytes = v;
+    } else if (!strcmp(opt, "--align") || !strcmp(opt, "--internal-scratch")) {
+      char *end;
+      long long v = strtoll(val, &end, 10);
+      bool align = !strcmp(opt, "--align");
+      if (*end || end == val || v < 0 || (align && (v == 0 || (v & (v - 1)) != 0)))
+        return cli_usage_error("check", "%s needs %s, got '%s'", opt,
+                               align ? "a power of two in bytes" : "a whole number of bytes", val);
+      if (align)
+        popt.alignment = (uint64_t)v;
+      else
+        popt.internal_scratch = v;
     } else if (!strcmp(opt, "--top")) {
       char *end;
       top = strtol(val, &end, 10);
@@ -568,7 +600,7 @@ int cmd_check(int argc, char **argv) {
   }
   if (strcmp(format, "hlo") != 0) {
     const vmem_target *t = cli_target("check", target);
-    return t ? check_kernel_file(path, format, t, &in, json) : EXIT_BAD;
+    return t ? check_kernel_file(path, format, t, &in, &popt, json) : EXIT_BAD;
   }
   report r = {.path = path};
   if (!(r.t = cli_target("check", target)) || !(r.m = open_module("check", path)))

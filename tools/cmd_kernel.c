@@ -45,12 +45,11 @@ static void index_map_text(const vmem_kernel *k, const vmem_operand *o, char *bu
     int a = o->index_axis[d];
     n += (size_t)snprintf(buf + n, cap - n, "%s", d ? ", " : "");
     if (a >= 0)
-      n += (size_t)snprintf(buf + n, cap - n, "g%d", a);
+      n += (size_t)snprintf(buf + n, cap - n, "%s", vmem_kernel_grid_axis_name(k, (size_t)a));
     else
       n += (size_t)snprintf(buf + n, cap - n, "%s", a == VMEM_INDEX_CONSTANT ? "c" : "?");
   }
   snprintf(buf + n, cap - n, ")");
-  (void)k;
 }
 
 /* The operand's block as printed: dtype[dims] with the padding layout. */
@@ -287,7 +286,7 @@ static char *read_file(const char *path, size_t *len) {
 }
 
 int check_kernel_file(const char *path, const char *format, const vmem_target *t, const vmem_limit_inputs *in,
-                      bool json) {
+                      const vmem_plan_options *opt, bool json) {
   size_t len;
   char *text = read_file(path, &len);
   if (!text)
@@ -310,14 +309,14 @@ int check_kernel_file(const char *path, const char *format, const vmem_target *t
   if (li.vmem_limit_bytes < 0)
     li.vmem_limit_bytes = vmem_kernel_vmem_limit_bytes(k);
   int rc = EXIT_OK;
-  if (vmem_kernel_footprint(k, t, NULL, &r.f, &err) != VMEM_OK || vmem_limits_resolve(t, &li, &r.l, &err) != VMEM_OK) {
+  if (vmem_kernel_footprint(k, t, opt, &r.f, &err) != VMEM_OK || vmem_limits_resolve(t, &li, &r.l, &err) != VMEM_OK) {
     fprintf(stderr, "vmemscope check: error: %s: %s\n", path, err.message);
     rc = EXIT_BAD;
   } else {
     uint64_t all = r.f.scoped_bytes + r.f.internal_scratch_bytes + r.f.modelled_bytes;
     r.verdict = r.f.scoped_bytes > r.l.effective_bytes ? OVER : all > r.l.effective_bytes ? AT_RISK : FITS;
     if (r.verdict == OVER)
-      vmem_kernel_remedies(k, t, NULL, r.l.effective_bytes, &r.rem, &err);
+      vmem_kernel_remedies(k, t, opt, r.l.effective_bytes, &r.rem, &err);
     if (json) {
       json_t *root = cli_json_root("check"), *ks = json_array();
       json_array_append_new(ks, json_kernel(&r));
@@ -329,7 +328,8 @@ int check_kernel_file(const char *path, const char *format, const vmem_target *t
       printf("%skernel %s (%s), target %s; grid (", r.verdict == OVER ? "\n" : "", vmem_kernel_name(k), format,
              vmem_target_name(t));
       for (size_t g = 0; g < vmem_kernel_grid_rank(k); g++)
-        printf("%s%" PRId64 " %s", g ? ", " : "", vmem_kernel_grid_bound(k, g), vmem_kernel_dimension_semantics(k, g));
+        printf("%s%s=%" PRId64 " %s", g ? ", " : "", vmem_kernel_grid_axis_name(k, g), vmem_kernel_grid_bound(k, g),
+               vmem_kernel_dimension_semantics(k, g));
       printf(")\n\n");
       print_allocations(&r);
       print_totals(&r);
@@ -337,7 +337,13 @@ int check_kernel_file(const char *path, const char *format, const vmem_target *t
       if (r.verdict == OVER)
         print_remedies(&r);
     }
-    rc = r.verdict == OVER ? EXIT_OOM : EXIT_OK;
+    uint64_t smem = vmem_target_u64(t, VMEM_FACT_SMEM_BYTES);
+    bool smem_over = smem && r.f.smem_bytes > smem;
+    if (smem_over && !json)
+      printf("SMEM: %" PRIu64 " bytes of scalar prefetch and SMEM operands exceed the %" PRIu64
+             " bytes of SMEM (the compiler's 'Ran out of memory in memory space smem')\n",
+             r.f.smem_bytes, smem);
+    rc = r.verdict == OVER || smem_over ? EXIT_OOM : EXIT_OK;
   }
   vmem_footprint_free(&r.f);
   vmem_kernel_free(k);

@@ -50,6 +50,14 @@ size_t vmem_kernel_grid_rank(const vmem_kernel *k) { return k->grid_rank; }
 int64_t vmem_kernel_grid_bound(const vmem_kernel *k, size_t axis) {
   return axis < k->grid_rank ? k->grid[axis] : 0;
 }
+const char *vmem_kernel_grid_axis_name(const vmem_kernel *k, size_t axis) {
+  static const char *const names[VMEM_KERNEL_MAX_RANK] = {"g0", "g1", "g2",  "g3",  "g4",  "g5",  "g6",  "g7",
+                                                          "g8", "g9", "g10", "g11", "g12", "g13", "g14", "g15"};
+  if (axis >= k->grid_rank)
+    return "";
+  return k->grid_axis_name[axis] ? k->grid_axis_name[axis] : names[axis];
+}
+
 const char *vmem_kernel_dimension_semantics(const vmem_kernel *k, size_t axis) {
   return axis < k->grid_rank && k->semantics[axis] ? k->semantics[axis] : "";
 }

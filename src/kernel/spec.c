@@ -7,6 +7,7 @@
  */
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernel.h"
@@ -338,6 +339,35 @@ static bool read_list(sreader *r, const char *key, vmem_operand_role role, size_
   return true;
 }
 
+/* input_output_aliases ::= '{' '"' input '"' ':' output (',' ...)* '}'
+ * (indices into in_specs and out_specs, as pallas_call takes them). The
+ * aliasing shares HBM buffers; the VMEM windows stay separate (no public
+ * source says Mosaic shares them). */
+static bool read_aliases(sreader *r) {
+  vmem_kernel *k = r->k;
+  json_t *al = json_object_get(r->root, "input_output_aliases");
+  if (!al)
+    return true;
+  if (!json_is_object(al))
+    return fail(r, VMEM_ERR_SYNTAX, "input_output_aliases: expected an object {\"input\": output}");
+  size_t nin = json_array_size(json_object_get(r->root, "in_specs"));
+  size_t nout = json_array_size(json_object_get(r->root, "out_specs"));
+  size_t first_in = json_array_size(json_object_get(r->root, "scalar_prefetch"));
+  const char *key;
+  json_t *v;
+  json_object_foreach(al, key, v) {
+    char *end;
+    long in = strtol(key, &end, 10);
+    if (*end || in < 0 || (size_t)in >= nin || !json_is_integer(v) || json_integer_value(v) < 0 ||
+        (size_t)json_integer_value(v) >= nout)
+      return fail(r, VMEM_ERR_RANGE, "input_output_aliases.%s: expected an input index mapped to an output index",
+                  key);
+    k->ops[first_in + (size_t)in].pub.aliased = true;
+    k->ops[first_in + nin + (size_t)json_integer_value(v)].pub.aliased = true;
+  }
+  return true;
+}
+
 /* A grid bound not given is the number of blocks along the first array
  * dimension that axis drives. */
 static bool derive_grid(sreader *r) {
@@ -410,7 +440,7 @@ static bool read_kernel(sreader *r) {
   size_t at = 0;
   return read_params(r) && read_grid_axes(r) && read_list(r, lists[0], VMEM_ROLE_SCALAR_PREFETCH, &at) &&
          read_list(r, lists[1], VMEM_ROLE_INPUT, &at) && read_list(r, lists[2], VMEM_ROLE_OUTPUT, &at) &&
-         read_list(r, lists[3], VMEM_ROLE_SCRATCH, &at) && derive_grid(r) && result_shape(r);
+         read_list(r, lists[3], VMEM_ROLE_SCRATCH, &at) && read_aliases(r) && derive_grid(r) && result_shape(r);
 }
 
 vmem_kernel *vmem_kernel_from_spec(const char *text, size_t len, const vmem_allocator *alloc, vmem_error *err) {

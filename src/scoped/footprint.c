@@ -95,9 +95,10 @@ static vmem_status extras(arena *scratch, const vmem_kernel *k, const vmem_targe
                : k->internal_scratch >= 0        ? k->internal_scratch
                                                  : (int64_t)vmem_target_u64(t, VMEM_FACT_INTERNAL_SCRATCH_BYTES);
   if (is > 0) {
-    vmem_allocation a = {VMEM_ALLOC_INTERNAL_SCRATCH, SIZE_MAX, 1, (uint64_t)is, (uint64_t)is, 0,
-                         k->internal_scratch >= 0 ? "internal_scratch_in_bytes given by the kernel"
-                                                  : "Mosaic internal scratch, the target's default"};
+    const char *note = opt && opt->internal_scratch >= 0 ? "internal scratch given by the caller"
+                       : k->internal_scratch >= 0        ? "internal_scratch_in_bytes given by the kernel"
+                                                         : "Mosaic internal scratch, the target's default";
+    vmem_allocation a = {VMEM_ALLOC_INTERNAL_SCRATCH, SIZE_MAX, 1, (uint64_t)is, (uint64_t)is, 0, note};
     f->internal_scratch_bytes = (uint64_t)is;
     push(f, cap, a);
   }
