@@ -190,6 +190,9 @@ static const mfunc *func_named(const mreader *r, sv name) {
 /* The value of `key` in a dict's text (top level only), or an empty view. */
 static sv dict_get(const mreader *r, sv dict, const char *key) {
   (void)r;
+  sv none = {NULL, 0};
+  if (!dict.ptr) /* a func without attributes */
+    return none;
   size_t kl = strlen(key);
   const char *p = dict.ptr, *end = dict.ptr + dict.len;
   while (p < end) {
@@ -225,7 +228,6 @@ static sv dict_get(const mreader *r, sv dict, const char *key) {
     else if (klen == 0)
       p++;
   }
-  sv none = {NULL, 0};
   return none;
 }
 
@@ -570,9 +572,9 @@ static bool read_grid(mreader *r, const mfunc *f) {
 /* window_params = '[' window (',' window)* ']' -> the dicts' texts */
 static size_t split_windows(mreader *r, sv wp, sv *out, size_t cap) {
   size_t n = 0;
-  const char *p = wp.ptr, *end = wp.ptr + wp.len;
-  if (!p)
+  if (!wp.ptr)
     return 0;
+  const char *p = wp.ptr, *end = wp.ptr + wp.len;
   for (; p < end && n < cap; p++)
     if (*p == '{') {
       const char *c = match(p, end, false);
