@@ -634,6 +634,72 @@ VMEM_API vmem_status vmem_kernel_remedies(const vmem_kernel *k,
                                           vmem_remedies *out,
                                           vmem_error *err);
 
+/* ## Explaining compiler logs
+ *
+ * Finds TPU compiler memory errors in any log (tracebacks, logger
+ * prefixes, messages escaped in a Python repr, CRLF), classifies each, and
+ * converts every printed size into the byte interval it stands for.
+ */
+typedef enum vmem_oom_kind {
+  VMEM_OOM_SCOPED_VMEM,    /* E1001: an instruction's scoped allocation over its limit */
+  VMEM_OOM_PROGRAM_VMEM,   /* "Used X of Y vmem": program-wide VMEM capacity */
+  VMEM_OOM_VMEM_REQUEST,   /* "Allocation (size=N) would exceed memory": a limit above physical VMEM */
+  VMEM_OOM_SMEM,
+  VMEM_OOM_HBM,
+  VMEM_OOM_NOT_COMPILER,   /* another tool's estimate in the compiler's wording */
+  VMEM_OOM_LISTING         /* an allocation listing whose header is not in the log */
+} vmem_oom_kind;
+
+/** A size as printed ("36.25M") and the closed byte interval it stands for. */
+typedef struct vmem_printed {
+  bool present;
+  char text[24];
+  uint64_t lo, hi;
+} vmem_printed;
+
+typedef struct vmem_log_alloc {
+  vmem_printed size, unpadded, extra;
+  const char *shape;            /* NULL when the entry has none */
+  const char *label;            /* "XLA label" */
+  const char *op;               /* "Operator" */
+  const char *allocation_type;
+  bool spill;                   /* register allocator spill slots */
+  bool recomputed;              /* the shape was sized by vmemscope */
+  uint64_t recomputed_bytes, recomputed_unpadded;
+  bool size_agrees, unpadded_agrees;
+} vmem_log_alloc;
+
+typedef struct vmem_log_error {
+  vmem_oom_kind kind;
+  size_t offset;                /* of the message in the input */
+  size_t count;                 /* identical messages folded into this one */
+  int custom_kernel;            /* 1 yes, 0 no, -1 unknown */
+  const char *evidence;         /* why custom_kernel is what it is */
+  const char *instruction;      /* %name, or NULL when elided */
+  const char *shape, *opcode, *custom_call_target, *kernel, *op_name;
+  const char *tag;              /* the old format's tag = '...' */
+  vmem_printed size, limit, excess; /* scoped: size and limit; hbm early abort: requires/has */
+  vmem_printed used, capacity;  /* program-wide */
+  int64_t request_bytes, memory_bytes; /* the old format's exact sizes; -1 when absent */
+  const char *message;          /* the error's first line, cleaned */
+  size_t nallocs;
+  const vmem_log_alloc *allocs;
+} vmem_log_error;
+
+typedef struct vmem_log_report vmem_log_report;
+
+/** Explains every memory error in text[0..len). Listing shapes are sized
+ *  with `target`'s default layouts (v5e when NULL). */
+VMEM_API vmem_log_report *vmem_explain(const char *text, size_t len,
+                                       const vmem_target *target,
+                                       const vmem_allocator *alloc,
+                                       vmem_error *err);
+VMEM_API size_t vmem_log_error_count(const vmem_log_report *r);
+VMEM_API const vmem_log_error *vmem_log_error_at(const vmem_log_report *r,
+                                                 size_t i);
+VMEM_API void vmem_log_report_free(vmem_log_report *r);
+VMEM_API const char *vmem_oom_kind_name(vmem_oom_kind kind);
+
 #ifdef __cplusplus
 }
 #endif

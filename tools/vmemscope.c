@@ -6,7 +6,8 @@
 #include "cli.h"
 
 static const cli_command commands[] = {
-    {"check", "read an HLO module: every instruction's exact size, custom calls, totals", cmd_check},
+    {"check", "a kernel's scoped VMEM and verdict, or an HLO module's sizes", cmd_check},
+    {"explain", "explain TPU compiler memory errors in a log, with remedies", cmd_explain},
     {"print", "print an HLO module back canonically", cmd_print},
     {"size", "exact padded and unpadded bytes of XLA shapes on a TPU", cmd_size},
     {"targets", "the TPU generation table, with sources", cmd_targets},

@@ -1,0 +1,569 @@
+/*
+ * explain.c — TPU compiler memory errors read out of any log.
+ *
+ * A log may be hundreds of MB; the errors are a few lines. So the whole
+ * buffer is searched only for the phrases that start a report (memmem);
+ * the region after each hit is cleaned (logger prefixes, CRLF, a Python
+ * repr's \n and \" escapes) into a small buffer and parsed there:
+ *   scoped   ::= 'Ran out of memory in memory space vmem while allocating on stack for'
+ *                instruction ... 'Scoped allocation with size' X 'and limit' Y
+ *                'exceeded scoped vmem limit by' Z
+ *   program  ::= 'Ran out of memory in memory space' space '.' 'Used' X 'of' Y space
+ *                '.' 'Exceeded' space 'capacity by' Z listing?
+ *   listing  ::= ('N.'? 'Size:' X ('Operator:' | 'Shape:' | 'Unpadded size:' |
+ *                 'Extra memory due to padding:' | 'XLA label:' | 'Allocation type:') ...)*
+ *   request  ::= 'Allocation (size=' N ') would exceed memory (size=' M ')' ... space ... tag
+ * plus the older wordings, SMEM and HBM variants, and other tools' look-alikes.
+ */
+#define _GNU_SOURCE /* memmem */
+#include <stdio.h>
+#include <string.h>
+
+#include "../shape/shape.h"
+
+enum { REGION_MAX = 64 * 1024, MAX_ERRORS = 256, MAX_ALLOCS = 64 };
+
+struct vmem_log_report {
+  arena a;
+  size_t count;
+  vmem_log_error *errors;
+};
+
+typedef struct explainer {
+  vmem_log_report *r;
+  const vmem_target *t;
+  const char *s;
+  size_t len;
+  vmem_error *err;
+} explainer;
+
+/* ---- cleaning a region ------------------------------------------------- */
+
+/* Skips a logger prefix at the start of a line: vLLM's
+ * "(EngineCore pid=106339) ERROR 06-03 07:41:11 [core.py:1184] " and glog's
+ * "E1111 07:35:00.272763  1234 error_handling.py:81] ". */
+static const char *skip_prefix(const char *p, const char *end) {
+  for (int round = 0; round < 3; round++) {
+    const char *q = p;
+    if (q < end && *q == '(') {
+      const char *c = memchr(q, ')', (size_t)(end - q));
+      if (c && c - q < 80 && memmem(q, (size_t)(c - q), "pid=", 4) && c + 1 < end && c[1] == ' ') {
+        p = c + 2;
+        continue;
+      }
+    }
+    static const char *const levels[] = {"ERROR ", "WARNING ", "INFO ", "DEBUG ", "CRITICAL "};
+    bool level = false;
+    for (size_t i = 0; i < 5 && !level; i++)
+      level = (size_t)(end - q) > strlen(levels[i]) && !memcmp(q, levels[i], strlen(levels[i]));
+    bool glog = (end - q) > 6 && strchr("IWEF", *q) && ch_is_digit(q[1]) && ch_is_digit(q[4]) && q[5] == ' ';
+    if (level || glog) {
+      const char *b = memchr(q, ']', (size_t)(end - q) < 120 ? (size_t)(end - q) : 120);
+      if (b && b + 1 < end && b[1] == ' ' && memchr(q, ':', (size_t)(b - q))) {
+        p = b + 2;
+        continue;
+      }
+    }
+    break;
+  }
+  return p;
+}
+
+/* Copies text[from, to) into the arena as clean lines: prefixes dropped,
+ * CR dropped, the escapes of a Python repr (\n, \", \') undone. */
+static char *clean(arena *a, const char *s, size_t from, size_t to, size_t *out_len) {
+  char *out = arena_alloc(a, 2 * (to - from) + 1);
+  if (!out)
+    return NULL;
+  size_t n = 0;
+  const char *p = s + from, *end = s + to;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *le = nl ? nl : end;
+    for (const char *q = skip_prefix(p, le); q < le; q++) {
+      if (*q == '\r')
+        continue;
+      if (*q == '\\' && q + 1 < le && (q[1] == 'n' || q[1] == '"' || q[1] == '\'')) {
+        q++;
+        out[n++] = *q == 'n' ? '\n' : *q;
+        continue;
+      }
+      out[n++] = *q;
+    }
+    out[n++] = '\n';
+    p = le + 1;
+  }
+  out[n] = '\0';
+  *out_len = n;
+  return out;
+}
+
+/* ---- small parsers ------------------------------------------------------ */
+
+static const char *find(const char *hay, const char *end, const char *needle) {
+  return end > hay ? memmem(hay, (size_t)(end - hay), needle, strlen(needle)) : NULL;
+}
+
+/* size ::= [0-9.]+ [BKMGTPE]    (the compiler's format) */
+static bool read_printed(const char *p, const char *end, vmem_printed *out) {
+  while (p < end && *p == ' ')
+    p++;
+  const char *b = p;
+  while (p < end && (ch_is_digit(*p) || *p == '.'))
+    p++;
+  if (p == b || p >= end || !strchr("BKMGTPE", *p) || (size_t)(p + 1 - b) >= sizeof out->text)
+    return false;
+  p++;
+  memcpy(out->text, b, (size_t)(p - b));
+  out->text[p - b] = '\0';
+  vmem_error e;
+  if (vmem_parse_human_bytes(out->text, (size_t)(p - b), &out->lo, &out->hi, &e) != VMEM_OK)
+    return false;
+  out->present = true;
+  return true;
+}
+
+static bool printed_after(const char *hay, const char *end, const char *key, vmem_printed *out) {
+  const char *k = find(hay, end, key);
+  return k && read_printed(k + strlen(key), end, out);
+}
+
+/* used ::= 'Used' X 'of' Y */
+static void read_used(const char *p, const char *end, vmem_printed *used, vmem_printed *cap) {
+  const char *u = find(p, end, "Used ");
+  if (!u || !read_printed(u + 5, end, used))
+    return;
+  const char *of = find(u + 5, end, " of ");
+  if (of && of - u < 40)
+    read_printed(of + 4, end, cap);
+}
+
+static char *dup_until(arena *a, const char *p, const char *end, const char *stops) {
+  const char *q = p;
+  while (q < end && !strchr(stops, *q))
+    q++;
+  while (q > p && (q[-1] == ' ' || q[-1] == '.'))
+    q--;
+  return arena_strndup(a, p, (size_t)(q - p));
+}
+
+/* The rest of the line after `key`, trimmed; NULL when absent. */
+static char *field(arena *a, const char *line, const char *le, const char *key) {
+  const char *k = find(line, le, key);
+  if (!k)
+    return NULL;
+  k += strlen(key);
+  while (k < le && *k == ' ')
+    k++;
+  const char *e = le;
+  while (e > k && (e[-1] == ' ' || e[-1] == ']'))
+    e--;
+  return arena_strndup(a, k, (size_t)(e - k));
+}
+
+/* ---- listing entries --------------------------------------------------- */
+
+static void recompute(explainer *x, vmem_log_alloc *al) {
+  if (!al->shape)
+    return;
+  vmem_error e;
+  vmem_shape *s = vmem_shape_parse(al->shape, strlen(al->shape), &x->r->a.alloc, &e);
+  if (!s)
+    return;
+  vmem_shape *laid = vmem_shape_with_tpu_layout(s, x->t, &x->r->a.alloc, &e);
+  vmem_size z;
+  if (laid && vmem_shape_size(laid, &z, &e) == VMEM_OK) {
+    al->recomputed = true;
+    al->recomputed_bytes = z.bytes;
+    al->recomputed_unpadded = z.unpadded_bytes;
+    al->size_agrees = !al->size.present || (z.bytes >= al->size.lo && z.bytes <= al->size.hi);
+    al->unpadded_agrees =
+        !al->unpadded.present || (z.unpadded_bytes >= al->unpadded.lo && z.unpadded_bytes <= al->unpadded.hi);
+  }
+  vmem_shape_free(laid);
+  vmem_shape_free(s);
+}
+
+/* Reads listing entries from the cleaned region; each starts at "Size:"
+ * (or, in old logs, at "XLA label:"). Unrelated lines in between (an
+ * interleaved log) are skipped. */
+static size_t read_listing(explainer *x, const char *p, const char *end, vmem_log_alloc *out, size_t cap) {
+  arena *a = &x->r->a;
+  size_t n = 0;
+  vmem_log_alloc *cur = NULL;
+  for (const char *line = p; line < end && n <= cap;) {
+    const char *nl = memchr(line, '\n', (size_t)(end - line));
+    const char *le = nl ? nl : end;
+    bool size_line = find(line, le, "Size:") && !find(line, le, "Unpadded size:");
+    bool starts = size_line || ((!cur || cur->label) && find(line, le, "XLA label:"));
+    if (find(line, le, "Ran out of memory") && cur)
+      break; /* the next report */
+    if (starts && n < cap) {
+      cur = &out[n++];
+      memset(cur, 0, sizeof *cur);
+    }
+    if (cur) {
+      if (size_line)
+        printed_after(line, le, "Size:", &cur->size);
+      char *v;
+      if ((v = field(a, line, le, "Shape:")))
+        cur->shape = v;
+      if (find(line, le, "Unpadded size:"))
+        printed_after(line, le, "Unpadded size:", &cur->unpadded);
+      if (find(line, le, "Extra memory due to padding:"))
+        printed_after(line, le, "Extra memory due to padding:", &cur->extra);
+      if ((v = field(a, line, le, "XLA label:"))) {
+        cur->label = v;
+        cur->spill = strstr(v, "spill slots") != NULL;
+      }
+      if ((v = field(a, line, le, "Operator:")))
+        cur->op = v;
+      if ((v = field(a, line, le, "Allocation type:")))
+        cur->allocation_type = v;
+    }
+    line = le + 1;
+  }
+  for (size_t i = 0; i < n; i++)
+    recompute(x, &out[i]);
+  return n;
+}
+
+/* ---- one report -------------------------------------------------------- */
+
+static bool is_op_char(int c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || ch_is_digit(c) || c == '-' || c == '_' || c == '.';
+}
+
+/* kernel name from op_name=".../NAME/pallas_call" */
+static char *kernel_from_op_name(arena *a, const char *op) {
+  const char *pc = op ? strstr(op, "/pallas_call") : NULL;
+  if (!pc)
+    return NULL;
+  const char *b = pc;
+  while (b > op && b[-1] != '/')
+    b--;
+  return b < pc ? arena_strndup(a, b, (size_t)(pc - b)) : NULL;
+}
+
+/* The instruction after "allocating on stack for": %name = shape opcode(...) */
+static void read_instruction(explainer *x, vmem_log_error *e, const char *p, const char *end) {
+  arena *a = &x->r->a;
+  const char *k = find(p, end, "allocating on stack for");
+  if (!k)
+    return;
+  k += strlen("allocating on stack for");
+  while (k < end && *k == ' ')
+    k++;
+  const char *eq = find(k, end, " = ");
+  const char *stop = find(k, end, "Scoped allocation");
+  if (!stop)
+    stop = end;
+  if (eq && eq < stop && eq - k < 512 && k < end && (*k == '%' || ch_is_space(*k) == 0)) {
+    e->instruction = dup_until(a, k, eq, " \n");
+    const char *sh = eq + 3;
+    size_t pos = (size_t)(sh - x->s), len = (size_t)(stop - x->s);
+    vmem_error se;
+    vmem_shape *s = shape_parse_at(a, x->s, len, &pos, &se);
+    if (s) {
+      e->shape = arena_strndup(a, sh, (size_t)(x->s + pos - sh));
+      const char *op = x->s + pos;
+      while (op < stop && *op == ' ')
+        op++;
+      const char *oe = op;
+      while (oe < stop && (is_op_char(*oe)))
+        oe++;
+      if (oe > op)
+        e->opcode = arena_strndup(a, op, (size_t)(oe - op));
+    }
+  }
+  const char *t = find(k, stop, "custom_call_target=\"");
+  if (t)
+    e->custom_call_target = dup_until(a, t + 20, stop, "\"\n");
+  const char *on = find(k, stop, "op_name=\"");
+  if (on)
+    e->op_name = dup_until(a, on + 9, stop, "\"\n");
+}
+
+/* Is this a custom kernel, and why do we think so? */
+static void judge_kernel(explainer *x, vmem_log_error *e) {
+  arena *a = &x->r->a;
+  if (e->custom_call_target && !strcmp(e->custom_call_target, "tpu_custom_call")) {
+    e->custom_kernel = 1;
+    e->evidence = "custom_call_target=\"tpu_custom_call\"";
+  } else if (e->op_name && strstr(e->op_name, "pallas_call")) {
+    e->custom_kernel = 1;
+    e->evidence = "op_name ends in pallas_call";
+  } else if (e->opcode && strcmp(e->opcode, "custom-call") != 0) {
+    e->custom_kernel = 0;
+    e->evidence = arena_strndup(a, "the instruction is a standard HLO op", 36);
+  } else if (e->tag && strstr(e->tag, "scoped memory for ")) {
+    e->custom_kernel = strstr(e->tag, "kernel") ? 1 : -1;
+    e->evidence = e->custom_kernel > 0 ? "the scoped memory is tagged for an instruction named like a kernel"
+                                       : "the scoped memory's tag names the instruction only";
+    e->instruction = arena_strndup(a, e->tag + 18, strlen(e->tag + 18));
+  } else if (e->opcode && e->instruction && strstr(e->instruction, "kernel")) {
+    e->custom_kernel = 1;
+    e->evidence = "a custom call named like a Pallas kernel (its custom_call_target is not in the log)";
+  } else {
+    e->custom_kernel = -1;
+    e->evidence = e->opcode ? "a custom call whose target the log does not show" : "the log does not show the instruction";
+  }
+  e->kernel = kernel_from_op_name(a, e->op_name);
+  if (!e->kernel && e->custom_kernel == 1 && e->instruction) {
+    const char *n = e->instruction[0] == '%' ? e->instruction + 1 : e->instruction;
+    size_t len = strlen(n), k = len;
+    while (k > 0 && ch_is_digit(n[k - 1]))
+      k--;
+    e->kernel = arena_strndup(a, n, k > 0 && k < len && n[k - 1] == '.' ? k - 1 : len);
+  }
+}
+
+/* allocation ::= 'Allocation (size=' N ') would exceed memory (size=' M ')' ... */
+static void read_request(explainer *x, vmem_log_error *e, const char *p, const char *end) {
+  long long n = -1, m = -1;
+  const char *k = find(p, end, "Allocation (size=");
+  if (k)
+    sscanf(k, "Allocation (size=%lld) would exceed memory (size=%lld)", &n, &m);
+  e->request_bytes = n;
+  e->memory_bytes = m;
+  const char *tag = find(p, end, "tag = '");
+  if (tag)
+    e->tag = dup_until(&x->r->a, tag + 7, end, "'\n");
+  bool vmem = find(p, end, "space=vmem") != NULL;
+  e->kind = vmem ? VMEM_OOM_VMEM_REQUEST : VMEM_OOM_HBM;
+}
+
+/* The message's first line, for the report. */
+static void read_message(explainer *x, vmem_log_error *e, const char *p, const char *end) {
+  const char *nl = memchr(p, '\n', (size_t)(end - p));
+  size_t n = (size_t)((nl ? nl : end) - p);
+  e->message = arena_strndup(&x->r->a, p, n > 600 ? 600 : n);
+}
+
+/* Classifies and reads one report from a cleaned region that starts at
+ * its trigger line. */
+static void read_report(explainer *x, vmem_log_error *e, const char *p, const char *end) {
+  const char *nl = memchr(p, '\n', (size_t)(end - p));
+  const char *first_end = nl ? nl : end;
+  const char *rend = end; /* explain_all ends the region before the next report */
+  e->request_bytes = e->memory_bytes = -1;
+  read_message(x, e, p, rend);
+  if (find(p, first_end, "Estimated") || (find(p, rend, "Estimated") && find(p, rend, "MB exceeds"))) {
+    e->kind = VMEM_OOM_NOT_COMPILER;
+    return;
+  }
+  if (find(p, rend, "would exceed memory (size=")) {
+    read_request(x, e, p, rend);
+  } else if (find(p, rend, "allocating on stack for") || find(p, rend, "Scoped allocation with size")) {
+    e->kind = VMEM_OOM_SCOPED_VMEM;
+    read_instruction(x, e, p, rend);
+    const char *sa = find(p, rend, "Scoped allocation with size");
+    if (sa) {
+      printed_after(sa, rend, "with size", &e->size);
+      printed_after(sa, rend, "and limit", &e->limit);
+      printed_after(sa, rend, "limit by", &e->excess);
+    }
+  } else if (find(p, rend, "memory space smem")) {
+    e->kind = VMEM_OOM_SMEM;
+    read_used(p, rend, &e->used, &e->capacity);
+    printed_after(p, rend, "capacity by", &e->excess);
+  } else if (find(p, rend, "memory space hbm") || find(p, rend, "Hbm usage") || find(p, rend, "Aborting compilation early") ||
+             find(p, rend, "Attempting to")) {
+    e->kind = VMEM_OOM_HBM;
+    read_used(p, rend, &e->used, &e->capacity);
+    printed_after(p, rend, "capacity by", &e->excess);
+    if (printed_after(p, rend, "Requires", &e->size))
+      printed_after(p, rend, "has", &e->capacity);
+    if (printed_after(p, rend, "TensorCore Hbm usage:", &e->used))
+      printed_after(p, rend, "available bytes:", &e->capacity);
+    if (printed_after(p, rend, "Attempting to allocate", &e->size) ||
+        printed_after(p, rend, "Attempting to reserve", &e->size))
+      printed_after(p, rend, "There are", &e->capacity);
+  } else if (find(p, rend, "memory space vmem")) {
+    e->kind = VMEM_OOM_PROGRAM_VMEM;
+    read_used(p, rend, &e->used, &e->capacity);
+    printed_after(p, rend, "capacity by", &e->excess);
+  } else {
+    e->kind = VMEM_OOM_LISTING;
+  }
+  vmem_log_alloc tmp[MAX_ALLOCS];
+  e->nallocs = e->kind == VMEM_OOM_NOT_COMPILER ? 0 : read_listing(x, p, rend, tmp, MAX_ALLOCS);
+  vmem_log_alloc *al = e->nallocs ? arena_alloc(&x->r->a, e->nallocs * sizeof *al) : NULL;
+  if (al)
+    memcpy(al, tmp, e->nallocs * sizeof *al);
+  e->allocs = al;
+  if (!al)
+    e->nallocs = 0;
+  judge_kernel(x, e);
+}
+
+/* ---- the whole log ------------------------------------------------------ */
+
+static const char *const triggers[] = {
+    "Ran out of memory in", /* a log may break the line before "memory space" */
+    "Scoped allocation with size",
+    "would exceed memory (size=",
+    "to have enough memory",   /* "Aborting compilation early because it's unlikely ..." */
+    "Hbm usage:",
+    "Attempting to allocate",
+    "at the bottom of memory", /* "Attempting to reserve X at the bottom of memory" */
+    "Allocation type:",
+};
+enum { NTRIGGERS = sizeof triggers / sizeof *triggers };
+
+/* The log is searched once per anchor, not once per trigger: each trigger
+ * holds one of these short anchors, and a hit is then checked against the
+ * triggers that hold it. Three passes instead of eight keep explain within
+ * a few times a plain newline scan on a 100 MB log. */
+static const char *const anchors[] = {"memory", "llocat", "Hbm usage"};
+enum { NANCHORS = sizeof anchors / sizeof *anchors };
+
+/* The start of the line holding `p`. */
+static size_t line_start(const char *s, size_t at) {
+  while (at > 0 && s[at - 1] != '\n')
+    at--;
+  return at;
+}
+
+/* Is a trigger at `at`? Its index, or -1. */
+static int trigger_at(const char *s, size_t len, size_t at) {
+  for (int t = 0; t < NTRIGGERS; t++) {
+    size_t n = strlen(triggers[t]);
+    if (at + n <= len && !memcmp(s + at, triggers[t], n))
+      return t;
+  }
+  return -1;
+}
+
+/* The earliest trigger at or after `from`; its index in *which. */
+static size_t next_trigger(const char *s, size_t len, size_t from, size_t *which) {
+  size_t best = len;
+  for (int g = 0; g < NANCHORS; g++) {
+    size_t an = strlen(anchors[g]);
+    for (size_t at = from; at < best;) {
+      const char *h = memmem(s + at, len - at, anchors[g], an);
+      if (!h || (size_t)(h - s) >= best)
+        break;
+      size_t hp = (size_t)(h - s);
+      /* Every trigger whose anchor starts this hit, at its own offset. */
+      for (int t = 0; t < NTRIGGERS; t++) {
+        const char *in = strstr(triggers[t], anchors[g]);
+        size_t off = in ? (size_t)(in - triggers[t]) : 0;
+        if (in && hp >= off && hp - off >= from && hp - off < best && trigger_at(s, len, hp - off) == t) {
+          best = hp - off;
+          *which = (size_t)t;
+        }
+      }
+      at = hp + 1;
+    }
+  }
+  return best;
+}
+
+static bool same_text(const char *a, const char *b) { return !strcmp(a ? a : "", b ? b : ""); }
+
+static bool same_printed(const vmem_printed *a, const vmem_printed *b) {
+  return a->present == b->present && !strcmp(a->text, b->text);
+}
+
+/* The same error, whatever prefix each copy of it carries (a log often
+ * prints it once per logger and once per traceback). */
+static bool same(const vmem_log_error *a, const vmem_log_error *b) {
+  return a->kind == b->kind && same_text(a->instruction, b->instruction) && same_text(a->shape, b->shape) &&
+         same_printed(&a->size, &b->size) && same_printed(&a->limit, &b->limit) &&
+         same_printed(&a->used, &b->used) && same_printed(&a->capacity, &b->capacity) &&
+         same_printed(&a->excess, &b->excess) && a->nallocs == b->nallocs && a->request_bytes == b->request_bytes &&
+         (a->instruction || a->size.present || a->used.present || a->nallocs || same_text(a->message, b->message));
+}
+
+/* A "Scoped allocation" line or a listing right after a report belongs to
+ * it: the region of a report reaches REGION_MAX bytes past its start. */
+static bool explain_all(explainer *x) {
+  vmem_log_report *r = x->r;
+  const char *s = x->s;
+  size_t len = x->len, from = 0, which = 0;
+  if (!(r->errors = arena_calloc(&r->a, MAX_ERRORS, sizeof *r->errors)))
+    return false;
+  while (r->count < MAX_ERRORS) {
+    size_t hit = next_trigger(s, len, from, &which);
+    if (hit >= len)
+      break;
+    size_t start = line_start(s, hit);
+    size_t stop = start + REGION_MAX < len ? start + REGION_MAX : len;
+    /* The region ends before the next report; a "Scoped allocation" line or
+     * a listing entry after this report's start belongs to it. */
+    for (size_t probe = hit + strlen(triggers[which]), w2 = 0; probe < stop;) {
+      size_t after = next_trigger(s, stop, probe, &w2);
+      if (after >= stop)
+        break;
+      if (w2 != 1 && w2 != 7) {
+        size_t ls = line_start(s, after);
+        stop = ls > start ? ls : after;
+        break;
+      }
+      probe = after + 1;
+    }
+    size_t n;
+    char *buf = clean(&r->a, s, start, stop, &n);
+    if (!buf)
+      return false;
+    vmem_log_error *e = &r->errors[r->count];
+    explainer sub = {r, x->t, buf, n, x->err};
+    const char *t = memmem(buf, n, triggers[which], strlen(triggers[which]));
+    const char *begin = t ? buf + line_start(buf, (size_t)(t - buf)) : buf;
+    read_report(&sub, e, begin, buf + n);
+    e->offset = hit;
+    e->count = 1;
+    bool folded = false;
+    for (size_t i = 0; i < r->count && !folded; i++)
+      if (same(&r->errors[i], e)) {
+        r->errors[i].count++;
+        folded = true;
+      }
+    if (!folded)
+      r->count++;
+    from = stop > hit ? stop : hit + 1;
+  }
+  return true;
+}
+
+vmem_log_report *vmem_explain(const char *text, size_t len, const vmem_target *t, const vmem_allocator *alloc,
+                              vmem_error *err) {
+  err_clear(err);
+  arena a;
+  arena_init(&a, alloc);
+  vmem_log_report *r = arena_calloc(&a, 1, sizeof *r);
+  if (!r) {
+    arena_destroy(&a);
+    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return NULL;
+  }
+  r->a = a;
+  vmem_error local;
+  err_clear(&local);
+  explainer x = {r, t ? t : vmem_target_find("v5e", 3), text ? text : "", text ? len : 0, &local};
+  if (!explain_all(&x)) {
+    vmem_log_report_free(r);
+    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return NULL;
+  }
+  return r;
+}
+
+size_t vmem_log_error_count(const vmem_log_report *r) { return r->count; }
+const vmem_log_error *vmem_log_error_at(const vmem_log_report *r, size_t i) {
+  return i < r->count ? &r->errors[i] : NULL;
+}
+
+void vmem_log_report_free(vmem_log_report *r) {
+  if (!r)
+    return;
+  arena a = r->a;
+  arena_destroy(&a);
+}
+
+const char *vmem_oom_kind_name(vmem_oom_kind kind) {
+  static const char *const names[] = {"scoped_vmem", "program_vmem", "vmem_request_exceeds_memory", "smem", "hbm",
+                                      "not_compiler", "listing"};
+  return (unsigned)kind < sizeof names / sizeof *names ? names[kind] : "invalid";
+}

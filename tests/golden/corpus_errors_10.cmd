@@ -1,0 +1,1 @@
+grep -v '^#' $CORPUS/errors/10_lwm60_hbm_oom_v3.txt | $VMEMSCOPE explain

@@ -1,0 +1,1 @@
+grep -v '^#' $CORPUS/errors/11_transformers3702_scoped_listing_T1024.txt | $VMEMSCOPE explain

@@ -1,0 +1,1 @@
+grep -v '^#' $CORPUS/errors/27_helion2321_tool_estimate_not_xla.txt | $VMEMSCOPE explain

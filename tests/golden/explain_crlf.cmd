@@ -1,0 +1,1 @@
+$VMEMSCOPE explain explain_crlf.log --target 7x

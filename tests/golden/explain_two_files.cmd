@@ -1,0 +1,1 @@
+$VMEMSCOPE explain explain_clean.log explain_truncated.log

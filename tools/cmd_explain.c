@@ -1,0 +1,393 @@
+/*
+ * cmd_explain.c — `vmemscope explain [FILE...] [--target T] [--json]`
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char help[] =
+    "usage: vmemscope explain [FILE...] [--target T] [--json]\n\n"
+    "Finds TPU compiler memory errors in logs (standard input without FILE):\n"
+    "scoped VMEM (E1001), program-wide VMEM, a limit above physical VMEM, SMEM,\n"
+    "HBM, and other tools' look-alikes. For each: the kind, the instruction and\n"
+    "whether it is a custom kernel (with the evidence), every printed size as the\n"
+    "byte interval it stands for, the TPU generations consistent with the figures,\n"
+    "each listing entry's shape recomputed, and the remedies with numbers.\n"
+    "Identical errors are folded with a count.\n\n"
+    "options:\n"
+    "  --target T   size listing shapes and check the figures for this generation\n"
+    "  --json       print JSON (docs/json.md)\n\n"
+    "Exit status: 1 when an error was explained, 0 when none was found, 2 when\n"
+    "the input cannot be read.\n";
+
+enum { MIB = 1 << 20 };
+
+static char *read_all(FILE *f, size_t *len) {
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
+    n += got;
+    if (n == cap) {
+      char *nb = realloc(buf, cap * 2);
+      if (!nb)
+        free(buf);
+      buf = nb;
+      cap *= 2;
+    }
+  }
+  *len = n;
+  return buf;
+}
+
+static const char *kind_title(vmem_oom_kind k) {
+  switch (k) {
+  case VMEM_OOM_SCOPED_VMEM:
+    return "scoped VMEM (E1001): an instruction's scoped allocations exceed its limit";
+  case VMEM_OOM_PROGRAM_VMEM:
+    return "program-wide VMEM: the program's VMEM does not fit the capacity";
+  case VMEM_OOM_VMEM_REQUEST:
+    return "a scoped VMEM request above the memory there is";
+  case VMEM_OOM_SMEM:
+    return "SMEM: scalar memory is full";
+  case VMEM_OOM_HBM:
+    return "HBM (not VMEM)";
+  case VMEM_OOM_NOT_COMPILER:
+    return "not from the compiler: another tool's estimate in the compiler's words";
+  default:
+    return "an allocation listing whose header is not in the log";
+  }
+}
+
+static void print_printed(const char *what, const vmem_printed *p) {
+  if (!p->present)
+    return;
+  if (p->lo == p->hi)
+    printf("  %-9s %s = %" PRIu64 " bytes\n", what, p->text, p->lo);
+  else
+    printf("  %-9s %s = %" PRIu64 "..%" PRIu64 " bytes\n", what, p->text, p->lo, p->hi);
+}
+
+/* Generations whose fact lies in the printed interval. */
+static size_t consistent(const vmem_printed *p, vmem_fact_id id, char *buf, size_t cap) {
+  size_t n = 0, len = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; p->present && i < vmem_target_count(); i++) {
+    const vmem_target *t = vmem_target_at(i);
+    uint64_t v = vmem_target_u64(t, id);
+    if (v && v >= p->lo && v <= p->hi && len + 8 < cap) {
+      len += (size_t)snprintf(buf + len, cap - len, "%s%s", n ? ", " : "", vmem_target_name(t));
+      n++;
+    }
+  }
+  return n;
+}
+
+static void print_targets(const vmem_log_error *e) {
+  char b[128];
+  if (e->kind == VMEM_OOM_SCOPED_VMEM && e->limit.present) {
+    if (consistent(&e->limit, VMEM_FACT_SCOPED_DEFAULT_BYTES, b, sizeof b))
+      printf("  targets   a limit of %s is the default on %s, or an explicit limit\n", e->limit.text, b);
+    else
+      printf("  targets   a limit of %s is no generation's default: set by vmem_limit_bytes or the flag\n",
+             e->limit.text);
+  }
+  if ((e->kind == VMEM_OOM_PROGRAM_VMEM || e->kind == VMEM_OOM_SMEM) && e->capacity.present) {
+    vmem_fact_id id = e->kind == VMEM_OOM_SMEM ? VMEM_FACT_SMEM_BYTES : VMEM_FACT_VMEM_BYTES;
+    if (consistent(&e->capacity, id, b, sizeof b))
+      printf("  targets   a capacity of %s means %s\n", e->capacity.text, b);
+    else
+      printf("  targets   no generation has %s of %s\n", e->capacity.text,
+             e->kind == VMEM_OOM_SMEM ? "SMEM" : "VMEM");
+  }
+}
+
+static void print_listing(const vmem_log_error *e) {
+  if (!e->nallocs)
+    return;
+  static const int right[] = {1, 1, 0, 1, 0, 0, 0};
+  cli_table tb;
+  table_init(&tb, 7, right);
+  table_add(&tb, "    #", "SIZE", "SHAPE", "UNPADDED", "RECOMPUTED", "TYPE", "LABEL");
+  uint64_t total = 0, spill = 0, pad = 0;
+  for (size_t i = 0; i < e->nallocs; i++) {
+    const vmem_log_alloc *a = &e->allocs[i];
+    char n[32], rc[64], lab[64];
+    snprintf(n, sizeof n, "    %zu", i + 1);
+    if (a->recomputed)
+      snprintf(rc, sizeof rc, "%" PRIu64 " %s", a->recomputed_bytes,
+               a->size_agrees && a->unpadded_agrees ? "agrees" : "DISAGREES");
+    else
+      snprintf(rc, sizeof rc, "%s", a->shape ? "cannot size" : "-");
+    vmem_str l = {a->label ? a->label : "", a->label ? strlen(a->label) : 0};
+    snprintf(lab, sizeof lab, "%.*s%s", (int)(l.len > 48 ? 48 : l.len), l.ptr, l.len > 48 ? "..." : "");
+    table_add(&tb, n, a->size.present ? a->size.text : "-", a->shape ? a->shape : "-",
+              a->unpadded.present ? a->unpadded.text : "-", rc, a->allocation_type ? a->allocation_type : "-", lab);
+    total += a->size.lo;
+    if (a->spill)
+      spill += a->size.lo;
+    if (a->extra.present)
+      pad += a->extra.lo;
+    else if (a->size.present && a->unpadded.present && a->size.lo > a->unpadded.hi)
+      pad += a->size.lo - a->unpadded.hi;
+  }
+  printf("  listing (%zu entries%s):\n", e->nallocs, e->nallocs >= 64 ? ", the first 64" : "");
+  table_print(&tb, stdout);
+  table_free(&tb);
+  if (total)
+    printf("  of the listed bytes: spill slots %.0f%%, padding %.0f%%\n", 100.0 * (double)spill / (double)total,
+           100.0 * (double)pad / (double)total);
+}
+
+/* The smallest MiB-rounded request that covers the printed size. */
+static uint64_t request_for(const vmem_printed *size) { return (size->hi + MIB - 1) / MIB * MIB; }
+
+static void print_physical_fit(uint64_t request) {
+  char b[256];
+  size_t len = 0, n = 0;
+  b[0] = '\0';
+  for (size_t i = 0; i < vmem_target_count(); i++) {
+    const vmem_target *t = vmem_target_at(i);
+    if (vmem_target_u64(t, VMEM_FACT_VMEM_BYTES) >= request && len + 8 < sizeof b)
+      len += (size_t)snprintf(b + len, sizeof b - len, "%s%s", n++ ? ", " : "", vmem_target_name(t));
+  }
+  printf("     within physical VMEM on: %s\n", n ? b : "no generation");
+}
+
+static void remedies_scoped(const vmem_log_error *e) {
+  char b[32];
+  if (!e->size.present)
+    return;
+  uint64_t req = request_for(&e->size);
+  if (e->custom_kernel == 0) {
+    printf("  remedies (a standard HLO op, not a custom kernel: likely a compiler bug):\n");
+    printf("  1. file a bug against XLA with: the HLO dump (--xla_dump_to=DIR --xla_dump_hlo_as_text), the flags in "
+           "force (LIBTPU_INIT_ARGS, XLA_FLAGS), and this message\n");
+    printf("  2. stop-gap: LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64 "  # %s, the printed size rounded "
+           "up to a MiB\n", req / 1024, cli_human(b, sizeof b, req));
+    return;
+  }
+  printf("  remedies, in the order of the seed's advice%s:\n", e->custom_kernel < 0 ? " (if this is a custom kernel)" : "");
+  if (e->limit.present && e->limit.lo)
+    printf("  1. smaller blocks: the windows must shrink by a factor of at least %.2f (size / limit), e.g. halve "
+           "the largest block dimension\n", (double)e->size.lo / (double)e->limit.hi);
+  printf("  2. pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # %s, the printed size rounded up to a MiB\n", req,
+         cli_human(b, sizeof b, req));
+  print_physical_fit(req);
+  printf("  3. pl.Buffered(1) for inputs whose block does not change along the innermost grid axis; "
+         "pltpu.with_memory_space_constraint to color an input to VMEM (its whole array becomes program-scoped)\n");
+  printf("  4. many kernels over: LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64 "\n", req / 1024);
+  printf("  check the kernel offline with 'vmemscope check kernel.json' for the exact footprint and block sizes\n");
+}
+
+static void remedies_program(const vmem_log_error *e) {
+  printf("  remedies:\n");
+  uint64_t spill = 0, scoped = 0, total = 0;
+  for (size_t i = 0; i < e->nallocs; i++) {
+    total += e->allocs[i].size.lo;
+    if (e->allocs[i].spill)
+      spill += e->allocs[i].size.lo;
+    else if (e->allocs[i].allocation_type && !strcmp(e->allocs[i].allocation_type, "scoped"))
+      scoped += e->allocs[i].size.lo;
+  }
+  if (e->nallocs && e->allocs[0].size.present)
+    printf("  - the largest allocation, %s (%s), dominates: start there\n", e->allocs[0].size.text,
+           e->allocs[0].label ? e->allocs[0].label : "no label");
+  if (spill)
+    printf("  - register-allocator spill slots: smaller live values (smaller blocks, or loop over row chunks inside "
+           "the kernel) free them\n");
+  if (scoped)
+    printf("  - scoped allocations: a lower --xla_tpu_scoped_vmem_limit_kib, or smaller vmem_limit_bytes, leaves "
+           "more VMEM to the program\n");
+  printf("  - values colored to VMEM (S(1), with_memory_space_constraint): uncolor the largest\n");
+  if (e->excess.present)
+    printf("  - to fit, free at least %s\n", e->excess.text);
+}
+
+static void print_error(const vmem_log_error *e, size_t i, size_t n, const char *text, size_t len) {
+  size_t line;
+  vmem_locate(text, len, e->offset, &line, NULL);
+  printf("%serror %zu of %zu (line %zu%s): %s\n", i ? "\n" : "", i + 1, n, line,
+         e->count > 1 ? ", and identical ones folded" : "", kind_title(e->kind));
+  if (e->count > 1)
+    printf("  occurrences %zu\n", e->count);
+  printf("  message   %s\n", e->message ? e->message : "");
+  if (e->instruction && e->shape)
+    printf("  instr     %s = %s %s\n", e->instruction, e->shape, e->opcode ? e->opcode : "");
+  else if (e->instruction)
+    printf("  instr     %s\n", e->instruction);
+  if (e->kind == VMEM_OOM_SCOPED_VMEM || e->kind == VMEM_OOM_VMEM_REQUEST)
+    printf("  custom kernel: %s (%s)%s%s\n", e->custom_kernel > 0 ? "yes" : e->custom_kernel == 0 ? "no" : "unknown",
+           e->evidence, e->kernel ? "; kernel " : "", e->kernel ? e->kernel : "");
+  print_printed("size", &e->size);
+  print_printed("limit", &e->limit);
+  print_printed("used", &e->used);
+  print_printed(e->kind == VMEM_OOM_HBM && !e->used.present ? "has" : "capacity", &e->capacity);
+  print_printed("excess", &e->excess);
+  print_targets(e);
+  print_listing(e);
+  char b[32], c[32];
+  switch (e->kind) {
+  case VMEM_OOM_SCOPED_VMEM:
+    remedies_scoped(e);
+    break;
+  case VMEM_OOM_PROGRAM_VMEM:
+    remedies_program(e);
+    break;
+  case VMEM_OOM_VMEM_REQUEST:
+    if (e->request_bytes >= 0 && e->memory_bytes >= 0)
+      printf("  a scoped region of %s was requested where %s exist (tag %s): lower vmem_limit_bytes or the flag to "
+             "at most %" PRId64 " bytes\n", cli_human(b, sizeof b, (uint64_t)e->request_bytes),
+             cli_human(c, sizeof c, (uint64_t)e->memory_bytes), e->tag ? e->tag : "?", e->memory_bytes);
+    break;
+  case VMEM_OOM_SMEM:
+    printf("  remedies: fewer or smaller scalar-prefetch and SMEM operands (split a batch into sub-batches, as vLLM "
+           "did for paged attention's block tables)\n");
+    break;
+  case VMEM_OOM_HBM:
+    printf("  this is HBM, not VMEM: reduce the batch or sequence, shard over more chips, rematerialize, or donate "
+           "buffers; VMEM advice does not apply\n");
+    break;
+  case VMEM_OOM_NOT_COMPILER:
+    printf("  the compiler prints sizes as 16.00M; 'MB' with decimals is another tool's estimate (e.g. an autotuner's "
+           "pre-check), not a compile result\n");
+    break;
+  default:
+    break;
+  }
+}
+
+static json_t *jprinted(const vmem_printed *p) {
+  return p->present ? json_integer((json_int_t)p->lo) : json_null();
+}
+
+static json_t *jstr(const char *s) { return s ? json_string(s) : json_null(); }
+
+static json_t *json_error(const vmem_log_error *e) {
+  json_t *o = json_object(), *al = json_array();
+  json_object_set_new(o, "kind", json_string(vmem_oom_kind_name(e->kind)));
+  json_object_set_new(o, "count", json_integer((json_int_t)e->count));
+  json_object_set_new(o, "offset", json_integer((json_int_t)e->offset));
+  json_object_set_new(o, "custom_kernel", e->custom_kernel < 0 ? json_null() : json_boolean(e->custom_kernel));
+  json_object_set_new(o, "evidence", jstr(e->evidence));
+  json_object_set_new(o, "instruction", jstr(e->instruction));
+  json_object_set_new(o, "shape", jstr(e->shape));
+  json_object_set_new(o, "opcode", jstr(e->opcode));
+  json_object_set_new(o, "custom_call_target", jstr(e->custom_call_target));
+  json_object_set_new(o, "kernel", jstr(e->kernel));
+  json_object_set_new(o, "size_bytes", jprinted(&e->size));
+  json_object_set_new(o, "limit_bytes", jprinted(&e->limit));
+  json_object_set_new(o, "used_bytes", jprinted(&e->used));
+  json_object_set_new(o, "capacity_bytes", jprinted(&e->capacity));
+  json_object_set_new(o, "excess_bytes", jprinted(&e->excess));
+  for (size_t i = 0; i < e->nallocs; i++) {
+    const vmem_log_alloc *a = &e->allocs[i];
+    json_t *x = json_object();
+    json_object_set_new(x, "size_bytes", jprinted(&a->size));
+    json_object_set_new(x, "shape", jstr(a->shape));
+    json_object_set_new(x, "unpadded_bytes", jprinted(&a->unpadded));
+    json_object_set_new(x, "recomputed_bytes", a->recomputed ? json_integer((json_int_t)a->recomputed_bytes) : json_null());
+    json_object_set_new(x, "agrees", a->recomputed ? json_boolean(a->size_agrees && a->unpadded_agrees) : json_null());
+    json_object_set_new(x, "label", jstr(a->label));
+    json_object_set_new(x, "allocation_type", jstr(a->allocation_type));
+    json_array_append_new(al, x);
+  }
+  json_object_set_new(o, "allocations", al);
+  json_t *rem = json_array();
+  if (e->kind == VMEM_OOM_SCOPED_VMEM && e->size.present) {
+    uint64_t req = request_for(&e->size);
+    json_t *r = json_object();
+    json_object_set_new(r, "vmem_limit_bytes", json_integer((json_int_t)req));
+    json_object_set_new(r, "xla_tpu_scoped_vmem_limit_kib", json_integer((json_int_t)(req / 1024)));
+    if (e->limit.present && e->limit.hi)
+      json_object_set_new(r, "shrink_factor", json_real((double)e->size.lo / (double)e->limit.hi));
+    json_object_set_new(r, "likely_compiler_bug", json_boolean(e->custom_kernel == 0));
+    json_array_append_new(rem, r);
+  }
+  json_object_set_new(o, "remedies", rem);
+  return o;
+}
+
+int cmd_explain(int argc, char **argv) {
+  static const char *const with_value[] = {"--target", NULL};
+  cli_args a = {.argc = argc, .argv = argv, .cmd = "explain"};
+  const char *target = NULL;
+  bool json = false, bad = false;
+  const char **files = calloc((size_t)argc + 1, sizeof *files);
+  size_t nfiles = 0;
+  while (a.i < argc && !bad) {
+    const char *val, *opt = cli_next(&a, with_value, &val, &bad);
+    if (bad)
+      break;
+    if (!opt)
+      files[nfiles++] = argv[a.i - 1];
+    else if (!strcmp(opt, "--target"))
+      target = val;
+    else if (!strcmp(opt, "--json"))
+      json = true;
+    else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+      fputs(help, stdout);
+      free(files);
+      return EXIT_OK;
+    } else
+      bad = cli_usage_error("explain", "unknown option %s", opt) != 0;
+  }
+  const vmem_target *t = bad ? NULL : target ? cli_target("explain", target) : NULL;
+  if (bad || (target && !t)) {
+    free(files);
+    return EXIT_BAD;
+  }
+  size_t total = 0;
+  int rc = EXIT_OK;
+  json_t *root = json ? cli_json_root("explain") : NULL, *errs = json ? json_array() : NULL;
+  for (size_t f = 0; f < (nfiles ? nfiles : 1) && rc != EXIT_BAD; f++) {
+    const char *path = nfiles ? files[f] : "-";
+    FILE *in = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!in) {
+      cli_error("explain", "%s: cannot open", path);
+      rc = EXIT_BAD;
+      break;
+    }
+    size_t len;
+    char *text = read_all(in, &len);
+    if (in != stdin)
+      fclose(in);
+    vmem_error err;
+    vmem_log_report *r = text ? vmem_explain(text, len, t, NULL, &err) : NULL;
+    if (!r) {
+      cli_error("explain", "%s: %s", path, text ? err.message : "out of memory");
+      free(text);
+      rc = EXIT_BAD;
+      break;
+    }
+    size_t n = vmem_log_error_count(r);
+    if (!json && nfiles > 1)
+      printf("%s== %s\n", f ? "\n" : "", path);
+    for (size_t i = 0; i < n; i++) {
+      if (json) {
+        json_t *e = json_error(vmem_log_error_at(r, i));
+        json_object_set_new(e, "file", json_string(path));
+        json_array_append_new(errs, e);
+      } else {
+        print_error(vmem_log_error_at(r, i), i, n, text, len);
+      }
+    }
+    total += n;
+    vmem_log_report_free(r);
+    free(text);
+  }
+  free(files);
+  if (json) {
+    json_object_set_new(root, "errors", errs);
+    if (rc != EXIT_BAD)
+      cli_print_json(root);
+    else
+      json_decref(root);
+  } else if (rc != EXIT_BAD && total == 0) {
+    printf("no TPU memory error found\n");
+  }
+  if (rc == EXIT_BAD)
+    return rc;
+  return total ? EXIT_OOM : EXIT_OK;
+}
