@@ -191,8 +191,9 @@ static void remedies_program(const vmem_log_error *e) {
     else if (e->allocs[i].allocation_type && !strcmp(e->allocs[i].allocation_type, "scoped"))
       scoped += e->allocs[i].size.lo;
   }
-  if (e->nallocs && e->allocs[0].size.present)
-    printf("  - the largest allocation, %s (%s), dominates: start there\n", e->allocs[0].size.text,
+  if (e->nallocs && e->allocs[0].size.present && total)
+    printf("  - the largest allocation, %s (%.0f%% of the listed bytes; %s), dominates: start there\n",
+           e->allocs[0].size.text, 100.0 * (double)e->allocs[0].size.lo / (double)total,
            e->allocs[0].label ? e->allocs[0].label : "no label");
   if (spill)
     printf("  - register-allocator spill slots: smaller live values (smaller blocks, or loop over row chunks inside "

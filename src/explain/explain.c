@@ -512,7 +512,7 @@ static bool explain_all(explainer *x) {
     const char *t = memmem(buf, n, triggers[which], strlen(triggers[which]));
     const char *begin = t ? buf + line_start(buf, (size_t)(t - buf)) : buf;
     read_report(&sub, e, begin, buf + n);
-    e->offset = hit;
+    e->offset = start; /* the line the report starts on */
     e->count = 1;
     bool folded = false;
     for (size_t i = 0; i < r->count && !folded; i++)

@@ -1,0 +1,108 @@
+/* explain through the library: kinds, printed sizes as intervals, the
+ * custom-kernel judgement and its evidence, listings recomputed, folding. */
+#include <stdio.h>
+
+#include "test.h"
+
+static vmem_log_report *explain(const char *log) {
+  vmem_error err;
+  vmem_log_report *r = vmem_explain(log, strlen(log), NULL, NULL, &err);
+  assert_non_null(r);
+  return r;
+}
+
+static void test_scoped_custom_kernel(void **state) {
+  (void)state;
+  vmem_log_report *r = explain(
+      "noise\nRESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack for "
+      "%mm_kernel.3 = f32[512,512]{1,0:T(8,128)} custom-call(%a), custom_call_target=\"tpu_custom_call\". "
+      "Scoped allocation with size 20.50M and limit 16.00M exceeded scoped vmem limit by 4.50M.\n");
+  assert_int_equal(vmem_log_error_count(r), 1);
+  const vmem_log_error *e = vmem_log_error_at(r, 0);
+  assert_int_equal(e->kind, VMEM_OOM_SCOPED_VMEM);
+  assert_int_equal(e->custom_kernel, 1);
+  assert_string_equal(e->instruction, "%mm_kernel.3");
+  assert_string_equal(e->shape, "f32[512,512]{1,0:T(8,128)}");
+  assert_string_equal(e->opcode, "custom-call");
+  assert_string_equal(e->kernel, "mm_kernel");
+  assert_string_equal(e->size.text, "20.50M");
+  /* 20.50M: the KiB count / 1024 rounds to 20.50 */
+  assert_true(e->size.lo <= 21495808 && 21495808 <= e->size.hi);
+  assert_string_equal(e->limit.text, "16.00M");
+  assert_int_equal(e->offset, 6);
+  vmem_log_report_free(r);
+}
+
+static void test_standard_op_and_folding(void **state) {
+  (void)state;
+  const char *one = "Ran out of memory in memory space vmem while allocating on stack for %reduce-window.4 = "
+                    "f32[128,6]{1,0} reduce-window(%x, %y). Scoped allocation with size 17.00M and limit 16.00M "
+                    "exceeded scoped vmem limit by 1.00M.\n";
+  char log[2048];
+  snprintf(log, sizeof log, "E0101 12:00:00.000000 1 x.py:1] %sValueError: %s", one, one);
+  vmem_log_report *r = explain(log);
+  assert_int_equal(vmem_log_error_count(r), 1);
+  const vmem_log_error *e = vmem_log_error_at(r, 0);
+  assert_int_equal(e->count, 2);
+  assert_int_equal(e->custom_kernel, 0);
+  assert_string_equal(e->opcode, "reduce-window");
+  vmem_log_report_free(r);
+}
+
+static void test_program_listing(void **state) {
+  (void)state;
+  vmem_log_report *r = explain("Ran out of memory in memory space vmem. Used 20.00M of 16.00M vmem. Exceeded vmem "
+                               "capacity by 4.00M.\n  1. Size: 64.0K\n     Shape: f32[128,6]{1,0}\n"
+                               "     Unpadded size: 3.0K\n     Allocation type: scoped\n"
+                               "  2. Size: 4.0K\n     Shape: f32[128,6]{1,0}\n     Unpadded size: 3.0K\n");
+  const vmem_log_error *e = vmem_log_error_at(r, 0);
+  assert_int_equal(e->kind, VMEM_OOM_PROGRAM_VMEM);
+  assert_string_equal(e->used.text, "20.00M");
+  assert_string_equal(e->capacity.text, "16.00M");
+  assert_int_equal(e->nallocs, 2);
+  assert_true(e->allocs[0].recomputed);
+  assert_int_equal(e->allocs[0].recomputed_bytes, 65536);
+  assert_true(e->allocs[0].size_agrees);
+  assert_false(e->allocs[1].size_agrees); /* 4.0K is not what f32[128,6] takes */
+  vmem_log_report_free(r);
+}
+
+static void test_other_kinds(void **state) {
+  (void)state;
+  static const struct {
+    const char *log;
+    vmem_oom_kind kind;
+  } cases[] = {
+      {"Ran out of memory in memory space smem. Used 1.00M of 1.00M smem. Exceeded smem capacity by 1.7K.", VMEM_OOM_SMEM},
+      {"Ran out of memory in memory space hbm. Used 21.95G of 15.48G hbm.", VMEM_OOM_HBM},
+      {"Allocation (size=134217728) would exceed memory (size=67108864) :: #a [space=vmem, tag = 'scoped memory for k.1']",
+       VMEM_OOM_VMEM_REQUEST},
+      {"Ran out of memory in memory space vmem.\nEstimated 268.96MB exceeds 67.11MB vmem capacity.", VMEM_OOM_NOT_COMPILER},
+      {"Aborting compilation early because it's unlikely to have enough memory. Requires 3.47E, has 14.49G available.",
+       VMEM_OOM_HBM},
+      {"  XLA label: fusion.1 = fusion(a)\n  Allocation type: scoped\n", VMEM_OOM_LISTING},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    vmem_log_report *r = explain(cases[i].log);
+    if (vmem_log_error_count(r) != 1 || vmem_log_error_at(r, 0)->kind != cases[i].kind)
+      fail_msg("case %zu: %zu errors, kind %s", i, vmem_log_error_count(r),
+               vmem_log_error_count(r) ? vmem_oom_kind_name(vmem_log_error_at(r, 0)->kind) : "-");
+    vmem_log_report_free(r);
+  }
+  vmem_log_report *r = explain("all good\nno errors here\n");
+  assert_int_equal(vmem_log_error_count(r), 0);
+  vmem_log_report_free(r);
+  r = explain("");
+  assert_int_equal(vmem_log_error_count(r), 0);
+  vmem_log_report_free(r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_scoped_custom_kernel),
+      cmocka_unit_test(test_standard_op_and_folding),
+      cmocka_unit_test(test_program_listing),
+      cmocka_unit_test(test_other_kinds),
+  };
+  return RUN(tests);
+}
