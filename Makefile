@@ -51,6 +51,7 @@ bench: bootstrap
 	@echo "== bench_shape"; build-bench/bench_shape
 	@echo "== bench_hlo"; build-bench/bench_hlo 100 ../shared/corpus/hlo/gpu_large_loop_fusion_1.8MB.hlo
 	@echo "== bench_explain"; build-bench/bench_explain 100
+	@echo "== bench_fit"; build-bench/bench_fit
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

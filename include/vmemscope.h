@@ -499,6 +499,7 @@ typedef struct vmem_operand {
   bool aliased;              /* an input aliased to an output (spec) */
   size_t rank;
   int index_axis[VMEM_KERNEL_MAX_RANK]; /* grid axis per block dim, or VMEM_INDEX_* */
+  int block_param[VMEM_KERNEL_MAX_RANK]; /* the spec parameter setting each block dim, or -1 */
   const char *name;          /* spec name or "argN" */
 } vmem_operand;
 
@@ -699,6 +700,52 @@ VMEM_API const vmem_log_error *vmem_log_error_at(const vmem_log_report *r,
                                                  size_t i);
 VMEM_API void vmem_log_report_free(vmem_log_report *r);
 VMEM_API const char *vmem_oom_kind_name(vmem_oom_kind kind);
+
+/* ## Fitting block sizes
+ *
+ * A kernel spec's named block parameters ("bm", "bk", ...) are searched:
+ * every combination of legal values, each evaluated for its exact scoped
+ * footprint and a roofline time (docs/cost-model.md). A template compiles
+ * the kernel once; evaluating one assignment allocates nothing.
+ */
+typedef struct vmem_template vmem_template;
+
+typedef struct vmem_cost_options {
+  double step_overhead_s;   /* per grid step; < 0 = the default 0.35 us (no public source) */
+} vmem_cost_options;
+
+typedef struct vmem_eval {
+  bool legal;               /* every block obeys the Pallas block rules */
+  uint64_t scoped_bytes;    /* windows + scratch, exact */
+  uint64_t needed_bytes;    /* scoped + internal scratch: what must fit the limit */
+  uint64_t grid_steps;
+  double hbm_bytes;         /* moved between HBM and VMEM over the whole grid */
+  double flops;
+  double time_s;            /* max(HBM time, compute time) + steps x overhead */
+  bool compute_bound;
+  double intensity;         /* flops / HBM byte */
+} vmem_eval;
+
+VMEM_API vmem_template *vmem_template_new(const vmem_kernel *k,
+                                          const vmem_target *t,
+                                          const vmem_plan_options *plan,
+                                          const vmem_cost_options *cost,
+                                          const vmem_allocator *alloc,
+                                          vmem_error *err);
+VMEM_API void vmem_template_free(vmem_template *tpl);
+VMEM_API size_t vmem_template_param_count(const vmem_template *tpl);
+VMEM_API const char *vmem_template_param_name(const vmem_template *tpl,
+                                              size_t i);
+/** Evaluates one assignment (values[i] for parameter i). Allocates
+ *  nothing and never fails: an illegal assignment has legal == false. */
+VMEM_API void vmem_template_eval(const vmem_template *tpl,
+                                 const int64_t *values, vmem_eval *out);
+/** The legal values of parameter i by default: the divisors of every array
+ *  dimension it sets that satisfy the block rules there. Writes at most
+ *  cap values in increasing order; returns how many there are. */
+VMEM_API size_t vmem_template_default_values(const vmem_template *tpl,
+                                             size_t i, int64_t *out,
+                                             size_t cap);
 
 #ifdef __cplusplus
 }

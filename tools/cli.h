@@ -25,6 +25,7 @@ int cmd_targets(int argc, char **argv);
 int cmd_limits(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
 int cmd_print(int argc, char **argv);
 /* cmd_kernel.c: check on a Mosaic MLIR kernel or a JSON spec ("mlir", "spec"). */
 int check_kernel_file(const char *path, const char *format, const vmem_target *t, const vmem_limit_inputs *in,

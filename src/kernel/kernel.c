@@ -15,6 +15,7 @@ vmem_kernel *kernel_new(const vmem_allocator *alloc) {
   }
   k->a = a;
   k->vmem_limit = k->internal_scratch = -1;
+  k->flops = -1;
   for (size_t i = 0; i < VMEM_KERNEL_MAX_RANK; i++)
     k->grid_param[i] = -1;
   k->name = "kernel";

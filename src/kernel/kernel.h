@@ -14,11 +14,11 @@ typedef struct kernel_param {
   int64_t value;
 } kernel_param;
 
-/* Per operand, beside the public vmem_operand: which parameter sets each
- * block dimension (-1 for a literal), so that remedies can vary them. */
+/* Per operand, beside the public vmem_operand (whose block_param says
+ * which parameter sets each block dimension, so that remedies and fit can
+ * vary them). */
 typedef struct kernel_operand {
   vmem_operand pub;
-  int block_param[VMEM_KERNEL_MAX_RANK];
   vmem_shape *array; /* pub.array, writable */
   size_t offset; /* in the source text, for messages */
 } kernel_operand;
@@ -36,6 +36,7 @@ struct vmem_kernel {
   size_t grid_rank;
   int64_t grid[VMEM_KERNEL_MAX_RANK];
   int grid_param[VMEM_KERNEL_MAX_RANK]; /* -1, or the parameter that is the bound */
+  bool grid_derived[VMEM_KERNEL_MAX_RANK]; /* the bound follows the blocks (spec without "grid") */
   const char *grid_axis_name[VMEM_KERNEL_MAX_RANK];
   const char *semantics[VMEM_KERNEL_MAX_RANK];
   size_t nops;
@@ -47,6 +48,8 @@ struct vmem_kernel {
   int64_t vmem_limit;       /* -1 when not set */
   int64_t internal_scratch; /* -1 when not set */
   bool roles_inferred;      /* MLIR: inputs/outputs told apart by stores */
+  double flops;             /* spec "flops": the kernel's total; < 0 when not given */
+  const char *flops_per_step; /* spec "flops_per_step": an expression of params, or NULL */
   vmem_shape *result;
 };
 

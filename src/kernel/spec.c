@@ -203,7 +203,7 @@ static bool read_block(sreader *r, json_t *spec, const char *path, kernel_operan
   for (size_t i = 0; i < *rank; i++) {
     char p[96];
     snprintf(p, sizeof p, "%s.block[%zu]", path, i);
-    if (!read_dim(r, json_array_get(b, i), p, &dims[i], &op->block_param[i]))
+    if (!read_dim(r, json_array_get(b, i), p, &dims[i], &op->pub.block_param[i]))
       return false;
   }
   if (op->pub.array && op->pub.array->rank != *rank)
@@ -302,7 +302,7 @@ static bool read_operand(sreader *r, json_t *spec, const char *path, vmem_operan
     return fail(r, VMEM_ERR_SYNTAX, "%s: expected an object", path);
   op->pub.role = role;
   for (size_t d = 0; d < VMEM_KERNEL_MAX_RANK; d++)
-    op->block_param[d] = -1;
+    op->pub.block_param[d] = -1;
   const char *nm = json_string_value(json_object_get(spec, "name"));
   op->pub.name = arena_strndup(&k->a, nm ? nm : path, strlen(nm ? nm : path));
   if (role == VMEM_ROLE_SCALAR_PREFETCH)
@@ -375,6 +375,7 @@ static bool derive_grid(sreader *r) {
   for (size_t g = 0; g < k->grid_rank; g++) {
     if (k->grid[g] > 0)
       continue;
+    k->grid_derived[g] = true;
     for (size_t i = 0; i < k->nops && !k->grid[g]; i++) {
       const vmem_operand *o = &k->ops[i].pub;
       for (size_t d = 0; o->array && d < o->rank; d++)
@@ -429,6 +430,13 @@ static bool read_kernel(sreader *r) {
   if (is && (!json_is_integer(is) || json_integer_value(is) < 0))
     return fail(r, VMEM_ERR_RANGE, "internal_scratch_in_bytes: expected a non-negative integer");
   k->vmem_limit = lim ? (int64_t)json_integer_value(lim) : -1;
+  json_t *fl = json_object_get(r->root, "flops"), *fps = json_object_get(r->root, "flops_per_step");
+  if (fl && (!json_is_number(fl) || json_number_value(fl) < 0))
+    return fail(r, VMEM_ERR_RANGE, "flops: expected the kernel's total FLOPs, a non-negative number");
+  if (fps && !json_is_string(fps))
+    return fail(r, VMEM_ERR_SYNTAX, "flops_per_step: expected an expression like \"2*bm*bk*bn\"");
+  k->flops = fl ? json_number_value(fl) : -1;
+  k->flops_per_step = fps ? arena_strndup(&k->a, json_string_value(fps), strlen(json_string_value(fps))) : NULL;
   k->internal_scratch = is ? (int64_t)json_integer_value(is) : -1;
   static const char *const lists[] = {"scalar_prefetch", "in_specs", "out_specs", "scratch"};
   size_t total = 0;

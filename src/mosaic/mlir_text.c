@@ -692,7 +692,7 @@ static bool read_operands(mreader *r, const mfunc *f) {
     snprintf(nm, sizeof nm, "arg%zu", first + i);
     op->pub.name = arena_strndup(&k->a, nm, strlen(nm));
     for (size_t d = 0; d < VMEM_KERNEL_MAX_RANK; d++) {
-      op->block_param[d] = -1;
+      op->pub.block_param[d] = -1;
       op->pub.index_axis[d] = VMEM_INDEX_CONSTANT; /* whole operands: block index 0 */
     }
     if (t.kind == T_MEMREF && !(op->pub.block = kernel_shape(k, t.dtype, t.dims, t.rank)))

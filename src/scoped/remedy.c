@@ -77,7 +77,7 @@ static void shrink_param(const vmem_kernel *k, const vmem_target *t, int p, uint
     bool ok = true;
     for (size_t i = 0; i < k->nops && i < 64 && ok; i++)
       for (size_t d = 0; d < k->ops[i].pub.rank && ok; d++)
-        if (k->ops[i].block_param[d] == p) {
+        if (k->ops[i].pub.block_param[d] == p) {
           ok = legal(&k->ops[i].pub, d, next);
           v.dims[i][d] = next;
           if (first_op == SIZE_MAX)
@@ -100,7 +100,7 @@ static void shrink_param(const vmem_kernel *k, const vmem_target *t, int p, uint
 static void shrink_dim(const vmem_kernel *k, const vmem_target *t, size_t i, uint64_t budget, vmem_remedies *out) {
   const vmem_operand *o = &k->ops[i].pub;
   for (size_t d = 0; d < o->rank; d++) {
-    if (o->index_axis[d] < 0 || k->ops[i].block_param[d] >= 0)
+    if (o->index_axis[d] < 0 || k->ops[i].pub.block_param[d] >= 0)
       continue;
     variant v;
     variant_init(k, &v);
@@ -145,7 +145,7 @@ static void shrinks(const vmem_kernel *k, const vmem_target *t, const vmem_footp
       continue;
     bool used_param = false;
     for (size_t d = 0; d < k->ops[i].pub.rank; d++) {
-      int p = k->ops[i].block_param[d];
+      int p = k->ops[i].pub.block_param[d];
       if (p >= 0 && p < 64 && !seen[p]) {
         seen[p] = true;
         used_param = true;

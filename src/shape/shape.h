@@ -81,4 +81,10 @@ vmem_status tiling_apply(arena *a, vmem_shape *s, const vmem_target *t,
 
 bool dtype_is_array(vmem_dtype t);
 
+/* The pieces of the default tiling, for code that sizes many blocks
+ * without building shapes (src/tune/): the bit width tiling counts for a
+ * type, and the rows of the second-minor tile for an extent R. */
+int tiling_storage_bits(vmem_dtype t);
+int64_t tiling_rows_for(uint64_t R, int bits, const vmem_target *t, bool rank1, bool internal);
+
 #endif

@@ -39,6 +39,16 @@ static const tiling_rule rules[] = {
     {2, 0, 16, "Mosaic getTilingFactor: 2-bit large tiling 16 x sublanes"},
 };
 
+static int storage_bits(vmem_dtype t);
+static int64_t tile_rows(uint64_t R, int bits, int gen, int sublanes, bool rank1, bool internal);
+
+int tiling_storage_bits(vmem_dtype t) { return storage_bits(t); }
+
+int64_t tiling_rows_for(uint64_t R, int bits, const vmem_target *t, bool rank1, bool internal) {
+  int sublanes = (int)vmem_target_u64(t, VMEM_FACT_VREG_SUBLANES);
+  return tile_rows(R, bits, vmem_target_generation(t), sublanes > 0 ? sublanes : 8, rank1, internal);
+}
+
 static int storage_bits(vmem_dtype t) {
   int b = vmem_dtype_bits(t);
   if (t == VMEM_PRED)

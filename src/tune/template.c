@@ -1,0 +1,357 @@
+/*
+ * template.c — a kernel compiled for fast evaluation of block-size
+ * assignments: exact scoped bytes and a roofline time, with no allocation
+ * per evaluation (docs/cost-model.md).
+ *
+ * The padded size of a block is computed here from its dims directly, by
+ * the same rules as tiling.c + shape_size.c for default layouts (the rows
+ * of the second-minor tile come from tiling_rows_for, the one rule); a
+ * test checks every evaluation against vmem_kernel_footprint.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "../kernel/kernel.h"
+
+enum { MAX_OPS = 64, MAX_PARAMS = 16, MAX_TERMS = 8 };
+#define DEFAULT_STEP_OVERHEAD_S 0.35e-6
+
+typedef struct tpl_operand {
+  vmem_operand_role role;
+  vmem_memory_space space;
+  int buffers;
+  bool internal;       /* scratch: Mosaic lays it out */
+  int tile_bits;       /* tiling_storage_bits */
+  int elem_bytes;      /* byte width when not packed */
+  int packed_bits;     /* sub-byte types: stored packed, E(bits) */
+  size_t rank;
+  int64_t dims[VMEM_KERNEL_MAX_RANK];
+  int param[VMEM_KERNEL_MAX_RANK];
+  int index_axis[VMEM_KERNEL_MAX_RANK];
+  bool has_array;
+  int64_t array[VMEM_KERNEL_MAX_RANK];
+  int elem_bytes_hbm;  /* for transfers: unpadded bytes per element */
+} tpl_operand;
+
+/* flops_per_step ::= term ('+' term)*    term ::= factor ('*' factor)*
+ * factor ::= integer | parameter name */
+typedef struct tpl_term {
+  double coef;
+  int nparams;
+  int params[MAX_PARAMS];
+} tpl_term;
+
+struct vmem_template {
+  vmem_allocator alloc;
+  const vmem_target *t;
+  size_t nops, nparams, grid_rank;
+  tpl_operand ops[MAX_OPS];
+  const char *param_names[MAX_PARAMS];
+  int64_t grid[VMEM_KERNEL_MAX_RANK];
+  int grid_param[VMEM_KERNEL_MAX_RANK];
+  bool parallel[VMEM_KERNEL_MAX_RANK];
+  uint64_t internal_scratch;
+  double bw_per_core, peak_per_core, overhead, flops_total;
+  bool megacore;
+  int cores;
+  size_t nterms;
+  tpl_term terms[MAX_TERMS];
+};
+
+static vmem_status tpl_fail(vmem_error *err, vmem_status code, const char *msg) {
+  err_set(err, code, 0, "%s", msg);
+  return code;
+}
+
+/* Parses flops_per_step into terms. */
+static vmem_status parse_flops(vmem_template *t, const vmem_kernel *k, const char *e, vmem_error *err) {
+  tpl_term *cur = &t->terms[0];
+  t->nterms = 1;
+  cur->coef = 1;
+  for (const char *p = e; *p;) {
+    while (*p == ' ')
+      p++;
+    if (ch_is_digit(*p)) {
+      double v = 0;
+      while (ch_is_digit(*p))
+        v = v * 10 + (*p++ - '0');
+      cur->coef *= v;
+    } else {
+      const char *b = p;
+      while (*p && *p != '*' && *p != '+' && *p != ' ')
+        p++;
+      int found = -1;
+      for (size_t i = 0; i < k->nparams && found < 0; i++)
+        if (strlen(k->params[i].name) == (size_t)(p - b) && !memcmp(k->params[i].name, b, (size_t)(p - b)))
+          found = (int)i;
+      if (found < 0 || cur->nparams == MAX_PARAMS)
+        return tpl_fail(err, VMEM_ERR_UNKNOWN, "flops_per_step: a name that is not a parameter");
+      cur->params[cur->nparams++] = found;
+    }
+    while (*p == ' ')
+      p++;
+    if (*p == '*') {
+      p++;
+    } else if (*p == '+') {
+      p++;
+      if (t->nterms == MAX_TERMS)
+        return tpl_fail(err, VMEM_ERR_RANGE, "flops_per_step: more than 8 terms");
+      cur = &t->terms[t->nterms++];
+      cur->coef = 1;
+    } else if (*p) {
+      return tpl_fail(err, VMEM_ERR_SYNTAX, "flops_per_step: expected '*' or '+'");
+    }
+  }
+  return VMEM_OK;
+}
+
+static void compile_operand(tpl_operand *o, const kernel_operand *ko) {
+  const vmem_operand *p = &ko->pub;
+  memset(o, 0, sizeof *o);
+  o->role = p->role;
+  o->space = p->space;
+  o->buffers = p->role == VMEM_ROLE_SCRATCH ? 1 : p->buffers;
+  o->internal = p->role == VMEM_ROLE_SCRATCH;
+  if (!p->block)
+    return;
+  vmem_dtype dt = p->block->dtype;
+  o->tile_bits = tiling_storage_bits(dt);
+  o->elem_bytes = vmem_dtype_bytes(dt);
+  o->packed_bits = vmem_dtype_bits(dt) < 8 && dt != VMEM_PRED ? vmem_dtype_bits(dt) : 0;
+  o->elem_bytes_hbm = o->elem_bytes;
+  o->rank = p->rank;
+  for (size_t d = 0; d < p->rank; d++) {
+    o->dims[d] = p->block->dims[d];
+    o->param[d] = ko->pub.block_param[d];
+    o->index_axis[d] = p->index_axis[d];
+  }
+  o->has_array = p->array != NULL;
+  for (size_t d = 0; o->has_array && d < p->rank; d++)
+    o->array[d] = p->array->dims[d];
+}
+
+static double fact(const vmem_target *t, vmem_fact_id id) {
+  const vmem_fact *f = vmem_target_fact(t, id);
+  return f ? f->value : 0;
+}
+
+/* Peak FLOP/s per chip for the kernel's compute dtype (its first input's). */
+static double peak_for(const vmem_kernel *k, const vmem_target *t) {
+  vmem_dtype dt = VMEM_BF16;
+  for (size_t i = 0; i < k->nops; i++)
+    if (k->ops[i].pub.role == VMEM_ROLE_INPUT && k->ops[i].pub.block) {
+      dt = k->ops[i].pub.block->dtype;
+      break;
+    }
+  double bf16 = fact(t, VMEM_FACT_BF16_FLOPS);
+  if ((dt == VMEM_S8 || dt == VMEM_U8 || dt == VMEM_S4 || dt == VMEM_U4) && fact(t, VMEM_FACT_INT8_OPS) > 0)
+    return fact(t, VMEM_FACT_INT8_OPS);
+  if (vmem_dtype_bits(dt) == 8 && fact(t, VMEM_FACT_FP8_FLOPS) > 0)
+    return fact(t, VMEM_FACT_FP8_FLOPS);
+  return bf16; /* f32 runs on the MXU in several passes: no public figure, bf16's is used */
+}
+
+vmem_template *vmem_template_new(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *plan,
+                                 const vmem_cost_options *cost, const vmem_allocator *alloc, vmem_error *err) {
+  err_clear(err);
+  if (!k || !t) {
+    err_set(err, VMEM_ERR_ARGUMENT, 0, "no kernel or no target");
+    return NULL;
+  }
+  if (k->nops > MAX_OPS || k->nparams > MAX_PARAMS) {
+    err_set(err, VMEM_ERR_RANGE, 0, "a template holds at most 64 operands and 16 parameters");
+    return NULL;
+  }
+  vmem_template *tpl = vmem__alloc(alloc, sizeof *tpl);
+  if (!tpl) {
+    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return NULL;
+  }
+  memset(tpl, 0, sizeof *tpl);
+  if (alloc)
+    tpl->alloc = *alloc;
+  tpl->t = t;
+  tpl->nops = k->nops;
+  for (size_t i = 0; i < k->nops; i++)
+    compile_operand(&tpl->ops[i], &k->ops[i]);
+  tpl->nparams = k->nparams;
+  for (size_t i = 0; i < k->nparams; i++)
+    tpl->param_names[i] = k->params[i].name;
+  tpl->grid_rank = k->grid_rank;
+  for (size_t g = 0; g < k->grid_rank; g++) {
+    tpl->grid[g] = k->grid_derived[g] ? 0 : k->grid[g];
+    tpl->grid_param[g] = k->grid_param[g];
+    tpl->parallel[g] = k->semantics[g] && !strcmp(k->semantics[g], "parallel");
+  }
+  int64_t is = plan && plan->internal_scratch >= 0 ? plan->internal_scratch
+               : k->internal_scratch >= 0          ? k->internal_scratch
+                                                   : (int64_t)vmem_target_u64(t, VMEM_FACT_INTERNAL_SCRATCH_BYTES);
+  tpl->internal_scratch = (uint64_t)is;
+  tpl->cores = (int)fact(t, VMEM_FACT_CORES_PER_CHIP);
+  if (tpl->cores < 1)
+    tpl->cores = 1;
+  tpl->megacore = fact(t, VMEM_FACT_MEGACORE) != 0;
+  tpl->bw_per_core = fact(t, VMEM_FACT_HBM_BYTES_PER_S) / tpl->cores;
+  tpl->peak_per_core = peak_for(k, t) / tpl->cores;
+  tpl->overhead = cost && cost->step_overhead_s >= 0 ? cost->step_overhead_s : DEFAULT_STEP_OVERHEAD_S;
+  tpl->flops_total = k->flops;
+  if (k->flops_per_step && parse_flops(tpl, k, k->flops_per_step, err) != VMEM_OK) {
+    vmem_template_free(tpl);
+    return NULL;
+  }
+  return tpl;
+}
+
+void vmem_template_free(vmem_template *tpl) {
+  if (tpl)
+    vmem__free(&tpl->alloc, tpl);
+}
+
+size_t vmem_template_param_count(const vmem_template *tpl) { return tpl->nparams; }
+const char *vmem_template_param_name(const vmem_template *tpl, size_t i) {
+  return i < tpl->nparams ? tpl->param_names[i] : NULL;
+}
+
+/* ---- evaluation --------------------------------------------------------- */
+
+static int64_t dim_of(const tpl_operand *o, size_t d, const int64_t *values) {
+  return o->param[d] >= 0 ? values[o->param[d]] : o->dims[d];
+}
+
+static uint64_t round_up(uint64_t a, uint64_t m) { return m ? (a + m - 1) / m * m : a; }
+
+/* The padded bytes of one buffer, as tiling.c + ArraySize give them. */
+static uint64_t padded_bytes(const vmem_template *tpl, const tpl_operand *o, const int64_t *dims) {
+  uint64_t n;
+  int b = o->tile_bits;
+  if (o->rank == 0) {
+    n = (uint64_t)(4096 / b);
+  } else if (o->rank == 1) {
+    uint64_t N = (uint64_t)dims[0];
+    n = round_up(N, (uint64_t)tiling_rows_for((N + 127) / 128, b, tpl->t, true, o->internal) * 128);
+  } else {
+    uint64_t R = (uint64_t)dims[o->rank - 2];
+    n = round_up(R, (uint64_t)tiling_rows_for(R, b, tpl->t, false, o->internal)) *
+        round_up((uint64_t)dims[o->rank - 1], 128);
+    for (size_t d = 0; d + 2 < o->rank; d++)
+      n *= (uint64_t)dims[d];
+  }
+  return o->packed_bits ? (n * (uint64_t)o->packed_bits + 7) / 8 : n * (uint64_t)o->elem_bytes;
+}
+
+static bool legal_dim(const tpl_operand *o, size_t d, int64_t v) {
+  if (v < 1 || (o->has_array && v > o->array[d]))
+    return false;
+  if (o->space != VMEM_SPACE_VMEM || o->role == VMEM_ROLE_SCRATCH || !o->has_array)
+    return true;
+  if (v == o->array[d])
+    return true;
+  if (o->rank == 1) {
+    int64_t min = 128 * 32 / (o->tile_bits ? o->tile_bits : 32);
+    return v % 1024 == 0 || ((v & (v - 1)) == 0 && v >= min);
+  }
+  if (d == o->rank - 1)
+    return v % 128 == 0;
+  if (d == o->rank - 2)
+    return v % 8 == 0;
+  return true;
+}
+
+/* Blocks fetched over the grid: a block moves when an axis it follows
+ * changes, so the count is the product of the bounds up to the innermost
+ * followed axis that takes more than one value. */
+static double fetches(const vmem_template *tpl, const tpl_operand *o, const int64_t *grid, double steps) {
+  int inner = -1;
+  for (size_t d = 0; d < o->rank; d++) {
+    int a = o->index_axis[d];
+    if (a == VMEM_INDEX_UNKNOWN)
+      return steps;
+    if (a >= 0 && grid[a] > 1 && a > inner)
+      inner = a;
+  }
+  double f = 1;
+  for (int a = 0; a <= inner; a++)
+    f *= (double)grid[a];
+  (void)tpl;
+  return f;
+}
+
+void vmem_template_eval(const vmem_template *tpl, const int64_t *values, vmem_eval *out) {
+  memset(out, 0, sizeof *out);
+  out->legal = true;
+  int64_t grid[VMEM_KERNEL_MAX_RANK];
+  for (size_t g = 0; g < tpl->grid_rank; g++)
+    grid[g] = tpl->grid_param[g] >= 0 ? values[tpl->grid_param[g]] : tpl->grid[g];
+  /* A derived bound is ceil(array / block) of the first dim the axis drives. */
+  int64_t dims[MAX_OPS][VMEM_KERNEL_MAX_RANK];
+  for (size_t i = 0; i < tpl->nops; i++)
+    for (size_t d = 0; d < tpl->ops[i].rank; d++) {
+      dims[i][d] = dim_of(&tpl->ops[i], d, values);
+      if (tpl->ops[i].param[d] >= 0 && !legal_dim(&tpl->ops[i], d, dims[i][d]))
+        out->legal = false;
+      /* A bound that is derived follows the block: ceil(array / block). */
+      int a = tpl->ops[i].index_axis[d];
+      if (a >= 0 && grid[a] == 0 && tpl->grid_param[a] < 0 && tpl->ops[i].has_array && dims[i][d] > 0)
+        grid[a] = (tpl->ops[i].array[d] + dims[i][d] - 1) / dims[i][d];
+    }
+  double steps = 1;
+  for (size_t g = 0; g < tpl->grid_rank; g++)
+    steps *= (double)(grid[g] > 0 ? grid[g] : 1);
+  for (size_t i = 0; i < tpl->nops; i++) {
+    const tpl_operand *o = &tpl->ops[i];
+    if (!o->tile_bits || o->space != VMEM_SPACE_VMEM || o->role == VMEM_ROLE_SCALAR_PREFETCH || o->buffers <= 0)
+      continue;
+    out->scoped_bytes += (uint64_t)o->buffers * padded_bytes(tpl, o, dims[i]);
+    if (o->role == VMEM_ROLE_SCRATCH)
+      continue;
+    double block = (double)o->elem_bytes_hbm;
+    for (size_t d = 0; d < o->rank; d++)
+      block *= (double)dims[i][d];
+    out->hbm_bytes += fetches(tpl, o, grid, steps) * block;
+  }
+  out->needed_bytes = out->scoped_bytes + tpl->internal_scratch;
+  out->grid_steps = (uint64_t)steps;
+  double flops = tpl->flops_total > 0 ? tpl->flops_total : 0;
+  if (tpl->nterms && tpl->flops_total < 0) {
+    for (size_t k = 0; k < tpl->nterms; k++) {
+      double v = tpl->terms[k].coef;
+      for (int p = 0; p < tpl->terms[k].nparams; p++)
+        v *= (double)values[tpl->terms[k].params[p]];
+      flops += v * steps;
+    }
+  }
+  out->flops = flops;
+  /* Megacore chips split parallel axes over both cores. */
+  int cores = 1;
+  for (size_t g = 0; g < tpl->grid_rank && tpl->megacore; g++)
+    if (tpl->parallel[g] && grid[g] >= 2)
+      cores = tpl->cores;
+  double t_mem = tpl->bw_per_core > 0 ? out->hbm_bytes / (tpl->bw_per_core * cores) : 0;
+  double t_cmp = tpl->peak_per_core > 0 ? flops / (tpl->peak_per_core * cores) : 0;
+  out->compute_bound = t_cmp > t_mem;
+  out->time_s = fmax(t_mem, t_cmp) + steps / cores * tpl->overhead;
+  out->intensity = out->hbm_bytes > 0 ? flops / out->hbm_bytes : 0;
+}
+
+size_t vmem_template_default_values(const vmem_template *tpl, size_t p, int64_t *out, size_t cap) {
+  /* The largest array dim the parameter sets bounds the search. */
+  int64_t bound = 0;
+  for (size_t i = 0; i < tpl->nops; i++)
+    for (size_t d = 0; d < tpl->ops[i].rank; d++)
+      if (tpl->ops[i].param[d] == (int)p && tpl->ops[i].has_array && tpl->ops[i].array[d] > bound)
+        bound = tpl->ops[i].array[d];
+  size_t n = 0;
+  for (int64_t v = 1; v <= bound; v++) {
+    bool ok = true;
+    for (size_t i = 0; i < tpl->nops && ok; i++)
+      for (size_t d = 0; d < tpl->ops[i].rank && ok; d++)
+        if (tpl->ops[i].param[d] == (int)p)
+          ok = legal_dim(&tpl->ops[i], d, v) && (!tpl->ops[i].has_array || tpl->ops[i].array[d] % v == 0);
+    if (ok) {
+      if (n < cap)
+        out[n] = v;
+      n++;
+    }
+  }
+  return n;
+}

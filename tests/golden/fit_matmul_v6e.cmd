@@ -1,0 +1,1 @@
+$VMEMSCOPE fit fit_matmul.json --target v6e --top 5

@@ -1,0 +1,117 @@
+/* fit's template against the planner: for randomised matmul-like specs on
+ * several generations, the template's scoped bytes for any legal
+ * assignment equal vmem_kernel_footprint of the spec at those values; and
+ * the cost model's fetch counting on a case worked by hand. fit evaluates
+ * every candidate (no pruning), so its result is the exhaustive one. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "test.h"
+
+static const char *const dtypes[] = {"f32", "bf16", "s8", "f8e4m3fn", "s4", "f16"};
+static const char *const targets[] = {"v3", "v5e", "v6e", "7x", "8t"};
+
+static int spec_text(char *buf, size_t cap, const char *dt, int64_t m, int64_t k, int64_t n, int64_t bm,
+                     int64_t bk, int64_t bn) {
+  return snprintf(buf, cap,
+                  "{\"name\": \"mm\", \"grid_axes\": [\"i\", \"j\", \"k\"], \"params\": {\"bm\": %lld, \"bk\": %lld, "
+                  "\"bn\": %lld},"
+                  " \"in_specs\": [{\"array\": \"%s[%lld,%lld]\", \"block\": [\"bm\", \"bk\"], \"index_map\": [\"i\", \"k\"]},"
+                  "               {\"array\": \"%s[%lld,%lld]\", \"block\": [\"bk\", \"bn\"], \"index_map\": [\"k\", \"j\"]}],"
+                  " \"out_specs\": [{\"array\": \"%s[%lld,%lld]\", \"block\": [\"bm\", \"bn\"], \"index_map\": [\"i\", \"j\"]}],"
+                  " \"scratch\": [{\"dtype\": \"f32\", \"shape\": [\"bm\", \"bn\"]}]}",
+                  (long long)bm, (long long)bk, (long long)bn, dt, (long long)m, (long long)k, dt, (long long)k,
+                  (long long)n, dt, (long long)m, (long long)n);
+}
+
+static void test_template_equals_planner(void **state) {
+  (void)state;
+  uint64_t x = 12345;
+  int checked = 0;
+  for (int round = 0; round < 60; round++) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const char *dt = dtypes[(x >> 33) % 6];
+    const vmem_target *t = vmem_target_find(targets[(x >> 40) % 5], strlen(targets[(x >> 40) % 5]));
+    int64_t m = 8 << ((x >> 20) % 8), k = 128 << ((x >> 24) % 5), n = 128 << ((x >> 28) % 5);
+    char spec[2048];
+    spec_text(spec, sizeof spec, dt, m, k, n, m, k, n);
+    vmem_error err;
+    vmem_kernel *kern = vmem_kernel_from_spec(spec, strlen(spec), NULL, &err);
+    if (!kern)
+      fail_msg("spec: %s", err.message);
+    vmem_template *tpl = vmem_template_new(kern, t, NULL, NULL, NULL, &err);
+    assert_non_null(tpl);
+    int64_t vals[3][64];
+    size_t cnt[3];
+    for (size_t p = 0; p < 3; p++) {
+      cnt[p] = vmem_template_default_values(tpl, p, vals[p], 64);
+      assert_true(cnt[p] > 0);
+    }
+    for (int trial = 0; trial < 10; trial++) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      int64_t v[3] = {vals[0][(x >> 10) % cnt[0]], vals[1][(x >> 20) % cnt[1]], vals[2][(x >> 30) % cnt[2]]};
+      vmem_eval e;
+      vmem_template_eval(tpl, v, &e);
+      assert_true(e.legal);
+      char concrete[2048];
+      spec_text(concrete, sizeof concrete, dt, m, k, n, v[0], v[1], v[2]);
+      vmem_kernel *c = vmem_kernel_from_spec(concrete, strlen(concrete), NULL, &err);
+      if (!c)
+        fail_msg("concrete spec: %s", err.message);
+      vmem_footprint f;
+      assert_int_equal(vmem_kernel_footprint(c, t, NULL, &f, &err), VMEM_OK);
+      if (f.scoped_bytes != e.scoped_bytes || f.scoped_bytes + f.internal_scratch_bytes != e.needed_bytes)
+        fail_msg("%s %s[%lld,%lld,%lld] bm=%lld bk=%lld bn=%lld: planner %llu, template %llu", vmem_target_name(t),
+                 dt, (long long)m, (long long)k, (long long)n, (long long)v[0], (long long)v[1], (long long)v[2],
+                 (unsigned long long)f.scoped_bytes, (unsigned long long)e.scoped_bytes);
+      vmem_footprint_free(&f);
+      vmem_kernel_free(c);
+      checked++;
+    }
+    vmem_template_free(tpl);
+    vmem_kernel_free(kern);
+  }
+  assert_int_equal(checked, 600);
+}
+
+static void test_cost_by_hand(void **state) {
+  (void)state;
+  /* 1024^3 bf16 matmul, blocks 256: grid (4, 4, 4). x (i, k) follows k,
+   * the innermost axis: fetched every step, 64 x 128 KiB; y (k, j) too;
+   * z (i, j) follows j: 16 fetches. 2 * 1024^3 FLOPs. */
+  char spec[2048];
+  spec_text(spec, sizeof spec, "bf16", 1024, 1024, 1024, 256, 256, 256);
+  char *with_flops = malloc(sizeof spec + 64);
+  snprintf(with_flops, sizeof spec + 64, "{\"flops\": 2147483648, %s", spec + 1);
+  vmem_error err;
+  vmem_kernel *k = vmem_kernel_from_spec(with_flops, strlen(with_flops), NULL, &err);
+  if (!k)
+    fail_msg("%s", err.message);
+  const vmem_target *t = vmem_target_find("v6e", 3);
+  vmem_cost_options c = {.step_overhead_s = 0};
+  vmem_template *tpl = vmem_template_new(k, t, NULL, &c, NULL, &err);
+  int64_t v[3] = {256, 256, 256};
+  vmem_eval e;
+  vmem_template_eval(tpl, v, &e);
+  assert_int_equal(e.grid_steps, 64);
+  double block = 256.0 * 256 * 2;
+  assert_true(e.hbm_bytes == 64 * block + 64 * block + 16 * block);
+  assert_true(e.flops == 2147483648.0);
+  /* v6e: one core, 1638 GB/s, 918 TFLOP/s: 2.15e9 / 918e12 = 2.34 us of
+   * compute against 144 x 128 KiB = 18.9 MB / 1638e9 = 11.52 us of HBM:
+   * HBM-bound. */
+  assert_false(e.compute_bound);
+  assert_true(e.time_s > 11.5e-6 && e.time_s < 11.55e-6);
+  assert_true(e.intensity > 113 && e.intensity < 114);
+  vmem_template_free(tpl);
+  vmem_kernel_free(k);
+  free(with_flops);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_template_equals_planner),
+      cmocka_unit_test(test_cost_by_hand),
+  };
+  return RUN(tests);
+}

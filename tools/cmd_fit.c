@@ -1,0 +1,458 @@
+/*
+ * cmd_fit.c — `vmemscope fit SPEC [--target T] [--top K] [--param N=LIST]
+ *              [--vmem-limit-bytes N | --physical] [--json]`
+ *
+ * Every combination of the spec's block parameters is evaluated through a
+ * template (exact footprint, roofline time); no pruning, so the result is
+ * the exhaustive one by construction.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char help[] =
+    "usage: vmemscope fit SPEC.json [--target T] [--top K] [--param NAME=VALUES]...\n"
+    "                     [--vmem-limit-bytes N | --physical] [--flags \"...\"] [--no-env] [--json]\n\n"
+    "Searches the block sizes of a kernel spec (its named \"params\") that fit the\n"
+    "scoped VMEM limit, ranked by a roofline cost model (docs/cost-model.md): HBM\n"
+    "bytes moved (a block is fetched only when its index changes), FLOPs from the\n"
+    "spec (\"flops\" or \"flops_per_step\"), and a per-step overhead.\n\n"
+    "options:\n"
+    "  --param NAME=VALUES   values to try: 128,256,512 or 128..2048:pow2 or 128..1024:128;\n"
+    "                        default: every divisor of the array dims the parameter sets\n"
+    "                        that the block rules allow\n"
+    "  --top K               how many candidates to list (default 10)\n"
+    "  --vmem-limit-bytes N  fit this limit instead of the one in force\n"
+    "  --physical            fit physical VMEM and report the vmem_limit_bytes to request\n"
+    "  --step-overhead-us X  the per-grid-step overhead (default 0.35; no public source)\n"
+    "  --target T, --flags \"...\", --no-env, --json   as for check\n\n"
+    "Exit status: 0 when something fits, 1 when nothing does, 2 on bad input.\n";
+
+enum { MAX_VALUES = 4096, MAX_P = 16 };
+
+typedef struct cand {
+  uint64_t index;  /* mixed-radix number of the assignment */
+  uint64_t needed;
+  double time;
+} cand;
+
+typedef struct space {
+  size_t n;                       /* parameters */
+  int64_t *values[MAX_P];
+  size_t count[MAX_P];
+  uint64_t total;
+} space;
+
+static void decode(const space *sp, uint64_t idx, int64_t *out) {
+  for (size_t p = sp->n; p-- > 0;) {
+    out[p] = sp->values[p][idx % sp->count[p]];
+    idx /= sp->count[p];
+  }
+}
+
+/* VALUES ::= v (',' v)* | lo '..' hi ':' ('pow2' | step) */
+static size_t parse_values(const char *s, int64_t *out, size_t cap) {
+  char *end;
+  long long lo = strtoll(s, &end, 10);
+  size_t n = 0;
+  if (end[0] == '.' && end[1] == '.') {
+    long long hi = strtoll(end + 2, &end, 10);
+    if (*end != ':' || lo < 1 || hi < lo)
+      return 0;
+    if (!strcmp(end + 1, "pow2")) {
+      for (long long v = 1; v <= hi && n < cap; v *= 2)
+        if (v >= lo)
+          out[n++] = v;
+    } else {
+      long long step = strtoll(end + 1, &end, 10);
+      if (*end || step < 1)
+        return 0;
+      for (long long v = lo; v <= hi && n < cap; v += step)
+        out[n++] = v;
+    }
+    return n;
+  }
+  for (const char *p = s;;) {
+    long long v = strtoll(p, &end, 10);
+    if (end == p || v < 1 || n == cap)
+      return 0;
+    out[n++] = v;
+    if (*end == '\0')
+      return n;
+    if (*end != ',')
+      return 0;
+    p = end + 1;
+  }
+}
+
+static int by_time(const void *a, const void *b) {
+  const cand *x = a, *y = b;
+  if (x->time != y->time)
+    return x->time < y->time ? -1 : 1;
+  return x->needed < y->needed ? -1 : x->needed > y->needed;
+}
+
+static int by_bytes(const void *a, const void *b) {
+  const cand *x = a, *y = b;
+  if (x->needed != y->needed)
+    return x->needed < y->needed ? -1 : 1;
+  return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static const char *seconds(char *buf, size_t cap, double s) {
+  if (s >= 1e-3)
+    snprintf(buf, cap, "%.3f ms", s * 1e3);
+  else
+    snprintf(buf, cap, "%.2f us", s * 1e6);
+  return buf;
+}
+
+static void params_text(const vmem_template *tpl, const int64_t *v, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (size_t p = 0; p < vmem_template_param_count(tpl) && n + 2 < cap; p++)
+    n += (size_t)snprintf(buf + n, cap - n, "%s%s=%" PRId64, p ? " " : "", vmem_template_param_name(tpl, p), v[p]);
+}
+
+static json_t *json_cand(const vmem_template *tpl, const space *sp, const cand *c, uint64_t limit) {
+  int64_t v[MAX_P];
+  decode(sp, c->index, v);
+  vmem_eval e;
+  vmem_template_eval(tpl, v, &e);
+  json_t *o = json_object(), *ps = json_object();
+  for (size_t p = 0; p < sp->n; p++)
+    json_object_set_new(ps, vmem_template_param_name(tpl, p), json_integer(v[p]));
+  json_object_set_new(o, "params", ps);
+  json_object_set_new(o, "scoped_bytes", json_integer((json_int_t)e.scoped_bytes));
+  json_object_set_new(o, "needed_bytes", json_integer((json_int_t)e.needed_bytes));
+  json_object_set_new(o, "limit_bytes", json_integer((json_int_t)limit));
+  json_object_set_new(o, "fits", json_boolean(e.needed_bytes <= limit));
+  json_object_set_new(o, "time_s", json_real(e.time_s));
+  json_object_set_new(o, "bound", json_string(e.compute_bound ? "compute" : "hbm"));
+  json_object_set_new(o, "intensity", json_real(e.intensity));
+  json_object_set_new(o, "hbm_bytes", json_real(e.hbm_bytes));
+  json_object_set_new(o, "grid_steps", json_integer((json_int_t)e.grid_steps));
+  return o;
+}
+
+/* The code change for the chosen candidate: each BlockSpec's block shape. */
+static void print_change(const vmem_kernel *k, const vmem_template *tpl, const int64_t *v, uint64_t needed,
+                         uint64_t limit_default, bool request) {
+  printf("\nthe change, for the best candidate:\n");
+  for (size_t p = 0; p < vmem_template_param_count(tpl); p++)
+    printf("  %s = %" PRId64 "\n", vmem_template_param_name(tpl, p), v[p]);
+  for (size_t i = 0; i < vmem_kernel_operand_count(k); i++) {
+    const vmem_operand *o = vmem_kernel_operand(k, i);
+    if (!o->block || o->space != VMEM_SPACE_VMEM || o->role == VMEM_ROLE_SCALAR_PREFETCH)
+      continue;
+    printf("  %-8s %s (", o->name, o->role == VMEM_ROLE_SCRATCH ? "scratch shape" : "BlockSpec block");
+    for (size_t d = 0; d < o->rank; d++)
+      printf("%s%" PRId64, d ? ", " : "", o->block_param[d] >= 0 ? v[o->block_param[d]] : vmem_shape_dim(o->block, d));
+    printf(")\n");
+  }
+  if (request || needed > limit_default)
+    printf("  pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # the %s it needs, rounded up to a MiB\n",
+           (needed + (1u << 20) - 1) / (1u << 20) * (1u << 20), "scoped VMEM");
+}
+
+static char *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
+    n += got;
+    if (n == cap) {
+      char *nb = realloc(buf, cap *= 2);
+      if (!nb)
+        free(buf);
+      buf = nb;
+    }
+  }
+  fclose(f);
+  *len = n;
+  return buf;
+}
+
+/* The values to try for each parameter: --param, else the defaults. */
+static bool build_space(const vmem_template *tpl, const char *const *given, size_t ngiven, space *sp) {
+  sp->n = vmem_template_param_count(tpl);
+  sp->total = 1;
+  for (size_t p = 0; p < sp->n; p++) {
+    const char *name = vmem_template_param_name(tpl, p), *list = NULL;
+    for (size_t g = 0; g < ngiven; g++)
+      if (!strncmp(given[g], name, strlen(name)) && given[g][strlen(name)] == '=')
+        list = given[g] + strlen(name) + 1;
+    sp->values[p] = malloc(MAX_VALUES * sizeof **sp->values);
+    if (!sp->values[p])
+      return false;
+    sp->count[p] = list ? parse_values(list, sp->values[p], MAX_VALUES)
+                        : vmem_template_default_values(tpl, p, sp->values[p], MAX_VALUES);
+    if (sp->count[p] > MAX_VALUES)
+      sp->count[p] = MAX_VALUES;
+    if (!sp->count[p]) {
+      cli_error("fit", "%s: %s", name, list ? "cannot read the values (128,256 or 128..2048:pow2 or 128..1024:128)"
+                                            : "no legal value: it sets no array dimension the rules allow");
+      return false;
+    }
+    if (sp->total > UINT64_C(4000000000) / sp->count[p]) {
+      cli_error("fit", "more than 4e9 candidates: narrow the search with --param");
+      return false;
+    }
+    sp->total *= sp->count[p];
+  }
+  for (size_t g = 0; g < ngiven; g++) {
+    bool known = false;
+    for (size_t p = 0; p < sp->n; p++)
+      known = known || (!strncmp(given[g], vmem_template_param_name(tpl, p), strlen(vmem_template_param_name(tpl, p))) &&
+                        given[g][strlen(vmem_template_param_name(tpl, p))] == '=');
+    if (!known) {
+      cli_error("fit", "--param %s: not a parameter of the spec", given[g]);
+      return false;
+    }
+  }
+  return true;
+}
+
+typedef struct search {
+  uint64_t considered, legal, fitting;
+  cand *fit;          /* fitting candidates */
+  cand smallest;      /* the smallest legal footprint, when nothing fits */
+  bool any_legal;
+} search;
+
+static bool run_search(const vmem_template *tpl, const space *sp, uint64_t limit, search *s) {
+  memset(s, 0, sizeof *s);
+  size_t cap = 1024;
+  s->fit = malloc(cap * sizeof *s->fit);
+  if (!s->fit)
+    return false;
+  int64_t v[MAX_P];
+  for (uint64_t idx = 0; idx < sp->total; idx++) {
+    decode(sp, idx, v);
+    vmem_eval e;
+    vmem_template_eval(tpl, v, &e);
+    s->considered++;
+    if (!e.legal)
+      continue;
+    s->legal++;
+    cand c = {idx, e.needed_bytes, e.time_s};
+    if (!s->any_legal || c.needed < s->smallest.needed)
+      s->smallest = c;
+    s->any_legal = true;
+    if (e.needed_bytes > limit)
+      continue;
+    if (s->fitting == cap) {
+      cand *n = realloc(s->fit, (cap *= 2) * sizeof *n);
+      if (!n)
+        return false;
+      s->fit = n;
+    }
+    s->fit[s->fitting++] = c;
+  }
+  return true;
+}
+
+static void print_results(const vmem_kernel *k, const vmem_template *tpl, const space *sp, search *s, uint64_t limit,
+                          const char *limit_from, size_t top, bool physical) {
+  char b[48], c[48], tt[32];
+  printf("fit %s: limit %s (%s)\n", vmem_kernel_name(k), cli_bytes(b, sizeof b, limit), limit_from);
+  for (size_t p = 0; p < sp->n; p++)
+    printf("  %s: %zu values, %" PRId64 "..%" PRId64 "\n", vmem_template_param_name(tpl, p), sp->count[p],
+           sp->values[p][0], sp->values[p][sp->count[p] - 1]);
+  printf("considered %" PRIu64 ", legal %" PRIu64 ", fitting %" PRIu64 "\n", s->considered, s->legal, s->fitting);
+  if (!s->fitting) {
+    if (s->any_legal) {
+      int64_t v[MAX_P];
+      char ps[256];
+      decode(sp, s->smallest.index, v);
+      params_text(tpl, v, ps, sizeof ps);
+      printf("nothing fits: the smallest footprint is %s (%s), which needs vmem_limit_bytes=%" PRIu64 "\n",
+             cli_bytes(b, sizeof b, s->smallest.needed), ps,
+             (s->smallest.needed + (1u << 20) - 1) / (1u << 20) * (1u << 20));
+    } else {
+      printf("nothing fits: no legal combination of the values\n");
+    }
+    return;
+  }
+  qsort(s->fit, s->fitting, sizeof *s->fit, by_time);
+  static const int right[] = {1, 0, 1, 1, 0, 0, 1, 1};
+  cli_table tb;
+  table_init(&tb, 8, right);
+  table_add(&tb, "#", "PARAMS", "SCOPED", "NEEDED", "TIME", "BOUND", "INTENSITY", "STEPS");
+  for (size_t i = 0; i < s->fitting && i < top; i++) {
+    int64_t v[MAX_P];
+    char n[16], ps[256], in[32], st[32];
+    decode(sp, s->fit[i].index, v);
+    vmem_eval e;
+    vmem_template_eval(tpl, v, &e);
+    snprintf(n, sizeof n, "%zu", i + 1);
+    params_text(tpl, v, ps, sizeof ps);
+    snprintf(in, sizeof in, "%.1f", e.intensity);
+    snprintf(st, sizeof st, "%" PRIu64, e.grid_steps);
+    table_add(&tb, n, ps, cli_human(b, sizeof b, e.scoped_bytes), cli_human(c, sizeof c, e.needed_bytes),
+              seconds(tt, sizeof tt, e.time_s), e.compute_bound ? "compute" : "hbm", in, st);
+  }
+  printf("\n");
+  table_print(&tb, stdout);
+  table_free(&tb);
+  /* The Pareto front: no other fitting candidate is both smaller and faster. */
+  cand *front = malloc(s->fitting * sizeof *front);
+  if (front) {
+    memcpy(front, s->fit, s->fitting * sizeof *front);
+    qsort(front, s->fitting, sizeof *front, by_bytes);
+    printf("\nPareto front (scoped VMEM needed against predicted time):\n");
+    double best = INFINITY;
+    for (size_t i = 0; i < s->fitting; i++)
+      if (front[i].time < best) {
+        int64_t v[MAX_P];
+        char ps[256];
+        best = front[i].time;
+        decode(sp, front[i].index, v);
+        params_text(tpl, v, ps, sizeof ps);
+        printf("  %9s  %10s  %s\n", cli_human(b, sizeof b, front[i].needed), seconds(tt, sizeof tt, front[i].time), ps);
+      }
+    free(front);
+  }
+  int64_t v[MAX_P];
+  decode(sp, s->fit[0].index, v);
+  print_change(k, tpl, v, s->fit[0].needed, limit, physical);
+}
+
+static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inputs *in0,
+                   const vmem_cost_options *copt, const char *const *given, size_t ngiven, size_t top, bool physical,
+                   bool json) {
+  size_t len;
+  char *text = read_file(path, &len);
+  if (!text) {
+    cli_error("fit", "%s: cannot open", path);
+    return EXIT_BAD;
+  }
+  vmem_error err;
+  vmem_kernel *k = vmem_kernel_from_spec(text, len, NULL, &err);
+  free(text);
+  if (!k) {
+    cli_error("fit", "%s: %s", path, err.message);
+    return EXIT_BAD;
+  }
+  int rc = EXIT_BAD;
+  vmem_template *tpl = vmem_template_new(k, t, NULL, copt, NULL, &err);
+  space sp = {0};
+  search s = {0};
+  vmem_limits l;
+  vmem_limit_inputs in = *in0;
+  if (in.vmem_limit_bytes < 0)
+    in.vmem_limit_bytes = vmem_kernel_vmem_limit_bytes(k);
+  if (!tpl) {
+    cli_error("fit", "%s: %s", path, err.message);
+  } else if (vmem_template_param_count(tpl) == 0) {
+    cli_error("fit", "%s: the spec names no \"params\" to search", path);
+  } else if (vmem_limits_resolve(t, &in, &l, &err) != VMEM_OK) {
+    cli_error("fit", "%s", err.message);
+  } else if (build_space(tpl, given, ngiven, &sp)) {
+    uint64_t limit = physical ? l.physical_bytes : l.effective_bytes;
+    const char *from = physical ? "physical VMEM" : vmem_limit_origin_name(l.origin);
+    if (!run_search(tpl, &sp, limit, &s)) {
+      cli_error("fit", "out of memory");
+    } else if (json) {
+      json_t *root = cli_json_root("fit"), *cs = json_array();
+      json_object_set_new(root, "kernel", json_string(vmem_kernel_name(k)));
+      json_object_set_new(root, "target", json_string(vmem_target_name(t)));
+      json_object_set_new(root, "limit_bytes", json_integer((json_int_t)limit));
+      json_object_set_new(root, "considered", json_integer((json_int_t)s.considered));
+      json_object_set_new(root, "legal", json_integer((json_int_t)s.legal));
+      json_object_set_new(root, "fitting", json_integer((json_int_t)s.fitting));
+      qsort(s.fit, s.fitting, sizeof *s.fit, by_time);
+      for (size_t i = 0; i < s.fitting && i < top; i++)
+        json_array_append_new(cs, json_cand(tpl, &sp, &s.fit[i], limit));
+      json_object_set_new(root, "candidates", cs);
+      json_object_set_new(root, "best", s.fitting ? json_cand(tpl, &sp, &s.fit[0], limit) : json_null());
+      if (!s.fitting && s.any_legal)
+        json_object_set_new(root, "smallest", json_cand(tpl, &sp, &s.smallest, limit));
+      cli_print_json(root);
+      rc = s.fitting ? EXIT_OK : EXIT_OOM;
+    } else {
+      print_results(k, tpl, &sp, &s, limit, from, top, physical);
+      rc = s.fitting ? EXIT_OK : EXIT_OOM;
+    }
+  }
+  for (size_t p = 0; p < sp.n; p++)
+    free(sp.values[p]);
+  free(s.fit);
+  vmem_template_free(tpl);
+  vmem_kernel_free(k);
+  return rc;
+}
+
+int cmd_fit(int argc, char **argv) {
+  static const char *const with_value[] = {"--target", "--top", "--param", "--vmem-limit-bytes", "--flags",
+                                           "--step-overhead-us", NULL};
+  cli_args a = {.argc = argc, .argv = argv, .cmd = "fit"};
+  const char *path = NULL, *target = NULL;
+  bool json = false, bad = false, physical = false, no_env = false;
+  long top = 10;
+  vmem_limit_inputs in = {.vmem_limit_bytes = -1};
+  vmem_cost_options copt = {.step_overhead_s = -1};
+  const char *given[MAX_P];
+  size_t ngiven = 0;
+  while (a.i < argc && !bad) {
+    const char *val, *opt = cli_next(&a, with_value, &val, &bad);
+    if (bad)
+      break;
+    if (!opt && !path)
+      path = argv[a.i - 1];
+    else if (!opt)
+      return cli_usage_error("fit", "give one kernel spec (got a second: '%s')", argv[a.i - 1]);
+    else if (!strcmp(opt, "--target"))
+      target = val;
+    else if (!strcmp(opt, "--param")) {
+      if (ngiven == MAX_P)
+        return cli_usage_error("fit", "at most 16 --param");
+      given[ngiven++] = val;
+    } else if (!strcmp(opt, "--top")) {
+      top = strtol(val, NULL, 10);
+      if (top < 1 || top > 10000)
+        return cli_usage_error("fit", "--top needs 1 to 10000");
+    } else if (!strcmp(opt, "--vmem-limit-bytes")) {
+      char *end;
+      long long v = strtoll(val, &end, 10);
+      if (*end || end == val || v < 0)
+        return cli_usage_error("fit", "--vmem-limit-bytes needs a whole number of bytes, got '%s'", val);
+      in.vmem_limit_bytes = v;
+    } else if (!strcmp(opt, "--step-overhead-us")) {
+      char *end;
+      double v = strtod(val, &end);
+      if (*end || end == val || v < 0)
+        return cli_usage_error("fit", "--step-overhead-us needs a non-negative number");
+      copt.step_overhead_s = v * 1e-6;
+    } else if (!strcmp(opt, "--flags"))
+      in.flags = val;
+    else if (!strcmp(opt, "--physical"))
+      physical = true;
+    else if (!strcmp(opt, "--no-env"))
+      no_env = true;
+    else if (!strcmp(opt, "--json"))
+      json = true;
+    else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+      fputs(help, stdout);
+      return EXIT_OK;
+    } else
+      return cli_usage_error("fit", "unknown option %s", opt);
+  }
+  if (bad)
+    return EXIT_BAD;
+  if (!path)
+    return cli_usage_error("fit", "give a kernel spec (JSON with \"params\")");
+  if (!no_env) {
+    in.libtpu_init_args = getenv("LIBTPU_INIT_ARGS");
+    in.xla_flags = getenv("XLA_FLAGS");
+  }
+  const vmem_target *t = cli_target("fit", target);
+  if (!t)
+    return EXIT_BAD;
+  return fit_run(path, t, &in, &copt, given, ngiven, (size_t)top, physical, json);
+}
