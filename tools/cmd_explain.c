@@ -18,6 +18,9 @@ static const char help[] =
     "Identical errors are folded with a count.\n\n"
     "options:\n"
     "  --target T   size listing shapes and check the figures for this generation\n"
+    "  --kernel K   the kernel (Mosaic MLIR or a JSON spec): its exact footprint is set\n"
+    "               against the printed size, and block changes that fit the printed limit\n"
+    "  --hlo H      the HLO module: the instruction the error names is found in it\n"
     "  --json       print JSON (docs/json.md)\n\n"
     "Exit status: 1 when an error was explained, 0 when none was found, 2 when\n"
     "the input cannot be read.\n";
@@ -206,7 +209,85 @@ static void remedies_program(const vmem_log_error *e) {
     printf("  - to fit, free at least %s\n", e->excess.text);
 }
 
-static void print_error(const vmem_log_error *e, size_t i, size_t n, const char *text, size_t len) {
+/* What --kernel and --hlo give: the kernel's exact footprint, or the HLO
+ * instruction the error names. */
+typedef struct linked {
+  const vmem_kernel *k;
+  const vmem_target *t;
+  const vmem_hlo_module *m;
+} linked;
+
+static const char *bare(const char *name) { return name && name[0] == '%' ? name + 1 : name; }
+
+/* The kernel given with --kernel, set against a scoped error's figures. */
+static void link_kernel(const linked *ln, const vmem_log_error *e) {
+  vmem_footprint f;
+  vmem_error err;
+  char b[48], c[48];
+  if (vmem_kernel_footprint(ln->k, ln->t, NULL, &f, &err) != VMEM_OK) {
+    printf("  --kernel   %s: %s\n", vmem_kernel_name(ln->k), err.message);
+    return;
+  }
+  printf("  --kernel   %s on %s: windows + scratch %s exactly", vmem_kernel_name(ln->k), vmem_target_name(ln->t),
+         cli_bytes(b, sizeof b, f.scoped_bytes));
+  if (e->size.present && f.scoped_bytes >= e->size.lo && f.scoped_bytes <= e->size.hi)
+    printf(": the printed size, to the byte interval\n");
+  else if (e->size.present && f.scoped_bytes < e->size.lo)
+    printf("; the compiler allocated %s more (spills, intermediates, internal scratch)\n",
+           cli_human(c, sizeof c, e->size.lo - f.scoped_bytes));
+  else if (e->size.present)
+    printf("; more than the printed size: is this the same kernel and generation?\n");
+  else
+    printf("\n");
+  vmem_remedies r;
+  if (e->limit.present && vmem_kernel_remedies(ln->k, ln->t, NULL, e->limit.lo, &r, &err) == VMEM_OK) {
+    for (size_t i = 0; i < r.nshrink; i++) {
+      const vmem_shrink *s = &r.shrink[i];
+      const vmem_operand *o = vmem_kernel_operand(ln->k, s->operand);
+      printf("  --kernel   fits the printed limit with %s%s%s %" PRId64 " -> %" PRId64 " (scoped %s)\n",
+             s->param_name ? s->param_name : o->name, s->param_name ? "" : " block dim ", s->param_name ? "" : "",
+             s->from, s->to, cli_human(b, sizeof b, s->scoped_bytes));
+    }
+    for (size_t i = 0; i < r.nbuffered1; i++)
+      printf("  --kernel   pl.Buffered(1) on %s saves %s\n", vmem_kernel_operand(ln->k, r.buffered1[i].operand)->name,
+             cli_human(b, sizeof b, r.buffered1[i].saved_bytes));
+  }
+  vmem_footprint_free(&f);
+}
+
+/* The instruction the error names, found in the module given with --hlo. */
+static void link_hlo(const linked *ln, const vmem_log_error *e) {
+  const char *name = bare(e->instruction);
+  if (!name)
+    return;
+  for (size_t c = 0; c < vmem_hlo_computation_count(ln->m); c++) {
+    const vmem_hlo_computation *comp = vmem_hlo_computation_at(ln->m, c);
+    for (size_t i = 0; i < vmem_hlo_computation_instruction_count(comp); i++) {
+      const vmem_hlo_instruction *in = vmem_hlo_computation_instruction_at(comp, i);
+      vmem_str n = vmem_hlo_instruction_name(in);
+      if (n.len != strlen(name) || memcmp(n.ptr, name, n.len))
+        continue;
+      vmem_str cn = vmem_hlo_computation_name(comp), tg = vmem_hlo_instruction_custom_call_target(in);
+      size_t line;
+      vmem_str text = vmem_hlo_text(ln->m);
+      vmem_locate(text.ptr, text.len, vmem_hlo_instruction_offset(in), &line, NULL);
+      printf("  --hlo      %%%s is on line %zu, in %%%.*s", name, line, (int)cn.len, cn.ptr);
+      if (tg.len)
+        printf(", custom_call_target=\"%.*s\"", (int)tg.len, tg.ptr);
+      vmem_hlo_scoped sc;
+      vmem_error err;
+      char b[48];
+      if (vmem_hlo_instruction_scoped(in, &sc, &err) == VMEM_OK && sc.limit_bytes >= 0)
+        printf(", its scoped_memory_configs limit %s", cli_bytes(b, sizeof b, (uint64_t)sc.limit_bytes));
+      printf("\n");
+      return;
+    }
+  }
+  printf("  --hlo      %%%s is not in the module given\n", name);
+}
+
+static void print_error(const vmem_log_error *e, size_t i, size_t n, const char *text, size_t len,
+                        const linked *ln) {
   size_t line;
   vmem_locate(text, len, e->offset, &line, NULL);
   printf("%serror %zu of %zu (line %zu%s): %s\n", i ? "\n" : "", i + 1, n, line,
@@ -229,6 +310,10 @@ static void print_error(const vmem_log_error *e, size_t i, size_t n, const char 
   print_targets(e);
   print_listing(e);
   char b[32], c[32];
+  if (ln->k && (e->kind == VMEM_OOM_SCOPED_VMEM || e->kind == VMEM_OOM_VMEM_REQUEST))
+    link_kernel(ln, e);
+  if (ln->m && e->instruction)
+    link_hlo(ln, e);
   switch (e->kind) {
   case VMEM_OOM_SCOPED_VMEM:
     remedies_scoped(e);
@@ -311,9 +396,9 @@ static json_t *json_error(const vmem_log_error *e) {
 }
 
 int cmd_explain(int argc, char **argv) {
-  static const char *const with_value[] = {"--target", NULL};
+  static const char *const with_value[] = {"--target", "--kernel", "--hlo", NULL};
   cli_args a = {.argc = argc, .argv = argv, .cmd = "explain"};
-  const char *target = NULL;
+  const char *target = NULL, *kernel_path = NULL, *hlo_path = NULL;
   bool json = false, bad = false;
   const char **files = calloc((size_t)argc + 1, sizeof *files);
   size_t nfiles = 0;
@@ -325,6 +410,10 @@ int cmd_explain(int argc, char **argv) {
       files[nfiles++] = argv[a.i - 1];
     else if (!strcmp(opt, "--target"))
       target = val;
+    else if (!strcmp(opt, "--kernel"))
+      kernel_path = val;
+    else if (!strcmp(opt, "--hlo"))
+      hlo_path = val;
     else if (!strcmp(opt, "--json"))
       json = true;
     else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
@@ -338,6 +427,41 @@ int cmd_explain(int argc, char **argv) {
   if (bad || (target && !t)) {
     free(files);
     return EXIT_BAD;
+  }
+  linked ln = {NULL, t ? t : cli_target("explain", NULL), NULL};
+  vmem_kernel *kernel = NULL;
+  vmem_hlo_module *module = NULL;
+  if (kernel_path) {
+    FILE *kf = fopen(kernel_path, "rb");
+    size_t klen = 0;
+    char *ktext = kf ? read_all(kf, &klen) : NULL;
+    if (kf)
+      fclose(kf);
+    vmem_error err;
+    size_t i = 0;
+    while (ktext && i < klen && (ktext[i] == ' ' || ktext[i] == '\n' || ktext[i] == '\t' || ktext[i] == '\r'))
+      i++;
+    kernel = !ktext                   ? NULL
+             : i < klen && ktext[i] == '{' ? vmem_kernel_from_spec(ktext, klen, NULL, &err)
+                                       : vmem_kernel_from_mlir(ktext, klen, NULL, &err);
+    if (!kernel)
+      cli_error("explain", "--kernel %s: %s", kernel_path, ktext ? err.message : "cannot open");
+    free(ktext);
+    if (!kernel) {
+      free(files);
+      return EXIT_BAD;
+    }
+    ln.k = kernel;
+  }
+  if (hlo_path) {
+    vmem_error err;
+    if (!(module = vmem_hlo_open(hlo_path, NULL, &err))) {
+      cli_error("explain", "--hlo %s: byte %zu: %s", hlo_path, err.offset, err.message);
+      vmem_kernel_free(kernel);
+      free(files);
+      return EXIT_BAD;
+    }
+    ln.m = module;
   }
   size_t total = 0;
   int rc = EXIT_OK;
@@ -371,7 +495,7 @@ int cmd_explain(int argc, char **argv) {
         json_object_set_new(e, "file", json_string(path));
         json_array_append_new(errs, e);
       } else {
-        print_error(vmem_log_error_at(r, i), i, n, text, len);
+        print_error(vmem_log_error_at(r, i), i, n, text, len, &ln);
       }
     }
     total += n;
@@ -379,6 +503,8 @@ int cmd_explain(int argc, char **argv) {
     free(text);
   }
   free(files);
+  vmem_kernel_free(kernel);
+  vmem_hlo_free(module);
   if (json) {
     json_object_set_new(root, "errors", errs);
     if (rc != EXIT_BAD)

@@ -1,0 +1,1 @@
+$VMEMSCOPE explain explain_hlo.log --kernel no-such.json
