@@ -13,20 +13,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "vmemscope.h"
 
 enum { RUNS = 5 };
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static const char *const noise[] = {
     "(EngineCore pid=106339) INFO 06-03 07:41:11 [core.py:1184] step 1234: loss=2.3456 lr=3.0e-4 tokens/s=123456\n",
@@ -73,22 +63,20 @@ int main(int argc, char **argv) {
   size_t errors = 0;
   volatile size_t sink = 0;
   for (int r = 0; r < RUNS; r++) {
-    double t0 = now();
+    double t0 = bench_now();
     for (const char *p = log, *end = log + len; (p = memchr(p, '\n', (size_t)(end - p))); p++)
       sink++;
-    double t1 = now();
+    double t1 = bench_now();
     vmem_error err;
     vmem_log_report *rep = vmem_explain(log, len, NULL, NULL, &err);
-    double t2 = now();
+    double t2 = bench_now();
     if (!rep)
       return 1;
     errors = vmem_log_error_count(rep);
     vmem_log_report_free(rep);
     ts[r] = t1 - t0, te[r] = t2 - t1;
   }
-  qsort(ts, RUNS, sizeof *ts, cmp_double);
-  qsort(te, RUNS, sizeof *te, cmp_double);
-  double s = ts[RUNS / 2], e = te[RUNS / 2];
+  double s = bench_median(ts, RUNS), e = bench_median(te, RUNS);
   printf("log: %.1f MB, %zu distinct errors found\n", (double)len / 1e6, errors);
   printf("  memchr scan  %8.2f ms  %7.0f MB/s\n", s * 1e3, (double)len / s / 1e6);
   printf("  explain      %8.2f ms  %7.0f MB/s  %5.1fx scan\n", e * 1e3, (double)len / e / 1e6, e / s);

@@ -8,20 +8,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "vmemscope.h"
 
 enum { RUNS = 5 };
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static const char spec[] =
     "{\"name\": \"mm\", \"grid_axes\": [\"i\", \"j\", \"k\"], \"params\": {\"bm\": 512, \"bk\": 512, \"bn\": 512},"
@@ -51,7 +41,7 @@ int main(void) {
   size_t fitting = 0, total = nm * nk * nn;
   volatile double sink = 0;
   for (int r = 0; r < RUNS; r++) {
-    double t0 = now();
+    double t0 = bench_now();
     fitting = 0;
     for (size_t a = 0; a < nm; a++)
       for (size_t b = 0; b < nk; b++)
@@ -62,14 +52,14 @@ int main(void) {
           fitting += e.needed_bytes <= (32u << 20);
           sink += e.time_s;
         }
-    tv[r] = now() - t0;
+    tv[r] = bench_now() - t0;
   }
-  qsort(tv, RUNS, sizeof *tv, cmp_double);
-  double t = tv[RUNS / 2];
+  double t = bench_median(tv, RUNS);
   printf("matmul 8192^3 bf16 on v6e: %zu candidates (bm x bk x bn), %zu fit 32 MiB\n", total, fitting);
   printf("  search     %8.1f ms   %6.2f M evaluations/s   (%.0f ns each)\n", t * 1e3, (double)total / t / 1e6,
          t / (double)total * 1e9);
   printf("(medians of %d runs, one core)\n", RUNS);
+  (void)sink;
   vmem_template_free(tpl);
   vmem_kernel_free(k);
   return 0;

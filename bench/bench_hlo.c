@@ -22,20 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "vmemscope.h"
 
 enum { RUNS = 5 };
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static void fused(FILE *f, int n) {
   fprintf(f,
@@ -108,12 +98,12 @@ static int measure(const char *path) {
   size_t instrs = 0;
   volatile size_t sink = 0;
   for (int r = 0; r < RUNS; r++) {
-    double t0 = now();
+    double t0 = bench_now();
     sink += scan(map, len);
-    double t1 = now();
+    double t1 = bench_now();
     vmem_error err;
     vmem_hlo_module *m = vmem_hlo_parse(map, len, NULL, &err);
-    double t2 = now();
+    double t2 = bench_now();
     if (!m) {
       fprintf(stderr, "bench_hlo: %s: %s at byte %zu\n", path, err.message, err.offset);
       return 1;
@@ -122,9 +112,7 @@ static int measure(const char *path) {
     vmem_hlo_free(m);
     ts[r] = t1 - t0, tp[r] = t2 - t1;
   }
-  qsort(ts, RUNS, sizeof *ts, cmp_double);
-  qsort(tp, RUNS, sizeof *tp, cmp_double);
-  double s = ts[RUNS / 2], p = tp[RUNS / 2];
+  double s = bench_median(ts, RUNS), p = bench_median(tp, RUNS);
   printf("  %.1f MB, %zu instructions\n", (double)len / 1e6, instrs);
   printf("  memchr scan  %9.2f ms  %7.0f MB/s\n", s * 1e3, (double)len / s / 1e6);
   printf("  parse        %9.2f ms  %7.0f MB/s  %6.2f M instructions/s  %5.1fx scan\n", p * 1e3,

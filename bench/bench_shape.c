@@ -11,20 +11,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "vmemscope.h"
 
 enum { LINES = 200000, RUNS = 7 };
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* One realistic shape line; the formats are literals so -Wformat checks
  * them. */
@@ -90,19 +80,16 @@ int main(void) {
   double ts[RUNS], tp[RUNS], tl[RUNS];
   volatile uint64_t sink = 0;
   for (int r = 0; r < RUNS; r++) {
-    double t0 = now();
+    double t0 = bench_now();
     sink += scan(buf, len);
-    double t1 = now();
+    double t1 = bench_now();
     sink += parse_all(buf, len, NULL);
-    double t2 = now();
+    double t2 = bench_now();
     sink += parse_all(buf, len, v5e);
-    double t3 = now();
+    double t3 = bench_now();
     ts[r] = t1 - t0, tp[r] = t2 - t1, tl[r] = t3 - t2;
   }
-  qsort(ts, RUNS, sizeof *ts, cmp_double);
-  qsort(tp, RUNS, sizeof *tp, cmp_double);
-  qsort(tl, RUNS, sizeof *tl, cmp_double);
-  double s = ts[RUNS / 2], p = tp[RUNS / 2], l = tl[RUNS / 2];
+  double s = bench_median(ts, RUNS), p = bench_median(tp, RUNS), l = bench_median(tl, RUNS);
   printf("input: %d shapes, %.1f MB\n", LINES, (double)len / 1e6);
   printf("memchr scan           %8.2f ms  %8.0f MB/s\n", s * 1e3, (double)len / s / 1e6);
   printf("parse + size          %8.2f ms  %8.0f MB/s  %6.2f M shapes/s  %6.1fx scan\n", p * 1e3,

@@ -69,6 +69,13 @@ const char *cli_human(char *buf, size_t cap, uint64_t bytes);
 /* A top-level JSON object: {"schema_version": 1, "command": NAME, ...}. */
 json_t *cli_json_root(const char *command);
 
+/* Reads a whole stream or file ("-" is stdin) into a malloc'd buffer;
+ * NULL when it cannot be opened or memory runs out. */
+char *cli_read_stream(FILE *f, size_t *len);
+char *cli_read_file(const char *path, size_t *len);
+/* A whole number of bytes (>= 0) from an option value. */
+bool cli_parse_bytes(const char *val, int64_t *out);
+
 /* Prints a JSON value to stdout and frees it. */
 int cli_print_json(json_t *v);
 

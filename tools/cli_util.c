@@ -1,6 +1,7 @@
 /*
  * cli_util.c — option scanning, target choice, error printing, tables.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -197,4 +198,41 @@ void table_free(cli_table *t) {
     free(t->cells[i]);
   free(t->cells);
   memset(t, 0, sizeof *t);
+}
+
+char *cli_read_stream(FILE *f, size_t *len) {
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
+    n += got;
+    if (n == cap) {
+      char *nb = realloc(buf, cap * 2);
+      if (!nb)
+        free(buf);
+      buf = nb;
+      cap *= 2;
+    }
+  }
+  *len = n;
+  return buf;
+}
+
+char *cli_read_file(const char *path, size_t *len) {
+  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+  if (!f)
+    return NULL;
+  char *buf = cli_read_stream(f, len);
+  if (f != stdin)
+    fclose(f);
+  return buf;
+}
+
+bool cli_parse_bytes(const char *val, int64_t *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(val, &end, 10);
+  if (errno || end == val || *end || v < 0)
+    return false;
+  *out = v;
+  return true;
 }

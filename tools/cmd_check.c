@@ -557,16 +557,12 @@ int cmd_check(int argc, char **argv) {
     else if (!strcmp(opt, "--no-env"))
       no_env = true;
     else if (!strcmp(opt, "--vmem-limit-bytes")) {
-      char *end;
-      long long v = strtoll(val, &end, 10);
-      if (*end || end == val || v < 0)
+      if (!cli_parse_bytes(val, &in.vmem_limit_bytes))
         return cli_usage_error("check", "--vmem-limit-bytes needs a whole number of bytes, got '%s'", val);
-      in.vmem_limit_bytes = v;
     } else if (!strcmp(opt, "--align") || !strcmp(opt, "--internal-scratch")) {
-      char *end;
-      long long v = strtoll(val, &end, 10);
+      int64_t v;
       bool align = !strcmp(opt, "--align");
-      if (*end || end == val || v < 0 || (align && (v == 0 || (v & (v - 1)) != 0)))
+      if (!cli_parse_bytes(val, &v) || (align && (v == 0 || (v & (v - 1)) != 0)))
         return cli_usage_error("check", "%s needs %s, got '%s'", opt,
                                align ? "a power of two in bytes" : "a whole number of bytes", val);
       if (align)

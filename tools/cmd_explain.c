@@ -27,23 +27,6 @@ static const char help[] =
 
 enum { MIB = 1 << 20 };
 
-static char *read_all(FILE *f, size_t *len) {
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
-    n += got;
-    if (n == cap) {
-      char *nb = realloc(buf, cap * 2);
-      if (!nb)
-        free(buf);
-      buf = nb;
-      cap *= 2;
-    }
-  }
-  *len = n;
-  return buf;
-}
-
 static const char *kind_title(vmem_oom_kind k) {
   switch (k) {
   case VMEM_OOM_SCOPED_VMEM:
@@ -434,7 +417,7 @@ int cmd_explain(int argc, char **argv) {
   if (kernel_path) {
     FILE *kf = fopen(kernel_path, "rb");
     size_t klen = 0;
-    char *ktext = kf ? read_all(kf, &klen) : NULL;
+    char *ktext = kf ? cli_read_stream(kf, &klen) : NULL;
     if (kf)
       fclose(kf);
     vmem_error err;
@@ -475,7 +458,7 @@ int cmd_explain(int argc, char **argv) {
       break;
     }
     size_t len;
-    char *text = read_all(in, &len);
+    char *text = cli_read_stream(in, &len);
     if (in != stdin)
       fclose(in);
     vmem_error err;

@@ -158,26 +158,6 @@ static void print_change(const vmem_kernel *k, const vmem_template *tpl, const i
            (needed + (1u << 20) - 1) / (1u << 20) * (1u << 20), "scoped VMEM");
 }
 
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
-    n += got;
-    if (n == cap) {
-      char *nb = realloc(buf, cap *= 2);
-      if (!nb)
-        free(buf);
-      buf = nb;
-    }
-  }
-  fclose(f);
-  *len = n;
-  return buf;
-}
-
 /* The values to try for each parameter: --param, else the defaults. */
 static bool build_space(const vmem_template *tpl, const char *const *given, size_t ngiven, space *sp) {
   sp->n = vmem_template_param_count(tpl);
@@ -327,7 +307,7 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
                    const vmem_cost_options *copt, const char *const *given, size_t ngiven, size_t top, bool physical,
                    bool json) {
   size_t len;
-  char *text = read_file(path, &len);
+  char *text = cli_read_file(path, &len);
   if (!text) {
     cli_error("fit", "%s: cannot open", path);
     return EXIT_BAD;
@@ -418,11 +398,8 @@ int cmd_fit(int argc, char **argv) {
       if (top < 1 || top > 10000)
         return cli_usage_error("fit", "--top needs 1 to 10000");
     } else if (!strcmp(opt, "--vmem-limit-bytes")) {
-      char *end;
-      long long v = strtoll(val, &end, 10);
-      if (*end || end == val || v < 0)
+      if (!cli_parse_bytes(val, &in.vmem_limit_bytes))
         return cli_usage_error("fit", "--vmem-limit-bytes needs a whole number of bytes, got '%s'", val);
-      in.vmem_limit_bytes = v;
     } else if (!strcmp(opt, "--step-overhead-us")) {
       char *end;
       double v = strtod(val, &end);

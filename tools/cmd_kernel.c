@@ -258,39 +258,14 @@ static json_t *json_kernel(const kreport *r) {
   return o;
 }
 
-/* Reads a whole (small) file; NULL after printing an error. */
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    cli_error("check", "%s: cannot open", path);
-    return NULL;
-  }
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
-    n += got;
-    if (n == cap) {
-      char *nb = cap < ((size_t)1 << 30) ? realloc(buf, cap *= 2) : NULL;
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-      }
-      buf = nb;
-    }
-  }
-  fclose(f);
-  if (!buf)
-    cli_error("check", "%s: too large or out of memory", path);
-  *len = n;
-  return buf;
-}
-
 int check_kernel_file(const char *path, const char *format, const vmem_target *t, const vmem_limit_inputs *in,
                       const vmem_plan_options *opt, bool json) {
   size_t len;
-  char *text = read_file(path, &len);
-  if (!text)
+  char *text = cli_read_file(path, &len);
+  if (!text) {
+    cli_error("check", "%s: cannot open", path);
     return EXIT_BAD;
+  }
   vmem_error err;
   vmem_kernel *k = !strcmp(format, "spec") ? vmem_kernel_from_spec(text, len, NULL, &err)
                                            : vmem_kernel_from_mlir(text, len, NULL, &err);

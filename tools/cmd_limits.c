@@ -66,16 +66,6 @@ static void print_limits(const vmem_target *t, const vmem_limits *l) {
     printf("warning: %s\n", l->warnings[i].message);
 }
 
-static bool parse_bytes_arg(const char *s, int64_t *out) {
-  char *end;
-  errno = 0;
-  long long v = strtoll(s, &end, 10);
-  if (errno || end == s || *end || v < 0)
-    return false;
-  *out = v;
-  return true;
-}
-
 static int report_error(const vmem_limit_inputs *in, const vmem_error *err) {
   /* The message names the source; show that string with a caret. */
   const char *src = strstr(err->message, "LIBTPU_INIT_ARGS") == err->message ? in->libtpu_init_args
@@ -111,7 +101,7 @@ int cmd_limits(int argc, char **argv) {
     else if (!strcmp(opt, "--flags"))
       in.flags = val;
     else if (!strcmp(opt, "--vmem-limit-bytes")) {
-      if (!parse_bytes_arg(val, &in.vmem_limit_bytes))
+      if (!cli_parse_bytes(val, &in.vmem_limit_bytes))
         return cli_usage_error("limits", "--vmem-limit-bytes needs a whole number of bytes, got '%s'", val);
     } else if (!strcmp(opt, "--no-env"))
       no_env = true;
