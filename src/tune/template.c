@@ -9,6 +9,7 @@
  * test checks every evaluation against vmem_kernel_footprint.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../kernel/kernel.h"
@@ -218,25 +219,36 @@ static int64_t dim_of(const tpl_operand *o, size_t d, const int64_t *values) {
   return o->param[d] >= 0 ? values[o->param[d]] : o->dims[d];
 }
 
-static uint64_t round_up(uint64_t a, uint64_t m) { return m ? (a + m - 1) / m * m : a; }
-
-/* The padded bytes of one buffer, as tiling.c + ArraySize give them. */
-static uint64_t padded_bytes(const vmem_template *tpl, const tpl_operand *o, const int64_t *dims) {
+/* The padded bytes of one buffer, as tiling.c + ArraySize give them;
+ * false when they do not fit in 63 bits (the candidate is then not legal). */
+static bool padded_bytes(const vmem_template *tpl, const tpl_operand *o, const int64_t *dims, uint64_t *out) {
   uint64_t n;
   int b = o->tile_bits;
   if (o->rank == 0) {
     n = (uint64_t)(4096 / b);
   } else if (o->rank == 1) {
     uint64_t N = (uint64_t)dims[0];
-    n = round_up(N, (uint64_t)tiling_rows_for((N + 127) / 128, b, tpl->t, true, o->internal) * 128);
+    uint64_t t = (uint64_t)tiling_rows_for((N + 127) / 128, b, tpl->t, true, o->internal) * 128;
+    if (!ck_round_up(N, t, &n))
+      return false;
   } else {
-    uint64_t R = (uint64_t)dims[o->rank - 2];
-    n = round_up(R, (uint64_t)tiling_rows_for(R, b, tpl->t, false, o->internal)) *
-        round_up((uint64_t)dims[o->rank - 1], 128);
+    uint64_t R = (uint64_t)dims[o->rank - 2], r, c;
+    if (!ck_round_up(R, (uint64_t)tiling_rows_for(R, b, tpl->t, false, o->internal), &r) ||
+        !ck_round_up((uint64_t)dims[o->rank - 1], 128, &c) || !ck_mul(r, c, &n))
+      return false;
     for (size_t d = 0; d + 2 < o->rank; d++)
-      n *= (uint64_t)dims[d];
+      if (!ck_mul(n, (uint64_t)dims[d], &n))
+        return false;
   }
-  return o->packed_bits ? (n * (uint64_t)o->packed_bits + 7) / 8 : n * (uint64_t)o->elem_bytes;
+  if (o->packed_bits) {
+    if (!ck_mul(n, (uint64_t)o->packed_bits, &n))
+      return false;
+    n = (n + 7) / 8;
+  } else if (!ck_mul(n, (uint64_t)o->elem_bytes, &n)) {
+    return false;
+  }
+  *out = n;
+  return n <= (uint64_t)INT64_MAX;
 }
 
 static bool legal_dim(const tpl_operand *o, size_t d, int64_t v) {
@@ -301,7 +313,13 @@ void vmem_template_eval(const vmem_template *tpl, const int64_t *values, vmem_ev
     const tpl_operand *o = &tpl->ops[i];
     if (!o->tile_bits || o->space != VMEM_SPACE_VMEM || o->role == VMEM_ROLE_SCALAR_PREFETCH || o->buffers <= 0)
       continue;
-    out->scoped_bytes += (uint64_t)o->buffers * padded_bytes(tpl, o, dims[i]);
+    uint64_t one, all;
+    if (!padded_bytes(tpl, o, dims[i], &one) || !ck_mul(one, (uint64_t)o->buffers, &all) ||
+        !ck_add(out->scoped_bytes, all, &out->scoped_bytes) || out->scoped_bytes > (uint64_t)INT64_MAX) {
+      out->legal = false; /* a footprint past 2^63 bytes is no candidate */
+      out->scoped_bytes = (uint64_t)INT64_MAX;
+      continue;
+    }
     if (o->role == VMEM_ROLE_SCRATCH)
       continue;
     double block = (double)o->elem_bytes_hbm;
@@ -309,7 +327,8 @@ void vmem_template_eval(const vmem_template *tpl, const int64_t *values, vmem_ev
       block *= (double)dims[i][d];
     out->hbm_bytes += fetches(tpl, o, grid, steps) * block;
   }
-  out->needed_bytes = out->scoped_bytes + tpl->internal_scratch;
+  if (!ck_add(out->scoped_bytes, tpl->internal_scratch, &out->needed_bytes))
+    out->needed_bytes = UINT64_MAX;
   out->grid_steps = (uint64_t)steps;
   double flops = tpl->flops_total > 0 ? tpl->flops_total : 0;
   if (tpl->nterms && tpl->flops_total < 0) {
@@ -333,25 +352,49 @@ void vmem_template_eval(const vmem_template *tpl, const int64_t *values, vmem_ev
   out->intensity = out->hbm_bytes > 0 ? flops / out->hbm_bytes : 0;
 }
 
+static bool value_ok(const vmem_template *tpl, size_t p, int64_t v) {
+  for (size_t i = 0; i < tpl->nops; i++)
+    for (size_t d = 0; d < tpl->ops[i].rank; d++)
+      if (tpl->ops[i].param[d] == (int)p &&
+          (!legal_dim(&tpl->ops[i], d, v) || (tpl->ops[i].has_array && tpl->ops[i].array[d] % v != 0)))
+        return false;
+  return true;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The divisors of the largest array dim the parameter sets, by trial
+ * division up to its square root (a dim past 2^52 is tried at its powers
+ * of two and itself only), kept when legal for every dim it sets. */
 size_t vmem_template_default_values(const vmem_template *tpl, size_t p, int64_t *out, size_t cap) {
-  /* The largest array dim the parameter sets bounds the search. */
   int64_t bound = 0;
   for (size_t i = 0; i < tpl->nops; i++)
     for (size_t d = 0; d < tpl->ops[i].rank; d++)
       if (tpl->ops[i].param[d] == (int)p && tpl->ops[i].has_array && tpl->ops[i].array[d] > bound)
         bound = tpl->ops[i].array[d];
-  size_t n = 0;
-  for (int64_t v = 1; v <= bound; v++) {
-    bool ok = true;
-    for (size_t i = 0; i < tpl->nops && ok; i++)
-      for (size_t d = 0; d < tpl->ops[i].rank && ok; d++)
-        if (tpl->ops[i].param[d] == (int)p)
-          ok = legal_dim(&tpl->ops[i], d, v) && (!tpl->ops[i].has_array || tpl->ops[i].array[d] % v == 0);
-    if (ok) {
-      if (n < cap)
-        out[n] = v;
-      n++;
-    }
+  size_t n = 0, kept = 0;
+  int64_t cand[2 * 4096];
+  if (bound > ((int64_t)1 << 52)) {
+    for (int64_t v = 1; v > 0 && v <= bound && n < sizeof cand / sizeof *cand; v *= 2)
+      cand[n++] = v;
+    cand[n++] = bound;
+  } else {
+    for (int64_t i = 1; i * i <= bound && n + 2 <= sizeof cand / sizeof *cand; i++)
+      if (bound % i == 0) {
+        cand[n++] = i;
+        if (i != bound / i)
+          cand[n++] = bound / i;
+      }
   }
-  return n;
+  qsort(cand, n, sizeof *cand, cmp_i64);
+  for (size_t i = 0; i < n; i++)
+    if ((i == 0 || cand[i] != cand[i - 1]) && value_ok(tpl, p, cand[i])) {
+      if (kept < cap)
+        out[kept] = cand[i];
+      kept++;
+    }
+  return kept;
 }
