@@ -712,6 +712,7 @@ typedef struct vmem_template vmem_template;
 
 typedef struct vmem_cost_options {
   double step_overhead_s;   /* per grid step; < 0 = the default 0.35 us (no public source) */
+  double flops;             /* the kernel's total FLOPs; <= 0 = the spec's */
 } vmem_cost_options;
 
 typedef struct vmem_eval {
@@ -725,6 +726,20 @@ typedef struct vmem_eval {
   bool compute_bound;
   double intensity;         /* flops / HBM byte */
 } vmem_eval;
+
+/** Gives operand `name` ("arg3" in MLIR, the spec name) its whole array,
+ *  which MLIR does not carry: fit needs it for legal block sizes and the
+ *  grid. The dtype must match the block's and the rank too. */
+VMEM_API vmem_status vmem_kernel_set_array(vmem_kernel *k, const char *name,
+                                           const char *shape,
+                                           vmem_error *err);
+/** Makes a kernel without parameters searchable: one parameter per grid
+ *  axis ("g0", "g1", ...) for the block dimensions it drives (dimensions
+ *  of one axis must agree in size to be tied; others stay fixed), and the
+ *  grid bounds derived from the arrays. Needs every windowed operand's
+ *  array. Returns the number of parameters made. */
+VMEM_API vmem_status vmem_kernel_parametrize(vmem_kernel *k, size_t *made,
+                                             vmem_error *err);
 
 VMEM_API vmem_template *vmem_template_new(const vmem_kernel *k,
                                           const vmem_target *t,

@@ -88,7 +88,7 @@ static void test_cost_by_hand(void **state) {
   if (!k)
     fail_msg("%s", err.message);
   const vmem_target *t = vmem_target_find("v6e", 3);
-  vmem_cost_options c = {.step_overhead_s = 0};
+  vmem_cost_options c = {.step_overhead_s = 0, .flops = -1};
   vmem_template *tpl = vmem_template_new(k, t, NULL, &c, NULL, &err);
   int64_t v[3] = {256, 256, 256};
   vmem_eval e;

@@ -14,20 +14,24 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: vmemscope fit SPEC.json [--target T] [--top K] [--param NAME=VALUES]...\n"
+    "usage: vmemscope fit KERNEL [--target T] [--top K] [--param NAME=VALUES]... [--array NAME=SHAPE]...\n"
     "                     [--vmem-limit-bytes N | --physical] [--flags \"...\"] [--no-env] [--json]\n\n"
-    "Searches the block sizes of a kernel spec (its named \"params\") that fit the\n"
-    "scoped VMEM limit, ranked by a roofline cost model (docs/cost-model.md): HBM\n"
-    "bytes moved (a block is fetched only when its index changes), FLOPs from the\n"
-    "spec (\"flops\" or \"flops_per_step\"), and a per-step overhead.\n\n"
+    "Searches the block sizes of a kernel that fit: a spec's named \"params\", or for\n"
+    "Mosaic MLIR one parameter per grid axis (g0, g1, ...) once --array gives each\n"
+    "windowed operand's whole array (argN=bf16[4096,4096]; MLIR scratch keeps its\n"
+    "shape). Ranked by a roofline model (docs/cost-model.md): HBM bytes moved (a\n"
+    "block is fetched only when its index changes), FLOPs from the spec (\"flops\" or\n"
+    "\"flops_per_step\"), and a per-step overhead.\n\n"
     "options:\n"
     "  --param NAME=VALUES   values to try: 128,256,512 or 128..2048:pow2 or 128..1024:128;\n"
     "                        default: every divisor of the array dims the parameter sets\n"
     "                        that the block rules allow\n"
     "  --top K               how many candidates to list (default 10)\n"
+    "  --array NAME=SHAPE    the whole array of a windowed operand (MLIR: argN)\n"
     "  --vmem-limit-bytes N  fit this limit instead of the one in force\n"
     "  --physical            fit physical VMEM and report the vmem_limit_bytes to request\n"
     "  --step-overhead-us X  the per-grid-step overhead (default 0.35; no public source)\n"
+    "  --flops N             the kernel's total FLOPs (for MLIR, which does not say)\n"
     "  --target T, --flags \"...\", --no-env, --json   as for check\n\n"
     "Exit status: 0 when something fits, 1 when nothing does, 2 on bad input.\n";
 
@@ -303,9 +307,54 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
   print_change(k, tpl, v, s->fit[0].needed, limit, physical);
 }
 
+/* Reads the kernel: a spec, or Mosaic MLIR made searchable (one parameter
+ * per grid axis) once --array gives the arrays MLIR does not carry. */
+static vmem_kernel *read_kernel(const char *path, const char *text, size_t len, const char *const *arrays,
+                                size_t narrays) {
+  vmem_error err;
+  size_t i = 0;
+  while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t' || text[i] == '\r'))
+    i++;
+  bool spec = i < len && text[i] == '{';
+  vmem_kernel *k = spec ? vmem_kernel_from_spec(text, len, NULL, &err) : vmem_kernel_from_mlir(text, len, NULL, &err);
+  if (!k) {
+    size_t line, col;
+    vmem_locate(text, len, err.offset, &line, &col);
+    if (spec)
+      cli_error("fit", "%s: %s", path, err.message);
+    else
+      cli_error("fit", "%s:%zu:%zu: %s", path, line, col, err.message);
+    return NULL;
+  }
+  for (size_t a = 0; a < narrays; a++) {
+    char name[64];
+    const char *eq = strchr(arrays[a], '=');
+    size_t n = eq ? (size_t)(eq - arrays[a]) : 0;
+    if (!eq || n >= sizeof name) {
+      cli_error("fit", "--array %s: expected NAME=SHAPE", arrays[a]);
+      vmem_kernel_free(k);
+      return NULL;
+    }
+    memcpy(name, arrays[a], n);
+    name[n] = '\0';
+    if (vmem_kernel_set_array(k, name, eq + 1, &err) != VMEM_OK) {
+      cli_error("fit", "--array %s: %s", arrays[a], err.message);
+      vmem_kernel_free(k);
+      return NULL;
+    }
+  }
+  size_t made;
+  if (!spec && vmem_kernel_parametrize(k, &made, &err) != VMEM_OK) {
+    cli_error("fit", "%s: %s", path, err.message);
+    vmem_kernel_free(k);
+    return NULL;
+  }
+  return k;
+}
+
 static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inputs *in0,
                    const vmem_cost_options *copt, const char *const *given, size_t ngiven, size_t top, bool physical,
-                   bool json) {
+                   bool json, const char *const *arrays, size_t narrays) {
   size_t len;
   char *text = cli_read_file(path, &len);
   if (!text) {
@@ -313,12 +362,10 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
     return EXIT_BAD;
   }
   vmem_error err;
-  vmem_kernel *k = vmem_kernel_from_spec(text, len, NULL, &err);
+  vmem_kernel *k = read_kernel(path, text, len, arrays, narrays);
   free(text);
-  if (!k) {
-    cli_error("fit", "%s: %s", path, err.message);
+  if (!k)
     return EXIT_BAD;
-  }
   int rc = EXIT_BAD;
   vmem_template *tpl = vmem_template_new(k, t, NULL, copt, NULL, &err);
   space sp = {0};
@@ -330,7 +377,8 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
   if (!tpl) {
     cli_error("fit", "%s: %s", path, err.message);
   } else if (vmem_template_param_count(tpl) == 0) {
-    cli_error("fit", "%s: the spec names no \"params\" to search", path);
+    cli_error("fit", "%s: nothing to search: a spec needs \"params\"; a kernel, a grid axis that drives block "
+              "dimensions", path);
   } else if (vmem_limits_resolve(t, &in, &l, &err) != VMEM_OK) {
     cli_error("fit", "%s", err.message);
   } else if (build_space(tpl, given, ngiven, &sp)) {
@@ -370,15 +418,15 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
 
 int cmd_fit(int argc, char **argv) {
   static const char *const with_value[] = {"--target", "--top", "--param", "--vmem-limit-bytes", "--flags",
-                                           "--step-overhead-us", NULL};
+                                           "--step-overhead-us", "--array", "--flops", NULL};
   cli_args a = {.argc = argc, .argv = argv, .cmd = "fit"};
   const char *path = NULL, *target = NULL;
   bool json = false, bad = false, physical = false, no_env = false;
   long top = 10;
   vmem_limit_inputs in = {.vmem_limit_bytes = -1};
-  vmem_cost_options copt = {.step_overhead_s = -1};
-  const char *given[MAX_P];
-  size_t ngiven = 0;
+  vmem_cost_options copt = {.step_overhead_s = -1, .flops = -1};
+  const char *given[MAX_P], *arrays[64];
+  size_t ngiven = 0, narrays = 0;
   while (a.i < argc && !bad) {
     const char *val, *opt = cli_next(&a, with_value, &val, &bad);
     if (bad)
@@ -393,6 +441,10 @@ int cmd_fit(int argc, char **argv) {
       if (ngiven == MAX_P)
         return cli_usage_error("fit", "at most 16 --param");
       given[ngiven++] = val;
+    } else if (!strcmp(opt, "--array")) {
+      if (narrays == 64)
+        return cli_usage_error("fit", "at most 64 --array");
+      arrays[narrays++] = val;
     } else if (!strcmp(opt, "--top")) {
       top = strtol(val, NULL, 10);
       if (top < 1 || top > 10000)
@@ -406,6 +458,11 @@ int cmd_fit(int argc, char **argv) {
       if (*end || end == val || v < 0)
         return cli_usage_error("fit", "--step-overhead-us needs a non-negative number");
       copt.step_overhead_s = v * 1e-6;
+    } else if (!strcmp(opt, "--flops")) {
+      char *end;
+      copt.flops = strtod(val, &end);
+      if (*end || end == val || copt.flops < 0)
+        return cli_usage_error("fit", "--flops needs the kernel's total FLOPs, a non-negative number");
     } else if (!strcmp(opt, "--flags"))
       in.flags = val;
     else if (!strcmp(opt, "--physical"))
@@ -431,5 +488,5 @@ int cmd_fit(int argc, char **argv) {
   const vmem_target *t = cli_target("fit", target);
   if (!t)
     return EXIT_BAD;
-  return fit_run(path, t, &in, &copt, given, ngiven, (size_t)top, physical, json);
+  return fit_run(path, t, &in, &copt, given, ngiven, (size_t)top, physical, json, arrays, narrays);
 }

@@ -70,3 +70,78 @@ int64_t vmem_kernel_vmem_limit_bytes(const vmem_kernel *k) { return k->vmem_limi
 int64_t vmem_kernel_internal_scratch_bytes(const vmem_kernel *k) { return k->internal_scratch; }
 const vmem_shape *vmem_kernel_result_shape(const vmem_kernel *k) { return k->result; }
 bool vmem_kernel_roles_known(const vmem_kernel *k) { return k->roles_inferred; }
+
+vmem_status vmem_kernel_set_array(vmem_kernel *k, const char *name, const char *text, vmem_error *err) {
+  err_clear(err);
+  kernel_operand *op = NULL;
+  for (size_t i = 0; i < k->nops && !op; i++)
+    if (!strcmp(k->ops[i].pub.name, name))
+      op = &k->ops[i];
+  if (!op || !op->pub.block) {
+    err_set(err, VMEM_ERR_UNKNOWN, 0, "no windowed operand named '%s'", name);
+    return VMEM_ERR_UNKNOWN;
+  }
+  size_t pos = 0;
+  vmem_shape *a = shape_parse_at(&k->a, text, strlen(text), &pos, err);
+  if (!a)
+    return err->code;
+  if (pos != strlen(text) || a->tuple || a->dtype != op->pub.block->dtype || a->rank != op->pub.rank) {
+    err_set(err, VMEM_ERR_RANGE, 0, "%s: the array must be one %s array of rank %zu", name,
+            vmem_dtype_name(op->pub.block->dtype), op->pub.rank);
+    return VMEM_ERR_RANGE;
+  }
+  for (size_t d = 0; d < a->rank; d++)
+    if (a->dyn[d] != DIM_STATIC || a->dims[d] < op->pub.block->dims[d]) {
+      err_set(err, VMEM_ERR_RANGE, 0, "%s: dimension %zu of the array is smaller than the block's", name, d);
+      return VMEM_ERR_RANGE;
+    }
+  op->pub.array = op->array = a;
+  return VMEM_OK;
+}
+
+/* One parameter per grid axis, for the block dims it drives when they
+ * agree in size. */
+vmem_status vmem_kernel_parametrize(vmem_kernel *k, size_t *made, vmem_error *err) {
+  err_clear(err);
+  *made = 0;
+  if (k->nparams)
+    return VMEM_OK;
+  if (!(k->params = arena_calloc(&k->a, k->grid_rank ? k->grid_rank : 1, sizeof *k->params))) {
+    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return VMEM_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < k->nops; i++) {
+    const vmem_operand *o = &k->ops[i].pub;
+    if (o->block && o->space == VMEM_SPACE_VMEM && o->buffers > 0 && o->role != VMEM_ROLE_SCRATCH && !o->array) {
+      err_set(err, VMEM_ERR_ARGUMENT, k->ops[i].offset, "%s: its array is not known: give it (--array %s=SHAPE)",
+              o->name, o->name);
+      return VMEM_ERR_ARGUMENT;
+    }
+  }
+  static const char *const names[] = {"g0", "g1", "g2", "g3", "g4", "g5", "g6", "g7",
+                                      "g8", "g9", "g10", "g11", "g12", "g13", "g14", "g15"};
+  for (size_t g = 0; g < k->grid_rank; g++) {
+    int64_t size = -1;
+    bool agree = true;
+    for (size_t i = 0; i < k->nops; i++)
+      for (size_t d = 0; d < k->ops[i].pub.rank; d++)
+        if (k->ops[i].pub.index_axis[d] == (int)g && k->ops[i].pub.role != VMEM_ROLE_SCRATCH) {
+          int64_t v = k->ops[i].pub.block->dims[d];
+          agree = agree && (size < 0 || size == v);
+          size = v;
+        }
+    if (size < 0 || !agree)
+      continue;
+    kernel_param *p = &k->params[k->nparams];
+    p->name = k->grid_axis_name[g] ? k->grid_axis_name[g] : names[g];
+    p->value = size;
+    for (size_t i = 0; i < k->nops; i++)
+      for (size_t d = 0; d < k->ops[i].pub.rank; d++)
+        if (k->ops[i].pub.index_axis[d] == (int)g && k->ops[i].pub.role != VMEM_ROLE_SCRATCH)
+          k->ops[i].pub.block_param[d] = (int)k->nparams;
+    k->grid_derived[g] = true;
+    k->nparams++;
+  }
+  *made = k->nparams;
+  return VMEM_OK;
+}

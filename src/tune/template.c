@@ -195,7 +195,7 @@ vmem_template *vmem_template_new(const vmem_kernel *k, const vmem_target *t, con
   tpl->bw_per_core = fact(t, VMEM_FACT_HBM_BYTES_PER_S) / tpl->cores;
   tpl->peak_per_core = peak_for(k, t) / tpl->cores;
   tpl->overhead = cost && cost->step_overhead_s >= 0 ? cost->step_overhead_s : DEFAULT_STEP_OVERHEAD_S;
-  tpl->flops_total = k->flops;
+  tpl->flops_total = cost && cost->flops > 0 ? cost->flops : k->flops;
   if (k->flops_per_step && parse_flops(tpl, k, k->flops_per_step, err) != VMEM_OK) {
     vmem_template_free(tpl);
     return NULL;
