@@ -755,6 +755,18 @@ VMEM_API const char *vmem_template_param_name(const vmem_template *tpl,
  *  nothing and never fails: an illegal assignment has legal == false. */
 VMEM_API void vmem_template_eval(const vmem_template *tpl,
                                  const int64_t *values, vmem_eval *out);
+/** The inputs whose buffer count a search may choose (1 or 2): VMEM inputs
+ *  that the kernel double-buffers without fixing the count. */
+VMEM_API size_t vmem_template_buffer_choices(const vmem_template *tpl);
+/** The operand index of buffer choice j. */
+VMEM_API size_t vmem_template_buffer_choice_operand(const vmem_template *tpl,
+                                                    size_t j);
+/** As vmem_template_eval, with buffers[j] (1 or 2) for each buffer choice
+ *  (NULL: as the kernel says). A single-buffered input's transfers are not
+ *  overlapped with compute: they add to the time. */
+VMEM_API void vmem_template_eval_buffers(const vmem_template *tpl,
+                                         const int64_t *values,
+                                         const int *buffers, vmem_eval *out);
 /** The legal values of parameter i by default: the divisors of every array
  *  dimension it sets that satisfy the block rules there. Writes at most
  *  cap values in increasing order; returns how many there are. */

@@ -108,10 +108,68 @@ static void test_cost_by_hand(void **state) {
   free(with_flops);
 }
 
+/* Buffered(1) on x: the template's footprint equals the planner's for a
+ * spec that says "buffers": 1, and x's transfers leave the overlapped
+ * term. HBM-bound here, so the total stays 144 blocks of transfer time:
+ * max(80 blocks, compute) + 64 blocks. */
+static void test_single_buffer(void **state) {
+  (void)state;
+  char spec[2048];
+  spec_text(spec, sizeof spec, "bf16", 1024, 1024, 1024, 256, 256, 256);
+  vmem_error err;
+  vmem_kernel *k = vmem_kernel_from_spec(spec, strlen(spec), NULL, &err);
+  const vmem_target *t = vmem_target_find("v6e", 3);
+  vmem_cost_options c = {.step_overhead_s = 0, .flops = 2147483648.0};
+  vmem_template *tpl = vmem_template_new(k, t, NULL, &c, NULL, &err);
+  assert_non_null(tpl);
+  assert_int_equal(vmem_template_buffer_choices(tpl), 2);
+  assert_int_equal(vmem_template_buffer_choice_operand(tpl, 0), 0);
+  assert_int_equal(vmem_template_buffer_choice_operand(tpl, 1), 1);
+  assert_true(vmem_template_buffer_choice_operand(tpl, 2) == SIZE_MAX);
+  int64_t v[3] = {256, 256, 256};
+  int bufs[2] = {1, 2};
+  vmem_eval two, one;
+  vmem_template_eval(tpl, v, &two);
+  vmem_template_eval_buffers(tpl, v, bufs, &one);
+  assert_int_equal(two.scoped_bytes - one.scoped_bytes, 256 * 256 * 2);
+  assert_true(one.hbm_bytes == two.hbm_bytes);
+  assert_true(one.time_s > two.time_s * 0.999999 && one.time_s < two.time_s * 1.000001);
+
+  /* Compute-bound, x's 64 transfers of 128 KiB are added in full. */
+  vmem_cost_options heavy = {.step_overhead_s = 0, .flops = 1e13};
+  vmem_template *slow = vmem_template_new(k, t, NULL, &heavy, NULL, &err);
+  vmem_template_eval(slow, v, &two);
+  vmem_template_eval_buffers(slow, v, bufs, &one);
+  assert_true(two.compute_bound && one.compute_bound);
+  double extra = 64 * 256.0 * 256 * 2 / vmem_target_fact(t, VMEM_FACT_HBM_BYTES_PER_S)->value;
+  assert_true(one.time_s - two.time_s > extra * 0.999999 && one.time_s - two.time_s < extra * 1.000001);
+  vmem_template_free(slow);
+
+  char *marked = strstr(spec, "\"index_map\": [\"i\", \"k\"]");
+  assert_non_null(marked);
+  char concrete[2100];
+  snprintf(concrete, sizeof concrete, "%.*s\"buffers\": 1, %s", (int)(marked - spec), spec, marked);
+  vmem_kernel *b1 = vmem_kernel_from_spec(concrete, strlen(concrete), NULL, &err);
+  if (!b1)
+    fail_msg("%s", err.message);
+  vmem_footprint f;
+  assert_int_equal(vmem_kernel_footprint(b1, t, NULL, &f, &err), VMEM_OK);
+  assert_int_equal(f.scoped_bytes, one.scoped_bytes);
+  vmem_footprint_free(&f);
+  /* A spec that fixes the count leaves nothing to choose for x. */
+  vmem_template *fixed = vmem_template_new(b1, t, NULL, &c, NULL, &err);
+  assert_int_equal(vmem_template_buffer_choices(fixed), 1);
+  vmem_template_free(fixed);
+  vmem_kernel_free(b1);
+  vmem_template_free(tpl);
+  vmem_kernel_free(k);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_template_equals_planner),
       cmocka_unit_test(test_cost_by_hand),
+      cmocka_unit_test(test_single_buffer),
   };
   return RUN(tests);
 }

@@ -26,6 +26,7 @@ static const char help[] =
     "  --param NAME=VALUES   values to try: 128,256,512 or 128..2048:pow2 or 128..1024:128;\n"
     "                        default: every divisor of the array dims the parameter sets\n"
     "                        that the block rules allow\n"
+    "  --buffers             also try pl.Buffered(1) on each double-buffered input\n"
     "  --top K               how many candidates to list (default 10)\n"
     "  --array NAME=SHAPE    the whole array of a windowed operand (MLIR: argN)\n"
     "  --vmem-limit-bytes N  fit this limit instead of the one in force\n"
@@ -35,7 +36,7 @@ static const char help[] =
     "  --target T, --flags \"...\", --no-env, --json   as for check\n\n"
     "Exit status: 0 when something fits, 1 when nothing does, 2 on bad input.\n";
 
-enum { MAX_VALUES = 4096, MAX_P = 16 };
+enum { MAX_VALUES = 4096, MAX_P = 16, MAX_OPS_B = 8 };
 
 typedef struct cand {
   uint64_t index;  /* mixed-radix number of the assignment */
@@ -47,14 +48,30 @@ typedef struct space {
   size_t n;                       /* parameters */
   int64_t *values[MAX_P];
   size_t count[MAX_P];
+  size_t nb;                      /* buffer choices searched (--buffers) */
   uint64_t total;
 } space;
 
-static void decode(const space *sp, uint64_t idx, int64_t *out) {
+/* The candidate's parameter values, and its buffer counts when searched:
+ * the low digits of the index are the buffer choices (2 before 1). */
+static void decode_all(const space *sp, uint64_t idx, int64_t *out, int *bufs) {
+  for (size_t j = sp->nb; j-- > 0;) {
+    if (bufs)
+      bufs[j] = idx % 2 ? 1 : 2;
+    idx /= 2;
+  }
   for (size_t p = sp->n; p-- > 0;) {
     out[p] = sp->values[p][idx % sp->count[p]];
     idx /= sp->count[p];
   }
+}
+
+
+static void eval_cand(const vmem_template *tpl, const space *sp, uint64_t idx, vmem_eval *e) {
+  int64_t v[MAX_P];
+  int bufs[MAX_OPS_B];
+  decode_all(sp, idx, v, bufs);
+  vmem_template_eval_buffers(tpl, v, sp->nb ? bufs : NULL, e);
 }
 
 /* VALUES ::= v (',' v)* | lo '..' hi ':' ('pow2' | step) */
@@ -114,22 +131,39 @@ static const char *seconds(char *buf, size_t cap, double s) {
   return buf;
 }
 
-static void params_text(const vmem_template *tpl, const int64_t *v, char *buf, size_t cap) {
+static void params_text(const vmem_kernel *k, const vmem_template *tpl, const space *sp, uint64_t idx, char *buf,
+                        size_t cap) {
+  int64_t v[MAX_P];
+  int bufs[MAX_OPS_B];
+  decode_all(sp, idx, v, bufs);
   size_t n = 0;
   buf[0] = '\0';
   for (size_t p = 0; p < vmem_template_param_count(tpl) && n + 2 < cap; p++)
     n += (size_t)snprintf(buf + n, cap - n, "%s%s=%" PRId64, p ? " " : "", vmem_template_param_name(tpl, p), v[p]);
+  for (size_t j = 0; j < sp->nb && n + 2 < cap; j++)
+    if (bufs[j] == 1)
+      n += (size_t)snprintf(buf + n, cap - n, " %s:Buffered(1)",
+                            vmem_kernel_operand(k, vmem_template_buffer_choice_operand(tpl, j))->name);
 }
 
-static json_t *json_cand(const vmem_template *tpl, const space *sp, const cand *c, uint64_t limit) {
+static json_t *json_cand(const vmem_kernel *k, const vmem_template *tpl, const space *sp, const cand *c,
+                         uint64_t limit) {
   int64_t v[MAX_P];
-  decode(sp, c->index, v);
+  int bufs[MAX_OPS_B];
+  decode_all(sp, c->index, v, bufs);
   vmem_eval e;
-  vmem_template_eval(tpl, v, &e);
+  eval_cand(tpl, sp, c->index, &e);
   json_t *o = json_object(), *ps = json_object();
   for (size_t p = 0; p < sp->n; p++)
     json_object_set_new(ps, vmem_template_param_name(tpl, p), json_integer(v[p]));
   json_object_set_new(o, "params", ps);
+  if (sp->nb) {
+    json_t *b = json_object();
+    for (size_t j = 0; j < sp->nb; j++)
+      json_object_set_new(b, vmem_kernel_operand(k, vmem_template_buffer_choice_operand(tpl, j))->name,
+                          json_integer(bufs[j]));
+    json_object_set_new(o, "buffers", b);
+  }
   json_object_set_new(o, "scoped_bytes", json_integer((json_int_t)e.scoped_bytes));
   json_object_set_new(o, "needed_bytes", json_integer((json_int_t)e.needed_bytes));
   json_object_set_new(o, "limit_bytes", json_integer((json_int_t)limit));
@@ -143,8 +177,8 @@ static json_t *json_cand(const vmem_template *tpl, const space *sp, const cand *
 }
 
 /* The code change for the chosen candidate: each BlockSpec's block shape. */
-static void print_change(const vmem_kernel *k, const vmem_template *tpl, const int64_t *v, uint64_t needed,
-                         uint64_t limit_default, bool request) {
+static void print_change(const vmem_kernel *k, const vmem_template *tpl, const space *sp, const int64_t *v,
+                         const int *bufs, uint64_t needed, uint64_t limit_default, bool request) {
   printf("\nthe change, for the best candidate:\n");
   for (size_t p = 0; p < vmem_template_param_count(tpl); p++)
     printf("  %s = %" PRId64 "\n", vmem_template_param_name(tpl, p), v[p]);
@@ -155,7 +189,11 @@ static void print_change(const vmem_kernel *k, const vmem_template *tpl, const i
     printf("  %-8s %s (", o->name, o->role == VMEM_ROLE_SCRATCH ? "scratch shape" : "BlockSpec block");
     for (size_t d = 0; d < o->rank; d++)
       printf("%s%" PRId64, d ? ", " : "", o->block_param[d] >= 0 ? v[o->block_param[d]] : vmem_shape_dim(o->block, d));
-    printf(")\n");
+    printf(")");
+    for (size_t j = 0; j < sp->nb; j++)
+      if (vmem_template_buffer_choice_operand(tpl, j) == i && bufs[j] == 1)
+        printf(", pipeline_mode=pl.Buffered(1)");
+    printf("\n");
   }
   if (request || needed > limit_default)
     printf("  pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # the %s it needs, rounded up to a MiB\n",
@@ -163,9 +201,13 @@ static void print_change(const vmem_kernel *k, const vmem_template *tpl, const i
 }
 
 /* The values to try for each parameter: --param, else the defaults. */
-static bool build_space(const vmem_template *tpl, const char *const *given, size_t ngiven, space *sp) {
+static bool build_space(const vmem_template *tpl, const char *const *given, size_t ngiven, bool buffers,
+                        space *sp) {
   sp->n = vmem_template_param_count(tpl);
-  sp->total = 1;
+  sp->nb = buffers ? vmem_template_buffer_choices(tpl) : 0;
+  if (sp->nb > MAX_OPS_B)
+    sp->nb = MAX_OPS_B;
+  sp->total = (uint64_t)1 << sp->nb;
   for (size_t p = 0; p < sp->n; p++) {
     const char *name = vmem_template_param_name(tpl, p), *list = NULL;
     for (size_t g = 0; g < ngiven; g++)
@@ -215,11 +257,9 @@ static bool run_search(const vmem_template *tpl, const space *sp, uint64_t limit
   s->fit = malloc(cap * sizeof *s->fit);
   if (!s->fit)
     return false;
-  int64_t v[MAX_P];
   for (uint64_t idx = 0; idx < sp->total; idx++) {
-    decode(sp, idx, v);
     vmem_eval e;
-    vmem_template_eval(tpl, v, &e);
+    eval_cand(tpl, sp, idx, &e);
     s->considered++;
     if (!e.legal)
       continue;
@@ -251,10 +291,8 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
   printf("considered %" PRIu64 ", legal %" PRIu64 ", fitting %" PRIu64 "\n", s->considered, s->legal, s->fitting);
   if (!s->fitting) {
     if (s->any_legal) {
-      int64_t v[MAX_P];
       char ps[256];
-      decode(sp, s->smallest.index, v);
-      params_text(tpl, v, ps, sizeof ps);
+      params_text(k, tpl, sp, s->smallest.index, ps, sizeof ps);
       printf("nothing fits: the smallest footprint is %s (%s), which needs vmem_limit_bytes=%" PRIu64 "\n",
              cli_bytes(b, sizeof b, s->smallest.needed), ps,
              (s->smallest.needed + (1u << 20) - 1) / (1u << 20) * (1u << 20));
@@ -269,13 +307,11 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
   table_init(&tb, 8, right);
   table_add(&tb, "#", "PARAMS", "SCOPED", "NEEDED", "TIME", "BOUND", "INTENSITY", "STEPS");
   for (size_t i = 0; i < s->fitting && i < top; i++) {
-    int64_t v[MAX_P];
     char n[16], ps[256], in[32], st[32];
-    decode(sp, s->fit[i].index, v);
     vmem_eval e;
-    vmem_template_eval(tpl, v, &e);
+    eval_cand(tpl, sp, s->fit[i].index, &e);
     snprintf(n, sizeof n, "%zu", i + 1);
-    params_text(tpl, v, ps, sizeof ps);
+    params_text(k, tpl, sp, s->fit[i].index, ps, sizeof ps);
     snprintf(in, sizeof in, "%.1f", e.intensity);
     snprintf(st, sizeof st, "%" PRIu64, e.grid_steps);
     table_add(&tb, n, ps, cli_human(b, sizeof b, e.scoped_bytes), cli_human(c, sizeof c, e.needed_bytes),
@@ -293,18 +329,17 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
     double best = INFINITY;
     for (size_t i = 0; i < s->fitting; i++)
       if (front[i].time < best) {
-        int64_t v[MAX_P];
         char ps[256];
         best = front[i].time;
-        decode(sp, front[i].index, v);
-        params_text(tpl, v, ps, sizeof ps);
+        params_text(k, tpl, sp, front[i].index, ps, sizeof ps);
         printf("  %9s  %10s  %s\n", cli_human(b, sizeof b, front[i].needed), seconds(tt, sizeof tt, front[i].time), ps);
       }
     free(front);
   }
   int64_t v[MAX_P];
-  decode(sp, s->fit[0].index, v);
-  print_change(k, tpl, v, s->fit[0].needed, limit, physical);
+  int bufs[MAX_OPS_B];
+  decode_all(sp, s->fit[0].index, v, bufs);
+  print_change(k, tpl, sp, v, bufs, s->fit[0].needed, limit, physical);
 }
 
 /* Reads the kernel: a spec, or Mosaic MLIR made searchable (one parameter
@@ -354,7 +389,7 @@ static vmem_kernel *read_kernel(const char *path, const char *text, size_t len, 
 
 static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inputs *in0,
                    const vmem_cost_options *copt, const char *const *given, size_t ngiven, size_t top, bool physical,
-                   bool json, const char *const *arrays, size_t narrays) {
+                   bool json, const char *const *arrays, size_t narrays, bool buffers) {
   size_t len;
   char *text = cli_read_file(path, &len);
   if (!text) {
@@ -381,7 +416,7 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
               "dimensions", path);
   } else if (vmem_limits_resolve(t, &in, &l, &err) != VMEM_OK) {
     cli_error("fit", "%s", err.message);
-  } else if (build_space(tpl, given, ngiven, &sp)) {
+  } else if (build_space(tpl, given, ngiven, buffers, &sp)) {
     uint64_t limit = physical ? l.physical_bytes : l.effective_bytes;
     const char *from = physical ? "physical VMEM" : vmem_limit_origin_name(l.origin);
     if (!run_search(tpl, &sp, limit, &s)) {
@@ -396,11 +431,11 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
       json_object_set_new(root, "fitting", json_integer((json_int_t)s.fitting));
       qsort(s.fit, s.fitting, sizeof *s.fit, by_time);
       for (size_t i = 0; i < s.fitting && i < top; i++)
-        json_array_append_new(cs, json_cand(tpl, &sp, &s.fit[i], limit));
+        json_array_append_new(cs, json_cand(k, tpl, &sp, &s.fit[i], limit));
       json_object_set_new(root, "candidates", cs);
-      json_object_set_new(root, "best", s.fitting ? json_cand(tpl, &sp, &s.fit[0], limit) : json_null());
+      json_object_set_new(root, "best", s.fitting ? json_cand(k, tpl, &sp, &s.fit[0], limit) : json_null());
       if (!s.fitting && s.any_legal)
-        json_object_set_new(root, "smallest", json_cand(tpl, &sp, &s.smallest, limit));
+        json_object_set_new(root, "smallest", json_cand(k, tpl, &sp, &s.smallest, limit));
       cli_print_json(root);
       rc = s.fitting ? EXIT_OK : EXIT_OOM;
     } else {
@@ -421,7 +456,7 @@ int cmd_fit(int argc, char **argv) {
                                            "--step-overhead-us", "--array", "--flops", NULL};
   cli_args a = {.argc = argc, .argv = argv, .cmd = "fit"};
   const char *path = NULL, *target = NULL;
-  bool json = false, bad = false, physical = false, no_env = false;
+  bool json = false, bad = false, physical = false, no_env = false, buffers = false;
   long top = 10;
   vmem_limit_inputs in = {.vmem_limit_bytes = -1};
   vmem_cost_options copt = {.step_overhead_s = -1, .flops = -1};
@@ -467,6 +502,8 @@ int cmd_fit(int argc, char **argv) {
       in.flags = val;
     else if (!strcmp(opt, "--physical"))
       physical = true;
+    else if (!strcmp(opt, "--buffers"))
+      buffers = true;
     else if (!strcmp(opt, "--no-env"))
       no_env = true;
     else if (!strcmp(opt, "--json"))
@@ -488,5 +525,5 @@ int cmd_fit(int argc, char **argv) {
   const vmem_target *t = cli_target("fit", target);
   if (!t)
     return EXIT_BAD;
-  return fit_run(path, t, &in, &copt, given, ngiven, (size_t)top, physical, json, arrays, narrays);
+  return fit_run(path, t, &in, &copt, given, ngiven, (size_t)top, physical, json, arrays, narrays, buffers);
 }

@@ -57,6 +57,8 @@ struct vmem_template {
   int cores;
   size_t nterms;
   tpl_term terms[MAX_TERMS];
+  size_t nchoices;
+  size_t choice_op[MAX_OPS]; /* operands whose buffer count may be 1 or 2 */
 };
 
 static vmem_status tpl_fail(vmem_error *err, vmem_status code, const char *msg) {
@@ -175,6 +177,11 @@ vmem_template *vmem_template_new(const vmem_kernel *k, const vmem_target *t, con
   tpl->nops = k->nops;
   for (size_t i = 0; i < k->nops; i++)
     compile_operand(&tpl->ops[i], &k->ops[i]);
+  for (size_t i = 0; i < k->nops; i++) {
+    const vmem_operand *o = &k->ops[i].pub;
+    if (o->role == VMEM_ROLE_INPUT && o->space == VMEM_SPACE_VMEM && o->buffers == 2 && !o->buffers_given)
+      tpl->choice_op[tpl->nchoices++] = i;
+  }
   tpl->nparams = k->nparams;
   for (size_t i = 0; i < k->nparams; i++)
     tpl->param_names[i] = k->params[i].name;
@@ -288,7 +295,23 @@ static double fetches(const vmem_template *tpl, const tpl_operand *o, const int6
   return f;
 }
 
+size_t vmem_template_buffer_choices(const vmem_template *tpl) { return tpl->nchoices; }
+size_t vmem_template_buffer_choice_operand(const vmem_template *tpl, size_t j) {
+  return j < tpl->nchoices ? tpl->choice_op[j] : SIZE_MAX;
+}
+
 void vmem_template_eval(const vmem_template *tpl, const int64_t *values, vmem_eval *out) {
+  vmem_template_eval_buffers(tpl, values, NULL, out);
+}
+
+void vmem_template_eval_buffers(const vmem_template *tpl, const int64_t *values, const int *buffers,
+                                vmem_eval *out) {
+  int nbuf[MAX_OPS];
+  for (size_t i = 0; i < tpl->nops; i++)
+    nbuf[i] = tpl->ops[i].buffers;
+  for (size_t j = 0; buffers && j < tpl->nchoices; j++)
+    nbuf[tpl->choice_op[j]] = buffers[j] == 1 ? 1 : 2;
+  double single_bytes = 0; /* transfers a single buffer cannot overlap */
   memset(out, 0, sizeof *out);
   out->legal = true;
   int64_t grid[VMEM_KERNEL_MAX_RANK];
@@ -311,10 +334,10 @@ void vmem_template_eval(const vmem_template *tpl, const int64_t *values, vmem_ev
     steps *= (double)(grid[g] > 0 ? grid[g] : 1);
   for (size_t i = 0; i < tpl->nops; i++) {
     const tpl_operand *o = &tpl->ops[i];
-    if (!o->tile_bits || o->space != VMEM_SPACE_VMEM || o->role == VMEM_ROLE_SCALAR_PREFETCH || o->buffers <= 0)
+    if (!o->tile_bits || o->space != VMEM_SPACE_VMEM || o->role == VMEM_ROLE_SCALAR_PREFETCH || nbuf[i] <= 0)
       continue;
     uint64_t one, all;
-    if (!padded_bytes(tpl, o, dims[i], &one) || !ck_mul(one, (uint64_t)o->buffers, &all) ||
+    if (!padded_bytes(tpl, o, dims[i], &one) || !ck_mul(one, (uint64_t)nbuf[i], &all) ||
         !ck_add(out->scoped_bytes, all, &out->scoped_bytes) || out->scoped_bytes > (uint64_t)INT64_MAX) {
       out->legal = false; /* a footprint past 2^63 bytes is no candidate */
       out->scoped_bytes = (uint64_t)INT64_MAX;
@@ -325,7 +348,10 @@ void vmem_template_eval(const vmem_template *tpl, const int64_t *values, vmem_ev
     double block = (double)o->elem_bytes_hbm;
     for (size_t d = 0; d < o->rank; d++)
       block *= (double)dims[i][d];
-    out->hbm_bytes += fetches(tpl, o, grid, steps) * block;
+    double moved = fetches(tpl, o, grid, steps) * block;
+    out->hbm_bytes += moved;
+    if (nbuf[i] == 1 && o->role == VMEM_ROLE_INPUT)
+      single_bytes += moved;
   }
   if (!ck_add(out->scoped_bytes, tpl->internal_scratch, &out->needed_bytes))
     out->needed_bytes = UINT64_MAX;
@@ -345,10 +371,12 @@ void vmem_template_eval(const vmem_template *tpl, const int64_t *values, vmem_ev
   for (size_t g = 0; g < tpl->grid_rank && tpl->megacore; g++)
     if (tpl->parallel[g] && grid[g] >= 2)
       cores = tpl->cores;
-  double t_mem = tpl->bw_per_core > 0 ? out->hbm_bytes / (tpl->bw_per_core * cores) : 0;
+  double bw = tpl->bw_per_core * cores;
+  double t_mem = bw > 0 ? (out->hbm_bytes - single_bytes) / bw : 0;
+  double t_single = bw > 0 ? single_bytes / bw : 0;
   double t_cmp = tpl->peak_per_core > 0 ? flops / (tpl->peak_per_core * cores) : 0;
   out->compute_bound = t_cmp > t_mem;
-  out->time_s = fmax(t_mem, t_cmp) + steps / cores * tpl->overhead;
+  out->time_s = fmax(t_mem, t_cmp) + t_single + steps / cores * tpl->overhead;
   out->intensity = out->hbm_bytes > 0 ? flops / out->hbm_bytes : 0;
 }
 
