@@ -725,6 +725,9 @@ typedef struct vmem_eval {
   double time_s;            /* max(HBM time, compute time) + steps x overhead */
   bool compute_bound;
   double intensity;         /* flops / HBM byte */
+  double edge_waste;        /* the largest share of an operand's blocks, over
+                               the grid, that overhangs its array: 0 when
+                               every block divides its array */
 } vmem_eval;
 
 /** Gives operand `name` ("arg3" in MLIR, the spec name) its whole array,
@@ -773,6 +776,11 @@ VMEM_API void vmem_template_eval_buffers(const vmem_template *tpl,
 VMEM_API size_t vmem_template_default_values(const vmem_template *tpl,
                                              size_t i, int64_t *out,
                                              size_t cap);
+/** The values of parameter i when blocks may overhang the array (the last
+ *  block padded on input, discarded on output): every size the block rules
+ *  allow up to the largest array dimension it sets, in steps of 8 (coarser
+ *  when that would be more than 4096 values). */
+VMEM_API size_t vmem_template_padded_values(const vmem_template *tpl, size_t p, int64_t *out, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -165,11 +165,50 @@ static void test_single_buffer(void **state) {
   vmem_kernel_free(k);
 }
 
+/* A block that overhangs its array: the same footprint as the planner
+ * (which pads it too), the grid rounds up, only in-bounds bytes move, the
+ * spec's total FLOPs grow by the covered share, and the waste is reported. */
+static void test_padding_blocks(void **state) {
+  (void)state;
+  char spec[2048];
+  spec_text(spec, sizeof spec, "bf16", 1000, 1024, 1024, 384, 1024, 1024);
+  vmem_error err;
+  vmem_kernel *k = vmem_kernel_from_spec(spec, strlen(spec), NULL, &err);
+  const vmem_target *t = vmem_target_find("v6e", 3);
+  vmem_cost_options c = {.step_overhead_s = 0, .flops = 1e12};
+  vmem_template *tpl = vmem_template_new(k, t, NULL, &c, NULL, &err);
+  assert_non_null(tpl);
+  int64_t v[3] = {384, 1024, 1024};
+  vmem_eval e;
+  vmem_template_eval(tpl, v, &e);
+  assert_true(e.legal);
+  assert_int_equal(e.grid_steps, 3);
+  vmem_footprint f;
+  assert_int_equal(vmem_kernel_footprint(k, t, NULL, &f, &err), VMEM_OK);
+  assert_int_equal(f.scoped_bytes, e.scoped_bytes);
+  vmem_footprint_free(&f);
+  /* x and z move 1000 of their 1152 covered rows; y moves whole and once:
+   * its index (k, j) never changes. */
+  double x = 1000.0 * 1024 * 2, y = 1024.0 * 1024 * 2, z = 1000.0 * 1024 * 2;
+  assert_true(e.hbm_bytes > (x + y + z) * 0.999999 && e.hbm_bytes < (x + y + z) * 1.000001);
+  assert_true(e.edge_waste > (1 - 1000.0 / 1152) * 0.999999 && e.edge_waste < (1 - 1000.0 / 1152) * 1.000001);
+  assert_true(e.flops > 1e12 * 1152 / 1000 * 0.999999 && e.flops < 1e12 * 1152 / 1000 * 1.000001);
+  int64_t vals[4096];
+  size_t n = vmem_template_padded_values(tpl, 0, vals, 4096);
+  assert_int_equal(n, 125); /* 8, 16, ..., 1000 */
+  assert_int_equal(vals[0], 8);
+  assert_int_equal(vals[n - 1], 1000);
+  assert_int_equal(vmem_template_default_values(tpl, 0, vals, 4096), 4); /* 8, 40, 200, 1000 */
+  vmem_template_free(tpl);
+  vmem_kernel_free(k);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_template_equals_planner),
       cmocka_unit_test(test_cost_by_hand),
       cmocka_unit_test(test_single_buffer),
+      cmocka_unit_test(test_padding_blocks),
   };
   return RUN(tests);
 }

@@ -27,6 +27,8 @@ static const char help[] =
     "                        default: every divisor of the array dims the parameter sets\n"
     "                        that the block rules allow\n"
     "  --buffers             also try pl.Buffered(1) on each double-buffered input\n"
+    "  --allow-padding-blocks  also try sizes that do not divide the array (the last block\n"
+    "                        padded); WASTE is the share of an operand's blocks past its array\n"
     "  --top K               how many candidates to list (default 10)\n"
     "  --array NAME=SHAPE    the whole array of a windowed operand (MLIR: argN)\n"
     "  --vmem-limit-bytes N  fit this limit instead of the one in force\n"
@@ -44,11 +46,22 @@ typedef struct cand {
   double time;
 } cand;
 
+/* What the command line asks of the search. */
+typedef struct fit_opts {
+  const char *given[MAX_P];   /* --param NAME=VALUES */
+  size_t ngiven;
+  const char *arrays[64];     /* --array NAME=SHAPE */
+  size_t narrays;
+  size_t top;
+  bool physical, json, buffers, padding;
+} fit_opts;
+
 typedef struct space {
   size_t n;                       /* parameters */
   int64_t *values[MAX_P];
   size_t count[MAX_P];
   size_t nb;                      /* buffer choices searched (--buffers) */
+  bool padding;                   /* --allow-padding-blocks */
   uint64_t total;
 } space;
 
@@ -113,14 +126,18 @@ static int by_time(const void *a, const void *b) {
   const cand *x = a, *y = b;
   if (x->time != y->time)
     return x->time < y->time ? -1 : 1;
-  return x->needed < y->needed ? -1 : x->needed > y->needed;
+  if (x->needed != y->needed)
+    return x->needed < y->needed ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index; /* the same order from every qsort */
 }
 
 static int by_bytes(const void *a, const void *b) {
   const cand *x = a, *y = b;
   if (x->needed != y->needed)
     return x->needed < y->needed ? -1 : 1;
-  return x->time < y->time ? -1 : x->time > y->time;
+  if (x->time != y->time)
+    return x->time < y->time ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
 }
 
 static const char *seconds(char *buf, size_t cap, double s) {
@@ -173,6 +190,8 @@ static json_t *json_cand(const vmem_kernel *k, const vmem_template *tpl, const s
   json_object_set_new(o, "intensity", json_real(e.intensity));
   json_object_set_new(o, "hbm_bytes", json_real(e.hbm_bytes));
   json_object_set_new(o, "grid_steps", json_integer((json_int_t)e.grid_steps));
+  if (sp->padding)
+    json_object_set_new(o, "edge_waste", json_real(e.edge_waste));
   return o;
 }
 
@@ -201,10 +220,12 @@ static void print_change(const vmem_kernel *k, const vmem_template *tpl, const s
 }
 
 /* The values to try for each parameter: --param, else the defaults. */
-static bool build_space(const vmem_template *tpl, const char *const *given, size_t ngiven, bool buffers,
-                        space *sp) {
+static bool build_space(const vmem_template *tpl, const fit_opts *o, space *sp) {
+  const char *const *given = o->given;
+  size_t ngiven = o->ngiven;
   sp->n = vmem_template_param_count(tpl);
-  sp->nb = buffers ? vmem_template_buffer_choices(tpl) : 0;
+  sp->padding = o->padding;
+  sp->nb = o->buffers ? vmem_template_buffer_choices(tpl) : 0;
   if (sp->nb > MAX_OPS_B)
     sp->nb = MAX_OPS_B;
   sp->total = (uint64_t)1 << sp->nb;
@@ -217,7 +238,8 @@ static bool build_space(const vmem_template *tpl, const char *const *given, size
     if (!sp->values[p])
       return false;
     sp->count[p] = list ? parse_values(list, sp->values[p], MAX_VALUES)
-                        : vmem_template_default_values(tpl, p, sp->values[p], MAX_VALUES);
+                 : o->padding ? vmem_template_padded_values(tpl, p, sp->values[p], MAX_VALUES)
+                              : vmem_template_default_values(tpl, p, sp->values[p], MAX_VALUES);
     if (sp->count[p] > MAX_VALUES)
       sp->count[p] = MAX_VALUES;
     if (!sp->count[p]) {
@@ -246,6 +268,7 @@ static bool build_space(const vmem_template *tpl, const char *const *given, size
 
 typedef struct search {
   uint64_t considered, legal, fitting;
+  uint64_t overhang;  /* legal but not dividing, left out without --allow-padding-blocks */
   cand *fit;          /* fitting candidates */
   cand smallest;      /* the smallest legal footprint, when nothing fits */
   bool any_legal;
@@ -263,6 +286,10 @@ static bool run_search(const vmem_template *tpl, const space *sp, uint64_t limit
     s->considered++;
     if (!e.legal)
       continue;
+    if (e.edge_waste > 0 && !sp->padding) {
+      s->overhang++; /* a block that overhangs its array: only with --allow-padding-blocks */
+      continue;
+    }
     s->legal++;
     cand c = {idx, e.needed_bytes, e.time_s};
     if (!s->any_legal || c.needed < s->smallest.needed)
@@ -289,6 +316,8 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
     printf("  %s: %zu values, %" PRId64 "..%" PRId64 "\n", vmem_template_param_name(tpl, p), sp->count[p],
            sp->values[p][0], sp->values[p][sp->count[p] - 1]);
   printf("considered %" PRIu64 ", legal %" PRIu64 ", fitting %" PRIu64 "\n", s->considered, s->legal, s->fitting);
+  if (s->overhang)
+    printf("(%" PRIu64 " more would overhang their arrays; --allow-padding-blocks tries them)\n", s->overhang);
   if (!s->fitting) {
     if (s->any_legal) {
       char ps[256];
@@ -302,20 +331,21 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
     return;
   }
   qsort(s->fit, s->fitting, sizeof *s->fit, by_time);
-  static const int right[] = {1, 0, 1, 1, 0, 0, 1, 1};
+  static const int right[] = {1, 0, 1, 1, 0, 0, 1, 1, 1};
   cli_table tb;
-  table_init(&tb, 8, right);
-  table_add(&tb, "#", "PARAMS", "SCOPED", "NEEDED", "TIME", "BOUND", "INTENSITY", "STEPS");
+  table_init(&tb, sp->padding ? 9 : 8, right);
+  table_add(&tb, "#", "PARAMS", "SCOPED", "NEEDED", "TIME", "BOUND", "INTENSITY", "STEPS", "WASTE");
   for (size_t i = 0; i < s->fitting && i < top; i++) {
-    char n[16], ps[256], in[32], st[32];
+    char n[16], ps[256], in[32], st[32], w[32];
     vmem_eval e;
     eval_cand(tpl, sp, s->fit[i].index, &e);
     snprintf(n, sizeof n, "%zu", i + 1);
     params_text(k, tpl, sp, s->fit[i].index, ps, sizeof ps);
     snprintf(in, sizeof in, "%.1f", e.intensity);
     snprintf(st, sizeof st, "%" PRIu64, e.grid_steps);
+    snprintf(w, sizeof w, "%.1f%%", 100 * e.edge_waste);
     table_add(&tb, n, ps, cli_human(b, sizeof b, e.scoped_bytes), cli_human(c, sizeof c, e.needed_bytes),
-              seconds(tt, sizeof tt, e.time_s), e.compute_bound ? "compute" : "hbm", in, st);
+              seconds(tt, sizeof tt, e.time_s), e.compute_bound ? "compute" : "hbm", in, st, w);
   }
   printf("\n");
   table_print(&tb, stdout);
@@ -388,8 +418,9 @@ static vmem_kernel *read_kernel(const char *path, const char *text, size_t len, 
 }
 
 static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inputs *in0,
-                   const vmem_cost_options *copt, const char *const *given, size_t ngiven, size_t top, bool physical,
-                   bool json, const char *const *arrays, size_t narrays, bool buffers) {
+                   const vmem_cost_options *copt, const fit_opts *o) {
+  size_t top = o->top;
+  bool physical = o->physical;
   size_t len;
   char *text = cli_read_file(path, &len);
   if (!text) {
@@ -397,7 +428,7 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
     return EXIT_BAD;
   }
   vmem_error err;
-  vmem_kernel *k = read_kernel(path, text, len, arrays, narrays);
+  vmem_kernel *k = read_kernel(path, text, len, o->arrays, o->narrays);
   free(text);
   if (!k)
     return EXIT_BAD;
@@ -416,12 +447,12 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
               "dimensions", path);
   } else if (vmem_limits_resolve(t, &in, &l, &err) != VMEM_OK) {
     cli_error("fit", "%s", err.message);
-  } else if (build_space(tpl, given, ngiven, buffers, &sp)) {
+  } else if (build_space(tpl, o, &sp)) {
     uint64_t limit = physical ? l.physical_bytes : l.effective_bytes;
     const char *from = physical ? "physical VMEM" : vmem_limit_origin_name(l.origin);
     if (!run_search(tpl, &sp, limit, &s)) {
       cli_error("fit", "out of memory");
-    } else if (json) {
+    } else if (o->json) {
       json_t *root = cli_json_root("fit"), *cs = json_array();
       json_object_set_new(root, "kernel", json_string(vmem_kernel_name(k)));
       json_object_set_new(root, "target", json_string(vmem_target_name(t)));
@@ -456,12 +487,11 @@ int cmd_fit(int argc, char **argv) {
                                            "--step-overhead-us", "--array", "--flops", NULL};
   cli_args a = {.argc = argc, .argv = argv, .cmd = "fit"};
   const char *path = NULL, *target = NULL;
-  bool json = false, bad = false, physical = false, no_env = false, buffers = false;
+  bool bad = false, no_env = false;
   long top = 10;
+  fit_opts o = {0};
   vmem_limit_inputs in = {.vmem_limit_bytes = -1};
   vmem_cost_options copt = {.step_overhead_s = -1, .flops = -1};
-  const char *given[MAX_P], *arrays[64];
-  size_t ngiven = 0, narrays = 0;
   while (a.i < argc && !bad) {
     const char *val, *opt = cli_next(&a, with_value, &val, &bad);
     if (bad)
@@ -473,13 +503,13 @@ int cmd_fit(int argc, char **argv) {
     else if (!strcmp(opt, "--target"))
       target = val;
     else if (!strcmp(opt, "--param")) {
-      if (ngiven == MAX_P)
+      if (o.ngiven == MAX_P)
         return cli_usage_error("fit", "at most 16 --param");
-      given[ngiven++] = val;
+      o.given[o.ngiven++] = val;
     } else if (!strcmp(opt, "--array")) {
-      if (narrays == 64)
+      if (o.narrays == 64)
         return cli_usage_error("fit", "at most 64 --array");
-      arrays[narrays++] = val;
+      o.arrays[o.narrays++] = val;
     } else if (!strcmp(opt, "--top")) {
       top = strtol(val, NULL, 10);
       if (top < 1 || top > 10000)
@@ -501,13 +531,15 @@ int cmd_fit(int argc, char **argv) {
     } else if (!strcmp(opt, "--flags"))
       in.flags = val;
     else if (!strcmp(opt, "--physical"))
-      physical = true;
+      o.physical = true;
     else if (!strcmp(opt, "--buffers"))
-      buffers = true;
+      o.buffers = true;
+    else if (!strcmp(opt, "--allow-padding-blocks"))
+      o.padding = true;
     else if (!strcmp(opt, "--no-env"))
       no_env = true;
     else if (!strcmp(opt, "--json"))
-      json = true;
+      o.json = true;
     else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
       fputs(help, stdout);
       return EXIT_OK;
@@ -525,5 +557,6 @@ int cmd_fit(int argc, char **argv) {
   const vmem_target *t = cli_target("fit", target);
   if (!t)
     return EXIT_BAD;
-  return fit_run(path, t, &in, &copt, given, ngiven, (size_t)top, physical, json, arrays, narrays, buffers);
+  o.top = (size_t)top;
+  return fit_run(path, t, &in, &copt, &o);
 }

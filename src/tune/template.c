@@ -295,6 +295,24 @@ static double fetches(const vmem_template *tpl, const tpl_operand *o, const int6
   return f;
 }
 
+/* covered / valid iteration space: over each grid axis, grid · block
+ * against the array dim of the first operand dim the axis drives. */
+static double overhang(const vmem_template *tpl, const int64_t *grid, int64_t (*dims)[VMEM_KERNEL_MAX_RANK]) {
+  double r = 1;
+  for (size_t g = 0; g < tpl->grid_rank; g++) {
+    bool done = false;
+    for (size_t i = 0; i < tpl->nops && !done; i++)
+      for (size_t d = 0; d < tpl->ops[i].rank && !done; d++)
+        if (tpl->ops[i].index_axis[d] == (int)g && tpl->ops[i].has_array && tpl->ops[i].array[d] > 0) {
+          double covered = (double)grid[g] * (double)dims[i][d];
+          if (covered > (double)tpl->ops[i].array[d])
+            r *= covered / (double)tpl->ops[i].array[d];
+          done = true;
+        }
+  }
+  return r;
+}
+
 size_t vmem_template_buffer_choices(const vmem_template *tpl) { return tpl->nchoices; }
 size_t vmem_template_buffer_choice_operand(const vmem_template *tpl, size_t j) {
   return j < tpl->nchoices ? tpl->choice_op[j] : SIZE_MAX;
@@ -345,10 +363,18 @@ void vmem_template_eval_buffers(const vmem_template *tpl, const int64_t *values,
     }
     if (o->role == VMEM_ROLE_SCRATCH)
       continue;
-    double block = (double)o->elem_bytes_hbm;
-    for (size_t d = 0; d < o->rank; d++)
+    /* An edge block that overhangs the array moves only its in-bounds
+     * part; over a sweep, the valid share per dim is A / (ceil(A/b)·b). */
+    double block = (double)o->elem_bytes_hbm, valid = 1;
+    for (size_t d = 0; d < o->rank; d++) {
       block *= (double)dims[i][d];
-    double moved = fetches(tpl, o, grid, steps) * block;
+      if (o->has_array && dims[i][d] > 0 && o->array[d] % dims[i][d])
+        valid *= (double)o->array[d] /
+                 ((double)((o->array[d] + dims[i][d] - 1) / dims[i][d]) * (double)dims[i][d]);
+    }
+    if (1 - valid > out->edge_waste)
+      out->edge_waste = 1 - valid;
+    double moved = fetches(tpl, o, grid, steps) * block * valid;
     out->hbm_bytes += moved;
     if (nbuf[i] == 1 && o->role == VMEM_ROLE_INPUT)
       single_bytes += moved;
@@ -356,7 +382,9 @@ void vmem_template_eval_buffers(const vmem_template *tpl, const int64_t *values,
   if (!ck_add(out->scoped_bytes, tpl->internal_scratch, &out->needed_bytes))
     out->needed_bytes = UINT64_MAX;
   out->grid_steps = (uint64_t)steps;
-  double flops = tpl->flops_total > 0 ? tpl->flops_total : 0;
+  /* A total is the useful work; blocks that overhang compute on padding
+   * too, so it grows by the share of the iteration space they add. */
+  double flops = tpl->flops_total > 0 ? tpl->flops_total * overhang(tpl, grid, dims) : 0;
   if (tpl->nterms && tpl->flops_total < 0) {
     for (size_t k = 0; k < tpl->nterms; k++) {
       double v = tpl->terms[k].coef;
@@ -389,9 +417,44 @@ static bool value_ok(const vmem_template *tpl, size_t p, int64_t v) {
   return true;
 }
 
+/* Legal for every dim it sets, dividing or not: what padding allows. */
+static bool pad_ok(const vmem_template *tpl, size_t p, int64_t v) {
+  for (size_t i = 0; i < tpl->nops; i++)
+    for (size_t d = 0; d < tpl->ops[i].rank; d++)
+      if (tpl->ops[i].param[d] == (int)p && !legal_dim(&tpl->ops[i], d, v))
+        return false;
+  return true;
+}
+
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
+}
+
+/* With padding allowed: every size the block rules allow up to the
+ * largest array dim the parameter sets, whether it divides or not, in
+ * steps of 8 (the finest rule), coarsened to stay within 4096 values. */
+size_t vmem_template_padded_values(const vmem_template *tpl, size_t p, int64_t *out, size_t cap) {
+  int64_t bound = 0;
+  for (size_t i = 0; i < tpl->nops; i++)
+    for (size_t d = 0; d < tpl->ops[i].rank; d++)
+      if (tpl->ops[i].param[d] == (int)p && tpl->ops[i].has_array && tpl->ops[i].array[d] > bound)
+        bound = tpl->ops[i].array[d];
+  int64_t step = 8;
+  while (bound / step > 4096)
+    step *= 2;
+  size_t kept = 0;
+  for (int64_t v = step; v <= bound + step - 1; v += step) {
+    int64_t c = v > bound ? bound : v;
+    if (pad_ok(tpl, p, c)) {
+      if (kept < cap)
+        out[kept] = c;
+      kept++;
+    }
+    if (c == bound)
+      break;
+  }
+  return kept;
 }
 
 /* The divisors of the largest array dim the parameter sets, by trial

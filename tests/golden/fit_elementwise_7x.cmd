@@ -1,0 +1,1 @@
+$VMEMSCOPE fit fit_elementwise.json --target 7x --top 3

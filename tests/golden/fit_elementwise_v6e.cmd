@@ -1,0 +1,1 @@
+$VMEMSCOPE fit fit_elementwise.json --target v6e --top 3

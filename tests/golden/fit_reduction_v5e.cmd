@@ -1,0 +1,1 @@
+$VMEMSCOPE fit fit_reduction.json --target v5e --top 3
