@@ -728,6 +728,8 @@ typedef struct vmem_eval {
   double edge_waste;        /* the largest share of an operand's blocks, over
                                the grid, that overhangs its array: 0 when
                                every block divides its array */
+  uint64_t program_bytes;   /* inputs colored to VMEM (buffers 0): their whole
+                               arrays, program-scoped, outside the scoped limit */
 } vmem_eval;
 
 /** Gives operand `name` ("arg3" in MLIR, the spec name) its whole array,
@@ -764,9 +766,11 @@ VMEM_API size_t vmem_template_buffer_choices(const vmem_template *tpl);
 /** The operand index of buffer choice j. */
 VMEM_API size_t vmem_template_buffer_choice_operand(const vmem_template *tpl,
                                                     size_t j);
-/** As vmem_template_eval, with buffers[j] (1 or 2) for each buffer choice
- *  (NULL: as the kernel says). A single-buffered input's transfers are not
- *  overlapped with compute: they add to the time. */
+/** As vmem_template_eval, with buffers[j] for each buffer choice (NULL: as
+ *  the kernel says): 2, 1 (pl.Buffered(1): its transfers are not overlapped
+ *  with compute and add to the time), or 0 (colored to VMEM with
+ *  pltpu.with_memory_space_constraint: no window, no transfer, its whole
+ *  array in program_bytes; illegal when the array is not known). */
 VMEM_API void vmem_template_eval_buffers(const vmem_template *tpl,
                                          const int64_t *values,
                                          const int *buffers, vmem_eval *out);

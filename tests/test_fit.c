@@ -203,12 +203,37 @@ static void test_padding_blocks(void **state) {
   vmem_kernel_free(k);
 }
 
+/* Coloring x to VMEM: its two windows and its transfers go, its whole
+ * array (bf16[1024,1024], 2 MiB) becomes program-scoped. */
+static void test_color(void **state) {
+  (void)state;
+  char spec[2048];
+  spec_text(spec, sizeof spec, "bf16", 1024, 1024, 1024, 256, 256, 256);
+  vmem_error err;
+  vmem_kernel *k = vmem_kernel_from_spec(spec, strlen(spec), NULL, &err);
+  const vmem_target *t = vmem_target_find("v6e", 3);
+  vmem_template *tpl = vmem_template_new(k, t, NULL, NULL, NULL, &err);
+  int64_t v[3] = {256, 256, 256};
+  int colored[2] = {0, 2};
+  vmem_eval two, col;
+  vmem_template_eval(tpl, v, &two);
+  vmem_template_eval_buffers(tpl, v, colored, &col);
+  assert_true(col.legal);
+  assert_int_equal(two.program_bytes, 0);
+  assert_int_equal(col.program_bytes, 1024 * 1024 * 2);
+  assert_int_equal(two.scoped_bytes - col.scoped_bytes, 2 * 256 * 256 * 2);
+  assert_true(two.hbm_bytes - col.hbm_bytes == 64 * 256.0 * 256 * 2);
+  vmem_template_free(tpl);
+  vmem_kernel_free(k);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_template_equals_planner),
       cmocka_unit_test(test_cost_by_hand),
       cmocka_unit_test(test_single_buffer),
       cmocka_unit_test(test_padding_blocks),
+      cmocka_unit_test(test_color),
   };
   return RUN(tests);
 }

@@ -27,6 +27,8 @@ static const char help[] =
     "                        default: every divisor of the array dims the parameter sets\n"
     "                        that the block rules allow\n"
     "  --buffers             also try pl.Buffered(1) on each double-buffered input\n"
+    "  --color               also try coloring each such input to VMEM (whole array resident,\n"
+    "                        program-scoped; it must fit the VMEM above the scoped limit)\n"
     "  --allow-padding-blocks  also try sizes that do not divide the array (the last block\n"
     "                        padded); WASTE is the share of an operand's blocks past its array\n"
     "  --top K               how many candidates to list (default 10)\n"
@@ -53,25 +55,28 @@ typedef struct fit_opts {
   const char *arrays[64];     /* --array NAME=SHAPE */
   size_t narrays;
   size_t top;
-  bool physical, json, buffers, padding;
+  bool physical, json, buffers, padding, color;
 } fit_opts;
 
 typedef struct space {
   size_t n;                       /* parameters */
   int64_t *values[MAX_P];
   size_t count[MAX_P];
-  size_t nb;                      /* buffer choices searched (--buffers) */
+  size_t nb;                      /* inputs whose buffers are searched (--buffers, --color) */
+  int choice[3];                  /* the counts tried for each: 2, then 1 and/or 0 */
+  size_t nchoice;
+  uint64_t room;                  /* VMEM above the scoped limit, for colored inputs */
   bool padding;                   /* --allow-padding-blocks */
   uint64_t total;
 } space;
 
 /* The candidate's parameter values, and its buffer counts when searched:
- * the low digits of the index are the buffer choices (2 before 1). */
+ * the low digits of the index, base nchoice, are the buffer choices. */
 static void decode_all(const space *sp, uint64_t idx, int64_t *out, int *bufs) {
   for (size_t j = sp->nb; j-- > 0;) {
     if (bufs)
-      bufs[j] = idx % 2 ? 1 : 2;
-    idx /= 2;
+      bufs[j] = sp->choice[idx % sp->nchoice];
+    idx /= sp->nchoice;
   }
   for (size_t p = sp->n; p-- > 0;) {
     out[p] = sp->values[p][idx % sp->count[p]];
@@ -158,9 +163,10 @@ static void params_text(const vmem_kernel *k, const vmem_template *tpl, const sp
   for (size_t p = 0; p < vmem_template_param_count(tpl) && n + 2 < cap; p++)
     n += (size_t)snprintf(buf + n, cap - n, "%s%s=%" PRId64, p ? " " : "", vmem_template_param_name(tpl, p), v[p]);
   for (size_t j = 0; j < sp->nb && n + 2 < cap; j++)
-    if (bufs[j] == 1)
-      n += (size_t)snprintf(buf + n, cap - n, " %s:Buffered(1)",
-                            vmem_kernel_operand(k, vmem_template_buffer_choice_operand(tpl, j))->name);
+    if (bufs[j] < 2)
+      n += (size_t)snprintf(buf + n, cap - n, " %s:%s",
+                            vmem_kernel_operand(k, vmem_template_buffer_choice_operand(tpl, j))->name,
+                            bufs[j] ? "Buffered(1)" : "VMEM");
 }
 
 static json_t *json_cand(const vmem_kernel *k, const vmem_template *tpl, const space *sp, const cand *c,
@@ -192,6 +198,8 @@ static json_t *json_cand(const vmem_kernel *k, const vmem_template *tpl, const s
   json_object_set_new(o, "grid_steps", json_integer((json_int_t)e.grid_steps));
   if (sp->padding)
     json_object_set_new(o, "edge_waste", json_real(e.edge_waste));
+  if (sp->choice[sp->nchoice - 1] == 0)
+    json_object_set_new(o, "program_bytes", json_integer((json_int_t)e.program_bytes));
   return o;
 }
 
@@ -213,6 +221,17 @@ static void print_change(const vmem_kernel *k, const vmem_template *tpl, const s
       if (vmem_template_buffer_choice_operand(tpl, j) == i && bufs[j] == 1)
         printf(", pipeline_mode=pl.Buffered(1)");
     printf("\n");
+    for (size_t j = 0; j < sp->nb; j++)
+      if (vmem_template_buffer_choice_operand(tpl, j) == i && bufs[j] == 0)
+        printf("  %-8s %s = pltpu.with_memory_space_constraint(%s, pltpu.VMEM)  # before the call\n", "", o->name,
+               o->name);
+  }
+  vmem_eval e;
+  vmem_template_eval_buffers(tpl, v, sp->nb ? bufs : NULL, &e);
+  if (e.program_bytes) {
+    char a[48], b[48];
+    printf("  (colored inputs: %s program-scoped, of the %s above the scoped limit; modelled)\n",
+           cli_bytes(a, sizeof a, e.program_bytes), cli_bytes(b, sizeof b, sp->room));
   }
   if (request || needed > limit_default)
     printf("  pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # the %s it needs, rounded up to a MiB\n",
@@ -225,10 +244,18 @@ static bool build_space(const vmem_template *tpl, const fit_opts *o, space *sp) 
   size_t ngiven = o->ngiven;
   sp->n = vmem_template_param_count(tpl);
   sp->padding = o->padding;
-  sp->nb = o->buffers ? vmem_template_buffer_choices(tpl) : 0;
+  sp->nchoice = 0;
+  sp->choice[sp->nchoice++] = 2;
+  if (o->buffers)
+    sp->choice[sp->nchoice++] = 1;
+  if (o->color)
+    sp->choice[sp->nchoice++] = 0;
+  sp->nb = sp->nchoice > 1 ? vmem_template_buffer_choices(tpl) : 0;
   if (sp->nb > MAX_OPS_B)
     sp->nb = MAX_OPS_B;
-  sp->total = (uint64_t)1 << sp->nb;
+  sp->total = 1;
+  for (size_t j = 0; j < sp->nb; j++)
+    sp->total *= sp->nchoice;
   for (size_t p = 0; p < sp->n; p++) {
     const char *name = vmem_template_param_name(tpl, p), *list = NULL;
     for (size_t g = 0; g < ngiven; g++)
@@ -292,6 +319,8 @@ static bool run_search(const vmem_template *tpl, const space *sp, uint64_t limit
     }
     s->legal++;
     cand c = {idx, e.needed_bytes, e.time_s};
+    if (e.program_bytes > sp->room)
+      continue; /* the colored arrays do not fit the VMEM the scoped limit leaves */
     if (!s->any_legal || c.needed < s->smallest.needed)
       s->smallest = c;
     s->any_legal = true;
@@ -449,6 +478,7 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
     cli_error("fit", "%s", err.message);
   } else if (build_space(tpl, o, &sp)) {
     uint64_t limit = physical ? l.physical_bytes : l.effective_bytes;
+    sp.room = l.physical_bytes > limit ? l.physical_bytes - limit : 0;
     const char *from = physical ? "physical VMEM" : vmem_limit_origin_name(l.origin);
     if (!run_search(tpl, &sp, limit, &s)) {
       cli_error("fit", "out of memory");
@@ -536,6 +566,8 @@ int cmd_fit(int argc, char **argv) {
       o.buffers = true;
     else if (!strcmp(opt, "--allow-padding-blocks"))
       o.padding = true;
+    else if (!strcmp(opt, "--color"))
+      o.color = true;
     else if (!strcmp(opt, "--no-env"))
       no_env = true;
     else if (!strcmp(opt, "--json"))

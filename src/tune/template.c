@@ -59,7 +59,10 @@ struct vmem_template {
   tpl_term terms[MAX_TERMS];
   size_t nchoices;
   size_t choice_op[MAX_OPS]; /* operands whose buffer count may be 1 or 2 */
+  uint64_t array_bytes[MAX_OPS]; /* whole array in VMEM, when colored; 0 = cannot */
 };
+
+static bool padded_bytes(const vmem_template *tpl, const tpl_operand *o, const int64_t *dims, uint64_t *out);
 
 static vmem_status tpl_fail(vmem_error *err, vmem_status code, const char *msg) {
   err_set(err, code, 0, "%s", msg);
@@ -181,6 +184,11 @@ vmem_template *vmem_template_new(const vmem_kernel *k, const vmem_target *t, con
     const vmem_operand *o = &k->ops[i].pub;
     if (o->role == VMEM_ROLE_INPUT && o->space == VMEM_SPACE_VMEM && o->buffers == 2 && !o->buffers_given)
       tpl->choice_op[tpl->nchoices++] = i;
+  }
+  for (size_t j = 0; j < tpl->nchoices; j++) {
+    const tpl_operand *o = &tpl->ops[tpl->choice_op[j]];
+    uint64_t b;
+    tpl->array_bytes[j] = o->has_array && o->tile_bits && padded_bytes(tpl, o, o->array, &b) ? b : 0;
   }
   tpl->nparams = k->nparams;
   for (size_t i = 0; i < k->nparams; i++)
@@ -327,11 +335,18 @@ void vmem_template_eval_buffers(const vmem_template *tpl, const int64_t *values,
   int nbuf[MAX_OPS];
   for (size_t i = 0; i < tpl->nops; i++)
     nbuf[i] = tpl->ops[i].buffers;
-  for (size_t j = 0; buffers && j < tpl->nchoices; j++)
-    nbuf[tpl->choice_op[j]] = buffers[j] == 1 ? 1 : 2;
-  double single_bytes = 0; /* transfers a single buffer cannot overlap */
   memset(out, 0, sizeof *out);
   out->legal = true;
+  /* 0 buffers: the input is colored to VMEM, a program-scoped value the
+   * kernel reads in place ("no buffer is allocated when the source already
+   * lives in the target memory space"), so no window and no transfer. */
+  for (size_t j = 0; buffers && j < tpl->nchoices; j++) {
+    nbuf[tpl->choice_op[j]] = buffers[j] == 0 ? 0 : buffers[j] == 1 ? 1 : 2;
+    if (buffers[j] == 0 && (!tpl->array_bytes[j] ||
+                            !ck_add(out->program_bytes, tpl->array_bytes[j], &out->program_bytes)))
+      out->legal = false;
+  }
+  double single_bytes = 0; /* transfers a single buffer cannot overlap */
   int64_t grid[VMEM_KERNEL_MAX_RANK];
   for (size_t g = 0; g < tpl->grid_rank; g++)
     grid[g] = tpl->grid_param[g] >= 0 ? values[tpl->grid_param[g]] : tpl->grid[g];
