@@ -399,7 +399,9 @@ void vmem_template_eval_buffers(const vmem_template *tpl, const int64_t *values,
   out->grid_steps = (uint64_t)steps;
   /* A total is the useful work; blocks that overhang compute on padding
    * too, so it grows by the share of the iteration space they add. */
-  double flops = tpl->flops_total > 0 ? tpl->flops_total * overhang(tpl, grid, dims) : 0;
+  double flops = tpl->flops_total > 0 ? tpl->flops_total : 0;
+  if (flops > 0 && out->edge_waste > 0)
+    flops *= overhang(tpl, grid, dims);
   if (tpl->nterms && tpl->flops_total < 0) {
     for (size_t k = 0; k < tpl->nterms; k++) {
       double v = tpl->terms[k].coef;
