@@ -756,6 +756,9 @@ VMEM_API void vmem_template_free(vmem_template *tpl);
 VMEM_API size_t vmem_template_param_count(const vmem_template *tpl);
 VMEM_API const char *vmem_template_param_name(const vmem_template *tpl,
                                               size_t i);
+/** The value the kernel itself gives parameter i (a spec's "params"), so
+ *  that evaluating these values reproduces vmem_kernel_footprint. */
+VMEM_API int64_t vmem_template_param_value(const vmem_template *tpl, size_t i);
 /** Evaluates one assignment (values[i] for parameter i). Allocates
  *  nothing and never fails: an illegal assignment has legal == false. */
 VMEM_API void vmem_template_eval(const vmem_template *tpl,

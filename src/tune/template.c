@@ -59,6 +59,7 @@ struct vmem_template {
   tpl_term terms[MAX_TERMS];
   size_t nchoices;
   size_t choice_op[MAX_OPS]; /* operands whose buffer count may be 1 or 2 */
+  int64_t param_values[MAX_PARAMS]; /* as the kernel gives them */
   uint64_t array_bytes[MAX_OPS]; /* whole array in VMEM, when colored; 0 = cannot */
 };
 
@@ -191,8 +192,10 @@ vmem_template *vmem_template_new(const vmem_kernel *k, const vmem_target *t, con
     tpl->array_bytes[j] = o->has_array && o->tile_bits && padded_bytes(tpl, o, o->array, &b) ? b : 0;
   }
   tpl->nparams = k->nparams;
-  for (size_t i = 0; i < k->nparams; i++)
+  for (size_t i = 0; i < k->nparams; i++) {
     tpl->param_names[i] = k->params[i].name;
+    tpl->param_values[i] = k->params[i].value;
+  }
   tpl->grid_rank = k->grid_rank;
   for (size_t g = 0; g < k->grid_rank; g++) {
     tpl->grid[g] = k->grid_derived[g] ? 0 : k->grid[g];
@@ -319,6 +322,10 @@ static double overhang(const vmem_template *tpl, const int64_t *grid, int64_t (*
         }
   }
   return r;
+}
+
+int64_t vmem_template_param_value(const vmem_template *tpl, size_t i) {
+  return i < tpl->nparams ? tpl->param_values[i] : 0;
 }
 
 size_t vmem_template_buffer_choices(const vmem_template *tpl) { return tpl->nchoices; }
