@@ -268,6 +268,8 @@ static void test_errors(void **state) {
       {"e { a = f32[] parameter(0) }, threads=\"x\"", VMEM_ERR_SYNTAX, 1, 31, "execution_thread"},
       {"e { a = f32[99999999999999999999] parameter(0) }", VMEM_ERR_OVERFLOW, 1, 13, "64 bits"},
       {"e { a = f32[] parameter(0) b = f32[] negate(a)) }", VMEM_ERR_SYNTAX, 1, 47, "expected"},
+      /* found by fuzz_hlo: an operand before any instruction exists */
+      {"l{x=()s(l{x=()s()})}", VMEM_ERR_UNKNOWN, 1, 9, "unknown operand %l"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     const error_case *c = &cases[i];

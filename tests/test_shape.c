@@ -133,6 +133,7 @@ static void test_errors(void **state) {
   expect_error("f32[8]{0:T(0)}", VMEM_ERR_RANGE, 11);
   expect_error("f32[8]{0:S(1)T(8)}", VMEM_ERR_SYNTAX, 13);
   expect_error("f32[8]{0:T(8)T(8)}", VMEM_ERR_SYNTAX, 13);
+  expect_error("f32[8,8]{1,0:D(x\001)}", VMEM_ERR_SYNTAX, 16); /* found by fuzz_shape: would not print back */
   expect_error("f32[8]{0:Q(1)}", VMEM_ERR_SYNTAX, 9);
   expect_error("f32[8]{0:D(D}", VMEM_ERR_SYNTAX, 11);
   expect_error("f32[8]{0", VMEM_ERR_SYNTAX, 8);

@@ -507,7 +507,8 @@ static bool parse_operand(parser *p, vmem_hlo_computation *c) {
   uint64_t h = hlo_hash(name);
   vmem_hlo_instruction *op = p->recent[h & (RECENT - 1)];
   if (!op || op->name.len != name.len || memcmp(op->name.ptr, name.ptr, name.len) != 0)
-    op = hlo_index_get(&p->names, p->instrs.v + p->comp_from, name, h);
+    op = p->instrs.v ? hlo_index_get(&p->names, p->instrs.v + p->comp_from, name, h)
+                     : NULL; /* nothing defined yet (and no array to offset) */
   if (!op)
     return fail(p, VMEM_ERR_UNKNOWN, at_name, "unknown operand %%%.*s: not defined earlier in computation %%%.*s",
                 (int)name.len, name.ptr, (int)c->name.len, c->name.ptr);

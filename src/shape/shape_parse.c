@@ -190,12 +190,15 @@ static bool parse_dims(parser *p, vmem_shape *s) {
   return true;
 }
 
-/* raw ::= any text with balanced parentheses, up to the closing ')' */
+/* raw ::= printable text with balanced parentheses, up to the closing ')'
+ * (kept as a C string, so a NUL or control byte could not print back) */
 static bool parse_raw(parser *p, const char **out) {
   size_t start = p->pos;
   int depth = 0;
   while (p->pos < p->len) {
     char c = p->s[p->pos];
+    if ((unsigned char)c < 0x20 || c == 0x7f)
+      return fail(p, VMEM_ERR_SYNTAX, p->pos, "a control byte inside a layout's parentheses");
     if (c == '(')
       depth++;
     if (c == ')') {
