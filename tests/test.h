@@ -5,10 +5,29 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "vmemscope.h"
 
 #define RUN(tests) cmocka_run_group_tests(tests, NULL, NULL)
+
+/* A whole file, NUL-terminated (free it); NULL when it cannot be read. */
+static inline char *test_read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  rewind(f);
+  char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (s) {
+    *len = fread(s, 1, (size_t)n, f);
+    s[*len] = 0;
+  }
+  fclose(f);
+  return s;
+}
 #endif

@@ -14,22 +14,6 @@
 static const char *corpus_dir;
 static int bodies, with_vmem;
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  rewind(f);
-  char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (s) {
-    *len = fread(s, 1, (size_t)n, f);
-    s[*len] = 0;
-  }
-  fclose(f);
-  return s;
-}
-
 static bool is_b64(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/' ||
          c == '=';
@@ -76,7 +60,7 @@ static void scan_dir(const char *sub) {
     char path[2048];
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
     size_t len;
-    char *s = slurp(path, &len);
+    char *s = test_read_file(path, &len);
     for (char *p = s ? strstr(s, "TUzvUg") : NULL; p; p = strstr(p, "TUzvUg")) {
       size_t n = 0;
       while (is_b64(p[n]))

@@ -15,21 +15,7 @@ static const char *dir;
 static char *slurp(const char *name, size_t *len) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  rewind(f);
-  char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (!s) {
-    fclose(f);
-    return NULL;
-  }
-  *len = fread(s, 1, (size_t)n, f);
-  s[*len] = 0;
-  fclose(f);
-  return s;
+  return test_read_file(path, len);
 }
 
 /* One fixture on one target; returns the assignments checked. */

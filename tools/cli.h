@@ -86,6 +86,10 @@ typedef struct cli_table {
   const int *right; /* per column: right-align numbers */
 } cli_table;
 
+/* The flags the environment sets: LIBTPU_INIT_ARGS and XLA_FLAGS (the
+ * library reads no environment itself). */
+void cli_env_flags(vmem_limit_inputs *in);
+
 void table_init(cli_table *t, size_t ncols, const int *right);
 void table_add(cli_table *t, ...); /* ncols strings */
 void table_print(cli_table *t, FILE *f);

@@ -236,3 +236,8 @@ bool cli_parse_bytes(const char *val, int64_t *out) {
   *out = v;
   return true;
 }
+
+void cli_env_flags(vmem_limit_inputs *in) {
+  in->libtpu_init_args = getenv("LIBTPU_INIT_ARGS");
+  in->xla_flags = getenv("XLA_FLAGS");
+}

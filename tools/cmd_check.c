@@ -590,10 +590,8 @@ int cmd_check(int argc, char **argv) {
     return cli_usage_error("check", "give a file: an HLO module, Mosaic MLIR or a kernel spec");
   if (!format)
     format = detect_format(path);
-  if (!no_env) {
-    in.libtpu_init_args = getenv("LIBTPU_INIT_ARGS");
-    in.xla_flags = getenv("XLA_FLAGS");
-  }
+  if (!no_env)
+    cli_env_flags(&in);
   if (strcmp(format, "hlo") != 0) {
     const vmem_target *t = cli_target("check", target);
     return t ? check_kernel_file(path, format, t, &in, &popt, json) : EXIT_BAD;

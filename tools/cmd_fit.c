@@ -582,10 +582,8 @@ int cmd_fit(int argc, char **argv) {
     return EXIT_BAD;
   if (!path)
     return cli_usage_error("fit", "give a kernel spec (JSON with \"params\")");
-  if (!no_env) {
-    in.libtpu_init_args = getenv("LIBTPU_INIT_ARGS");
-    in.xla_flags = getenv("XLA_FLAGS");
-  }
+  if (!no_env)
+    cli_env_flags(&in);
   const vmem_target *t = cli_target("fit", target);
   if (!t)
     return EXIT_BAD;

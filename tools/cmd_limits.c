@@ -115,10 +115,8 @@ int cmd_limits(int argc, char **argv) {
   }
   if (bad)
     return EXIT_BAD;
-  if (!no_env) {
-    in.libtpu_init_args = getenv("LIBTPU_INIT_ARGS");
-    in.xla_flags = getenv("XLA_FLAGS");
-  }
+  if (!no_env)
+    cli_env_flags(&in);
   const vmem_target *t = cli_target("limits", target);
   if (!t)
     return EXIT_BAD;
