@@ -163,6 +163,9 @@ static void test_spec_errors(void **state) {
       {"{\"params\": {\"bm\": -4}}", "params.bm: expected a positive integer"},
       {"{\"in_specs\": [{\"array\": \"f32[?,128]\"}]}", "dynamic dimensions"},
       {"{\"in_specs\": [{\"array\": \"f32[2000]\", \"block\": [1000]}]}", "1-D block"},
+      /* found by fuzz_spec: an empty array's whole-array block divided by zero */
+      {"{\"grid_axes\": [\"i\"], \"in_specs\": [{\"array\": \"f32[0,128]\", \"index_map\": [\"i\", 0]}]}",
+       "no array dimension it drives"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     vmem_error err;

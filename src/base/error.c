@@ -92,7 +92,8 @@ void sb_printf(strbuf *sb, const char *fmt, ...) {
   va_end(ap);
   if (n < 0)
     return;
-  /* Callers only format numbers and short names: 128 bytes always suffice. */
+  /* For numbers and short names only: text of any length goes through
+   * sb_puts (a raw D(...) layout group once came here and was cut). */
   if ((size_t)n >= sizeof tmp)
     n = (int)sizeof tmp - 1;
   sb_putn(sb, tmp, (size_t)n);

@@ -379,7 +379,7 @@ static bool derive_grid(sreader *r) {
     for (size_t i = 0; i < k->nops && !k->grid[g]; i++) {
       const vmem_operand *o = &k->ops[i].pub;
       for (size_t d = 0; o->array && d < o->rank; d++)
-        if (o->index_axis[d] == (int)g)
+        if (o->index_axis[d] == (int)g && o->block->dims[d] > 0) /* an empty block drives nothing */
           k->grid[g] = (o->array->dims[d] + o->block->dims[d] - 1) / o->block->dims[d];
     }
     if (k->grid[g] <= 0)

@@ -29,8 +29,11 @@ void layout_print_sb(strbuf *sb, const vmem_shape *s) {
                l->memory_space || l->split || l->physical || l->dyn_prefix;
   if (colon)
     sb_putn(sb, ":", 1);
-  if (l->dim_level)
-    sb_printf(sb, "D(%s)", l->dim_level);
+  if (l->dim_level) { /* raw text of any length: sb_printf is for short fields */
+    sb_puts(sb, "D(");
+    sb_puts(sb, l->dim_level);
+    sb_putn(sb, ")", 1);
+  }
   if (l->ntiles)
     sb_putn(sb, "T", 1);
   for (size_t i = 0; i < l->ntiles; i++) {
