@@ -302,9 +302,11 @@ int check_kernel_file(const char *path, const char *format, const vmem_target *t
         print_e1001(&r, stdout);
       printf("%skernel %s (%s), target %s; grid (", r.verdict == OVER ? "\n" : "", vmem_kernel_name(k), format,
              vmem_target_name(t));
-      for (size_t g = 0; g < vmem_kernel_grid_rank(k); g++)
-        printf("%s%s=%" PRId64 " %s", g ? ", " : "", vmem_kernel_grid_axis_name(k, g), vmem_kernel_grid_bound(k, g),
-               vmem_kernel_dimension_semantics(k, g));
+      for (size_t g = 0; g < vmem_kernel_grid_rank(k); g++) {
+        const char *sem = vmem_kernel_dimension_semantics(k, g);
+        printf("%s%s=%" PRId64 "%s%s", g ? ", " : "", vmem_kernel_grid_axis_name(k, g), vmem_kernel_grid_bound(k, g),
+               sem && *sem ? " " : "", sem ? sem : "");
+      }
       printf(")\n\n");
       print_allocations(&r);
       print_totals(&r);

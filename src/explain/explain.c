@@ -318,12 +318,25 @@ static void judge_kernel(explainer *x, vmem_log_error *e) {
   }
 }
 
+/* The decimal number at p, within end; -1 when there is none (or it is
+ * past 2^62, which no memory size is). */
+static long long number_at(const char *p, const char *end) {
+  long long v = -1;
+  for (; p < end && ch_is_digit(*p) && v < (1LL << 58); p++)
+    v = (v < 0 ? 0 : v * 10) + (*p - '0');
+  return v;
+}
+
 /* allocation ::= 'Allocation (size=' N ') would exceed memory (size=' M ')' ... */
 static void read_request(explainer *x, vmem_log_error *e, const char *p, const char *end) {
+  static const char size_key[] = "Allocation (size=", memory_key[] = "would exceed memory (size=";
   long long n = -1, m = -1;
-  const char *k = find(p, end, "Allocation (size=");
-  if (k)
-    sscanf(k, "Allocation (size=%lld) would exceed memory (size=%lld)", &n, &m);
+  const char *k = find(p, end, size_key);
+  if (k) {
+    n = number_at(k + sizeof size_key - 1, end);
+    const char *mk = find(k, end, memory_key);
+    m = mk ? number_at(mk + sizeof memory_key - 1, end) : -1;
+  }
   e->request_bytes = n;
   e->memory_bytes = m;
   const char *tag = find(p, end, "tag = '");

@@ -194,7 +194,8 @@ static bool read_block(sreader *r, json_t *spec, const char *path, kernel_operan
     if (!op->pub.array)
       return fail(r, VMEM_ERR_SYNTAX, "%s: give \"block\" (or \"array\" for a whole-array block)", path);
     *rank = op->pub.array->rank;
-    memcpy(dims, op->pub.array->dims, *rank * sizeof *dims);
+    if (*rank) /* a scalar has no dims array to copy from */
+      memcpy(dims, op->pub.array->dims, *rank * sizeof *dims);
     return true;
   }
   if (!json_is_array(b) || json_array_size(b) > VMEM_KERNEL_MAX_RANK)

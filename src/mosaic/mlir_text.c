@@ -467,9 +467,11 @@ static bool read_index_map(mreader *r, const mfunc *f, size_t grid_rank, kernel_
       return fail(r, VMEM_ERR_RANGE, off(r, v), "@%.*s returns more block indices than the window has dimensions",
                   (int)f->name.len, f->name.ptr);
     int axis = VMEM_INDEX_UNKNOWN;
-    unsigned a;
-    char tail;
-    if (sscanf(v, "%%arg%u%c", &a, &tail) == 2 && !is_word(tail) && a < grid_rank)
+    size_t a = 0, d = 4; /* %argN, read within the token: the text is not NUL-terminated */
+    if (val.len > 4 && !memcmp(v, "%arg", 4))
+      while (d < val.len && ch_is_digit(v[d]) && a < 1000000)
+        a = a * 10 + (size_t)(v[d++] - '0');
+    if (d > 4 && (d == val.len || !is_word(v[d])) && a < grid_rank)
       axis = (int)a;
     else if (val.len > 2 && v[1] == 'c') { /* %c0_i32 = arith.constant 0 */
       char pat[80];

@@ -1,0 +1,1 @@
+$VMEMSCOPE check spec_scalar_whole.json --target v5e
