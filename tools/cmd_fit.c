@@ -238,6 +238,12 @@ static void print_change(const vmem_kernel *k, const vmem_template *tpl, const s
            (needed + (1u << 20) - 1) / (1u << 20) * (1u << 20), "scoped VMEM");
 }
 
+/* The VALUES of a --param NAME=VALUES given for `name`, or NULL. */
+static const char *values_for(const char *given, const char *name) {
+  size_t n = strlen(name);
+  return !strncmp(given, name, n) && given[n] == '=' ? given + n + 1 : NULL;
+}
+
 /* The values to try for each parameter: --param, else the defaults. */
 static bool build_space(const vmem_template *tpl, const fit_opts *o, space *sp) {
   const char *const *given = o->given;
@@ -259,8 +265,8 @@ static bool build_space(const vmem_template *tpl, const fit_opts *o, space *sp) 
   for (size_t p = 0; p < sp->n; p++) {
     const char *name = vmem_template_param_name(tpl, p), *list = NULL;
     for (size_t g = 0; g < ngiven; g++)
-      if (!strncmp(given[g], name, strlen(name)) && given[g][strlen(name)] == '=')
-        list = given[g] + strlen(name) + 1;
+      if (values_for(given[g], name))
+        list = values_for(given[g], name);
     sp->values[p] = malloc(MAX_VALUES * sizeof **sp->values);
     if (!sp->values[p])
       return false;
@@ -283,8 +289,7 @@ static bool build_space(const vmem_template *tpl, const fit_opts *o, space *sp) 
   for (size_t g = 0; g < ngiven; g++) {
     bool known = false;
     for (size_t p = 0; p < sp->n; p++)
-      known = known || (!strncmp(given[g], vmem_template_param_name(tpl, p), strlen(vmem_template_param_name(tpl, p))) &&
-                        given[g][strlen(vmem_template_param_name(tpl, p))] == '=');
+      known = known || values_for(given[g], vmem_template_param_name(tpl, p));
     if (!known) {
       cli_error("fit", "--param %s: not a parameter of the spec", given[g]);
       return false;

@@ -308,7 +308,7 @@ static double fetches(const vmem_template *tpl, const tpl_operand *o, const int6
 
 /* covered / valid iteration space: over each grid axis, grid · block
  * against the array dim of the first operand dim the axis drives. */
-static double overhang(const vmem_template *tpl, const int64_t *grid, int64_t (*dims)[VMEM_KERNEL_MAX_RANK]) {
+static double overhang(const vmem_template *tpl, const int64_t *grid, const int64_t (*dims)[VMEM_KERNEL_MAX_RANK]) {
   double r = 1;
   for (size_t g = 0; g < tpl->grid_rank; g++) {
     bool done = false;
@@ -337,99 +337,129 @@ void vmem_template_eval(const vmem_template *tpl, const int64_t *values, vmem_ev
   vmem_template_eval_buffers(tpl, values, NULL, out);
 }
 
-void vmem_template_eval_buffers(const vmem_template *tpl, const int64_t *values, const int *buffers,
-                                vmem_eval *out) {
-  int nbuf[MAX_OPS];
+/* One evaluation's working state, on the caller's stack. */
+typedef struct eval_ctx {
+  int nbuf[MAX_OPS];                           /* buffers per operand, as chosen */
+  int64_t grid[VMEM_KERNEL_MAX_RANK];
+  int64_t dims[MAX_OPS][VMEM_KERNEL_MAX_RANK]; /* each operand's block */
+  double steps;
+  double single_bytes;                         /* transfers a single buffer cannot overlap */
+} eval_ctx;
+
+/* Buffer counts: the kernel's, then the choices. 0 buffers: the input is
+ * colored to VMEM, a program-scoped value the kernel reads in place ("no
+ * buffer is allocated when the source already lives in the target memory
+ * space"), so no window and no transfer. */
+static void choose_buffers(const vmem_template *tpl, const int *buffers, eval_ctx *cx, vmem_eval *out) {
   for (size_t i = 0; i < tpl->nops; i++)
-    nbuf[i] = tpl->ops[i].buffers;
-  memset(out, 0, sizeof *out);
-  out->legal = true;
-  /* 0 buffers: the input is colored to VMEM, a program-scoped value the
-   * kernel reads in place ("no buffer is allocated when the source already
-   * lives in the target memory space"), so no window and no transfer. */
+    cx->nbuf[i] = tpl->ops[i].buffers;
   for (size_t j = 0; buffers && j < tpl->nchoices; j++) {
-    nbuf[tpl->choice_op[j]] = buffers[j] == 0 ? 0 : buffers[j] == 1 ? 1 : 2;
+    cx->nbuf[tpl->choice_op[j]] = buffers[j] == 0 ? 0 : buffers[j] == 1 ? 1 : 2;
     if (buffers[j] == 0 && (!tpl->array_bytes[j] ||
                             !ck_add(out->program_bytes, tpl->array_bytes[j], &out->program_bytes)))
       out->legal = false;
   }
-  double single_bytes = 0; /* transfers a single buffer cannot overlap */
-  int64_t grid[VMEM_KERNEL_MAX_RANK];
+}
+
+/* The blocks at these values, whether the rules allow them, and the grid:
+ * a derived bound follows the block, ceil(array / block) of the first dim
+ * the axis drives. */
+static void shape_blocks(const vmem_template *tpl, const int64_t *values, eval_ctx *cx, vmem_eval *out) {
   for (size_t g = 0; g < tpl->grid_rank; g++)
-    grid[g] = tpl->grid_param[g] >= 0 ? values[tpl->grid_param[g]] : tpl->grid[g];
-  /* A derived bound is ceil(array / block) of the first dim the axis drives. */
-  int64_t dims[MAX_OPS][VMEM_KERNEL_MAX_RANK];
+    cx->grid[g] = tpl->grid_param[g] >= 0 ? values[tpl->grid_param[g]] : tpl->grid[g];
   for (size_t i = 0; i < tpl->nops; i++)
     for (size_t d = 0; d < tpl->ops[i].rank; d++) {
-      dims[i][d] = dim_of(&tpl->ops[i], d, values);
-      if (tpl->ops[i].param[d] >= 0 && !legal_dim(&tpl->ops[i], d, dims[i][d]))
+      const tpl_operand *o = &tpl->ops[i];
+      int64_t b = cx->dims[i][d] = dim_of(o, d, values);
+      if (o->param[d] >= 0 && !legal_dim(o, d, b))
         out->legal = false;
-      /* A bound that is derived follows the block: ceil(array / block). */
-      int a = tpl->ops[i].index_axis[d];
-      if (a >= 0 && grid[a] == 0 && tpl->grid_param[a] < 0 && tpl->ops[i].has_array && dims[i][d] > 0)
-        grid[a] = (tpl->ops[i].array[d] + dims[i][d] - 1) / dims[i][d];
+      int a = o->index_axis[d];
+      if (a >= 0 && cx->grid[a] == 0 && tpl->grid_param[a] < 0 && o->has_array && b > 0)
+        cx->grid[a] = (o->array[d] + b - 1) / b;
     }
-  double steps = 1;
+  cx->steps = 1;
   for (size_t g = 0; g < tpl->grid_rank; g++)
-    steps *= (double)(grid[g] > 0 ? grid[g] : 1);
-  for (size_t i = 0; i < tpl->nops; i++) {
-    const tpl_operand *o = &tpl->ops[i];
-    if (!o->tile_bits || o->space != VMEM_SPACE_VMEM || o->role == VMEM_ROLE_SCALAR_PREFETCH || nbuf[i] <= 0)
-      continue;
-    uint64_t one, all;
-    if (!padded_bytes(tpl, o, dims[i], &one) || !ck_mul(one, (uint64_t)nbuf[i], &all) ||
-        !ck_add(out->scoped_bytes, all, &out->scoped_bytes) || out->scoped_bytes > (uint64_t)INT64_MAX) {
-      out->legal = false; /* a footprint past 2^63 bytes is no candidate */
-      out->scoped_bytes = (uint64_t)INT64_MAX;
-      continue;
-    }
-    if (o->role == VMEM_ROLE_SCRATCH)
-      continue;
-    /* An edge block that overhangs the array moves only its in-bounds
-     * part; over a sweep, the valid share per dim is A / (ceil(A/b)·b). */
-    double block = (double)o->elem_bytes_hbm, valid = 1;
-    for (size_t d = 0; d < o->rank; d++) {
-      block *= (double)dims[i][d];
-      if (o->has_array && dims[i][d] > 0 && o->array[d] % dims[i][d])
-        valid *= (double)o->array[d] /
-                 ((double)((o->array[d] + dims[i][d] - 1) / dims[i][d]) * (double)dims[i][d]);
-    }
-    if (1 - valid > out->edge_waste)
-      out->edge_waste = 1 - valid;
-    double moved = fetches(tpl, o, grid, steps) * block * valid;
-    out->hbm_bytes += moved;
-    if (nbuf[i] == 1 && o->role == VMEM_ROLE_INPUT)
-      single_bytes += moved;
+    cx->steps *= (double)(cx->grid[g] > 0 ? cx->grid[g] : 1);
+}
+
+/* One operand's windows (exact, overflow-checked) and its HBM traffic. An
+ * edge block that overhangs the array moves only its in-bounds part: over
+ * a sweep, the valid share per dim is A / (ceil(A/b)·b). */
+static void add_operand(const vmem_template *tpl, size_t i, eval_ctx *cx, vmem_eval *out) {
+  const tpl_operand *o = &tpl->ops[i];
+  if (!o->tile_bits || o->space != VMEM_SPACE_VMEM || o->role == VMEM_ROLE_SCALAR_PREFETCH || cx->nbuf[i] <= 0)
+    return;
+  uint64_t one, all;
+  if (!padded_bytes(tpl, o, cx->dims[i], &one) || !ck_mul(one, (uint64_t)cx->nbuf[i], &all) ||
+      !ck_add(out->scoped_bytes, all, &out->scoped_bytes) || out->scoped_bytes > (uint64_t)INT64_MAX) {
+    out->legal = false; /* a footprint past 2^63 bytes is no candidate */
+    out->scoped_bytes = (uint64_t)INT64_MAX;
+    return;
   }
-  if (!ck_add(out->scoped_bytes, tpl->internal_scratch, &out->needed_bytes))
-    out->needed_bytes = UINT64_MAX;
-  out->grid_steps = (uint64_t)steps;
-  /* A total is the useful work; blocks that overhang compute on padding
-   * too, so it grows by the share of the iteration space they add. */
+  if (o->role == VMEM_ROLE_SCRATCH)
+    return;
+  double block = (double)o->elem_bytes_hbm, valid = 1;
+  for (size_t d = 0; d < o->rank; d++) {
+    int64_t b = cx->dims[i][d];
+    block *= (double)b;
+    if (o->has_array && b > 0 && o->array[d] % b)
+      valid *= (double)o->array[d] / ((double)((o->array[d] + b - 1) / b) * (double)b);
+  }
+  if (1 - valid > out->edge_waste)
+    out->edge_waste = 1 - valid;
+  double moved = fetches(tpl, o, cx->grid, cx->steps) * block * valid;
+  out->hbm_bytes += moved;
+  if (cx->nbuf[i] == 1 && o->role == VMEM_ROLE_INPUT)
+    cx->single_bytes += moved;
+}
+
+/* The spec's total, grown by the covered share when blocks overhang (the
+ * padding is computed on too), or flops_per_step summed over the steps. */
+static double kernel_flops(const vmem_template *tpl, const int64_t *values, const eval_ctx *cx,
+                           const vmem_eval *out) {
   double flops = tpl->flops_total > 0 ? tpl->flops_total : 0;
   if (flops > 0 && out->edge_waste > 0)
-    flops *= overhang(tpl, grid, dims);
-  if (tpl->nterms && tpl->flops_total < 0) {
-    for (size_t k = 0; k < tpl->nterms; k++) {
-      double v = tpl->terms[k].coef;
-      for (int p = 0; p < tpl->terms[k].nparams; p++)
-        v *= (double)values[tpl->terms[k].params[p]];
-      flops += v * steps;
-    }
+    flops *= overhang(tpl, cx->grid, cx->dims);
+  for (size_t k = 0; tpl->flops_total < 0 && k < tpl->nterms; k++) {
+    double v = tpl->terms[k].coef;
+    for (int p = 0; p < tpl->terms[k].nparams; p++)
+      v *= (double)values[tpl->terms[k].params[p]];
+    flops += v * cx->steps;
   }
-  out->flops = flops;
-  /* Megacore chips split parallel axes over both cores. */
+  return flops;
+}
+
+/* max(overlapped transfers, compute) + serial transfers + step overhead;
+ * megacore chips split parallel axes over both cores. */
+static void roofline(const vmem_template *tpl, const eval_ctx *cx, vmem_eval *out) {
   int cores = 1;
   for (size_t g = 0; g < tpl->grid_rank && tpl->megacore; g++)
-    if (tpl->parallel[g] && grid[g] >= 2)
+    if (tpl->parallel[g] && cx->grid[g] >= 2)
       cores = tpl->cores;
   double bw = tpl->bw_per_core * cores;
-  double t_mem = bw > 0 ? (out->hbm_bytes - single_bytes) / bw : 0;
-  double t_single = bw > 0 ? single_bytes / bw : 0;
-  double t_cmp = tpl->peak_per_core > 0 ? flops / (tpl->peak_per_core * cores) : 0;
+  double t_mem = bw > 0 ? (out->hbm_bytes - cx->single_bytes) / bw : 0;
+  double t_single = bw > 0 ? cx->single_bytes / bw : 0;
+  double t_cmp = tpl->peak_per_core > 0 ? out->flops / (tpl->peak_per_core * cores) : 0;
   out->compute_bound = t_cmp > t_mem;
-  out->time_s = fmax(t_mem, t_cmp) + t_single + steps / cores * tpl->overhead;
-  out->intensity = out->hbm_bytes > 0 ? flops / out->hbm_bytes : 0;
+  out->time_s = fmax(t_mem, t_cmp) + t_single + cx->steps / cores * tpl->overhead;
+  out->intensity = out->hbm_bytes > 0 ? out->flops / out->hbm_bytes : 0;
+}
+
+void vmem_template_eval_buffers(const vmem_template *tpl, const int64_t *values, const int *buffers,
+                                vmem_eval *out) {
+  eval_ctx cx;
+  cx.single_bytes = 0;
+  memset(out, 0, sizeof *out);
+  out->legal = true;
+  choose_buffers(tpl, buffers, &cx, out);
+  shape_blocks(tpl, values, &cx, out);
+  for (size_t i = 0; i < tpl->nops; i++)
+    add_operand(tpl, i, &cx, out);
+  if (!ck_add(out->scoped_bytes, tpl->internal_scratch, &out->needed_bytes))
+    out->needed_bytes = UINT64_MAX;
+  out->grid_steps = (uint64_t)cx.steps;
+  out->flops = kernel_flops(tpl, values, &cx, out);
+  roofline(tpl, &cx, out);
 }
 
 static bool value_ok(const vmem_template *tpl, size_t p, int64_t v) {
