@@ -175,6 +175,27 @@ static void test_spec_errors(void **state) {
   }
 }
 
+/* A spec error is found again in the text: the value its JSON path names. */
+static void test_spec_error_offsets(void **state) {
+  (void)state;
+  static const struct {
+    const char *json;
+    size_t offset;
+  } cases[] = {
+      {"{\"in_specs\": [{\"array\": \"f32[64,256]\", \"block\": [8, 100]}]}", 14},
+      {"{\n  \"params\": {\"a\": 1, \"bm\": -4}\n}", 29},
+      {"{\"in_specs\": [{\"array\": \"f32[8]\"}, {\"array\": \"f32[8]\", \"buffers\": 3}]}", 66},
+      {"{\"s\": \"\\\"]}\", \"params\": {\"bm\": 0}}", 31}, /* an escaped quote and brackets in a string */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    vmem_error err;
+    vmem_kernel *k = vmem_kernel_from_spec(cases[i].json, strlen(cases[i].json), NULL, &err);
+    assert_null(k);
+    if (err.offset != cases[i].offset)
+      fail_msg("case %zu (%s): offset %zu, want %zu", i, err.message, err.offset, cases[i].offset);
+  }
+}
+
 static void test_mlir_kernel(void **state) {
   (void)state;
   const char *text =
@@ -240,6 +261,7 @@ int main(void) {
       cmocka_unit_test(test_spaces_and_buffers),
       cmocka_unit_test(test_remedies),
       cmocka_unit_test(test_spec_errors),
+      cmocka_unit_test(test_spec_error_offsets),
       cmocka_unit_test(test_mlir_kernel),
       cmocka_unit_test(test_mlir_errors),
   };

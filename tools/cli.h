@@ -58,6 +58,8 @@ const vmem_target *cli_target(const char *cmd, const char *name);
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* An error inside an argument's text, with the text and a caret. */
 void cli_error_at(const char *cmd, const char *what, const char *text, const vmem_error *err);
+/* An error inside a file's text: path:line:col, the line, and a caret. */
+void cli_file_error(const char *cmd, const char *path, const char *text, size_t len, const vmem_error *err);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Sizes printed as "272.0K (278528)". */

@@ -78,6 +78,30 @@ void cli_error_at(const char *cmd, const char *what, const char *text, const vme
   }
 }
 
+/* An error in a file: file:line:col, then the line (cut to 160 columns
+ * around the caret) with a caret under the position. */
+void cli_file_error(const char *cmd, const char *path, const char *text, size_t len, const vmem_error *err) {
+  size_t line, col;
+  vmem_locate(text, len, err->offset, &line, &col);
+  fprintf(stderr, "vmemscope %s: error: %s:%zu:%zu: %s\n", cmd, path, line, col, err->message);
+  /* The line itself, cut to 160 columns around the caret. */
+  size_t b = err->offset > len ? len : err->offset;
+  while (b > 0 && text[b - 1] != '\n')
+    b--;
+  size_t e = b;
+  while (e < len && text[e] != '\n' && e - b < 400)
+    e++;
+  size_t from = col > 120 ? col - 80 : 1;
+  size_t n = e - b >= from - 1 ? e - b - (from - 1) : 0;
+  if (n > 160)
+    n = 160;
+  bool printable = true;
+  for (size_t i = 0; i < n; i++)
+    printable = printable && ((unsigned char)text[b + from - 1 + i] >= 32 || text[b + from - 1 + i] == '\t');
+  if (printable && n)
+    fprintf(stderr, "  %.*s\n  %*s^\n", (int)n, text + b + from - 1, (int)(col - from), "");
+}
+
 const vmem_target *cli_target(const char *cmd, const char *name) {
   const char *from = "--target";
   if (!name || !*name) {

@@ -103,29 +103,6 @@ static bool defines_buffer(const vmem_hlo_instruction *in) {
   return !vmem_hlo_computation_is_fusion(c);
 }
 
-static void print_file_error(const char *path, const vmem_hlo_module *m, const char *text, size_t len,
-                             const vmem_error *err) {
-  (void)m;
-  size_t line, col;
-  vmem_locate(text, len, err->offset, &line, &col);
-  fprintf(stderr, "vmemscope check: error: %s:%zu:%zu: %s\n", path, line, col, err->message);
-  /* The line itself, cut to 160 columns around the caret. */
-  size_t b = err->offset > len ? len : err->offset;
-  while (b > 0 && text[b - 1] != '\n')
-    b--;
-  size_t e = b;
-  while (e < len && text[e] != '\n' && e - b < 400)
-    e++;
-  size_t from = col > 120 ? col - 80 : 1;
-  size_t n = e - b >= from - 1 ? e - b - (from - 1) : 0;
-  if (n > 160)
-    n = 160;
-  bool printable = true;
-  for (size_t i = 0; i < n; i++)
-    printable = printable && ((unsigned char)text[b + from - 1 + i] >= 32 || text[b + from - 1 + i] == '\t');
-  if (printable && n)
-    fprintf(stderr, "  %.*s\n  %*s^\n", (int)n, text + b + from - 1, (int)(col - from), "");
-}
 
 /* Opens and parses; prints the error and returns NULL on failure. Errors in
  * the file itself (not found, not mappable) carry no position. */
@@ -150,7 +127,7 @@ static vmem_hlo_module *open_module(const char *cmd, const char *path) {
       len = fread(text, 1, (size_t)n, f);
     fclose(f);
   }
-  print_file_error(path, NULL, text ? text : "", len, &err);
+  cli_file_error("check", path, text ? text : "", len, &err);
   free(text);
   return NULL;
 }
@@ -204,7 +181,7 @@ static bool size_rows(report *r) {
         return false;
       if (is_custom_call(w->in) || vmem_hlo_instruction_attr(w->in, "backend_config").len) {
         if (vmem_hlo_instruction_scoped(w->in, &w->scoped, &err) != VMEM_OK) {
-          print_file_error(r->path, r->m, text.ptr, text.len, &err);
+          cli_file_error("check", r->path, text.ptr, text.len, &err);
           r->nrows = k + 1;
           return false;
         }

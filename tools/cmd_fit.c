@@ -417,12 +417,10 @@ static vmem_kernel *read_kernel(const char *path, const char *text, size_t len, 
   bool spec = i < len && text[i] == '{';
   vmem_kernel *k = spec ? vmem_kernel_from_spec(text, len, NULL, &err) : vmem_kernel_from_mlir(text, len, NULL, &err);
   if (!k) {
-    size_t line, col;
-    vmem_locate(text, len, err.offset, &line, &col);
-    if (spec)
+    if (spec && !err.offset)
       cli_error("fit", "%s: %s", path, err.message);
     else
-      cli_error("fit", "%s:%zu:%zu: %s", path, line, col, err.message);
+      cli_file_error("fit", path, text, len, &err);
     return NULL;
   }
   for (size_t a = 0; a < narrays; a++) {

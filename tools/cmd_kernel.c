@@ -270,10 +270,8 @@ int check_kernel_file(const char *path, const char *format, const vmem_target *t
   vmem_kernel *k = !strcmp(format, "spec") ? vmem_kernel_from_spec(text, len, NULL, &err)
                                            : vmem_kernel_from_mlir(text, len, NULL, &err);
   if (!k) {
-    size_t line, col;
-    vmem_locate(text, len, err.offset, &line, &col);
     if (err.offset || !strcmp(format, "mlir"))
-      fprintf(stderr, "vmemscope check: error: %s:%zu:%zu: %s\n", path, line, col, err.message);
+      cli_file_error("check", path, text, len, &err);
     else
       fprintf(stderr, "vmemscope check: error: %s: %s\n", path, err.message);
     free(text);

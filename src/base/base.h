@@ -87,6 +87,9 @@ static inline bool ch_is_digit(int c) { return c >= '0' && c <= '9'; }
 static inline bool ch_is_space(int c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
+static inline bool ch_is_alpha(int c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
 static inline int ch_lower(int c) {
   return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
 }

@@ -22,6 +22,97 @@ typedef struct sreader {
 
 static bool fail(sreader *r, vmem_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* ---- where a JSON path is in the text ------------------------------------
+ * jansson keeps no positions, so an error's position is found again in the
+ * text, which jansson has already accepted as JSON: these skippers need not
+ * validate anything. */
+
+static size_t skip_ws(const char *s, size_t n, size_t i) {
+  while (i < n && ch_is_space(s[i]))
+    i++;
+  return i;
+}
+
+/* i at the opening quote; returns just past the closing one. */
+static size_t skip_string(const char *s, size_t n, size_t i) {
+  for (i++; i < n && s[i] != '"'; i++)
+    if (s[i] == '\\')
+      i++;
+  return i < n ? i + 1 : n;
+}
+
+/* i at a value; returns just past it. */
+static size_t skip_value(const char *s, size_t n, size_t i) {
+  if (i < n && s[i] == '"')
+    return skip_string(s, n, i);
+  if (i < n && (s[i] == '{' || s[i] == '[')) {
+    size_t depth = 0;
+    do {
+      if (s[i] == '"') {
+        i = skip_string(s, n, i);
+        continue;
+      }
+      depth += s[i] == '{' || s[i] == '[';
+      depth -= s[i] == '}' || s[i] == ']';
+      i++;
+    } while (i < n && depth > 0);
+    return i;
+  }
+  while (i < n && !strchr(",}] \t\r\n", s[i]))
+    i++;
+  return i;
+}
+
+/* i at a value; returns where its member `key` (object) or element `idx`
+ * (array, when key is NULL) starts, or SIZE_MAX. */
+static size_t child(const char *s, size_t n, size_t i, const char *key, size_t klen, size_t idx) {
+  if (i >= n || s[i] != (key ? '{' : '['))
+    return SIZE_MAX;
+  for (size_t k = 0;; k++) {
+    i = skip_ws(s, n, i + 1);
+    if (i >= n || s[i] == '}' || s[i] == ']')
+      return SIZE_MAX;
+    if (key) {
+      size_t kend = skip_string(s, n, i);
+      bool match = kend - i == klen + 2 && !memcmp(s + i + 1, key, klen);
+      i = skip_ws(s, n, skip_ws(s, n, kend) + 1); /* past ':' */
+      if (match)
+        return i;
+    } else if (k == idx) {
+      return i;
+    }
+    i = skip_ws(s, n, skip_value(s, n, i));
+  }
+}
+
+/* path ::= name ('.' name | '[' index ']')*, as a message starts with it;
+ * the offset of the value it names, or 0. */
+static size_t path_offset(const char *s, size_t n, const char *msg) {
+  size_t i = skip_ws(s, n, 0);
+  const char *m = msg;
+  while (*m && (ch_is_alpha(*m) || *m == '_' || *m == '[')) {
+    if (*m == '[') {
+      char *e;
+      unsigned long idx = strtoul(m + 1, &e, 10);
+      if (*e != ']' || e == m + 1)
+        break;
+      i = child(s, n, i, NULL, 0, idx);
+      m = e + 1;
+    } else {
+      size_t k = 0;
+      while (ch_is_alpha(m[k]) || ch_is_digit(m[k]) || m[k] == '_')
+        k++;
+      i = child(s, n, i, m, k, 0);
+      m += k;
+    }
+    if (i == SIZE_MAX)
+      return 0;
+    if (*m == '.')
+      m++;
+  }
+  return m == msg || i >= n ? 0 : i;
+}
+
 static bool fail(sreader *r, vmem_status code, const char *fmt, ...) {
   if (r->err->code != VMEM_OK)
     return false;
@@ -30,7 +121,7 @@ static bool fail(sreader *r, vmem_status code, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  err_set(r->err, code, 0, "%s", msg);
+  err_set(r->err, code, r->root ? path_offset(r->text, r->len, msg) : 0, "%s", msg);
   return false;
 }
 

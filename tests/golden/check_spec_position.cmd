@@ -1,0 +1,1 @@
+$VMEMSCOPE check spec_bad_param.json
