@@ -238,35 +238,93 @@ static void link_kernel(const linked *ln, const vmem_log_error *e) {
   vmem_footprint_free(&f);
 }
 
+/* The instruction named `name` (no '%') in the module, or NULL. */
+static const vmem_hlo_instruction *find_instruction(const vmem_hlo_module *m, const char *name) {
+  for (size_t c = 0; c < vmem_hlo_computation_count(m); c++) {
+    const vmem_hlo_computation *comp = vmem_hlo_computation_at(m, c);
+    for (size_t i = 0; i < vmem_hlo_computation_instruction_count(comp); i++) {
+      const vmem_hlo_instruction *in = vmem_hlo_computation_instruction_at(comp, i);
+      vmem_str n = vmem_hlo_instruction_name(in);
+      if (n.len == strlen(name) && !memcmp(n.ptr, name, n.len))
+        return in;
+    }
+  }
+  return NULL;
+}
+
+static size_t instruction_line(const vmem_hlo_module *m, const vmem_hlo_instruction *in) {
+  size_t line;
+  vmem_str text = vmem_hlo_text(m);
+  vmem_locate(text.ptr, text.len, vmem_hlo_instruction_offset(in), &line, NULL);
+  return line;
+}
+
+static int64_t instruction_limit(const vmem_hlo_instruction *in) {
+  vmem_hlo_scoped sc;
+  vmem_error err;
+  return vmem_hlo_instruction_scoped(in, &sc, &err) == VMEM_OK ? sc.limit_bytes : -1;
+}
+
 /* The instruction the error names, found in the module given with --hlo. */
 static void link_hlo(const linked *ln, const vmem_log_error *e) {
   const char *name = bare(e->instruction);
   if (!name)
     return;
-  for (size_t c = 0; c < vmem_hlo_computation_count(ln->m); c++) {
-    const vmem_hlo_computation *comp = vmem_hlo_computation_at(ln->m, c);
-    for (size_t i = 0; i < vmem_hlo_computation_instruction_count(comp); i++) {
-      const vmem_hlo_instruction *in = vmem_hlo_computation_instruction_at(comp, i);
-      vmem_str n = vmem_hlo_instruction_name(in);
-      if (n.len != strlen(name) || memcmp(n.ptr, name, n.len))
-        continue;
-      vmem_str cn = vmem_hlo_computation_name(comp), tg = vmem_hlo_instruction_custom_call_target(in);
-      size_t line;
-      vmem_str text = vmem_hlo_text(ln->m);
-      vmem_locate(text.ptr, text.len, vmem_hlo_instruction_offset(in), &line, NULL);
-      printf("  --hlo      %%%s is on line %zu, in %%%.*s", name, line, (int)cn.len, cn.ptr);
-      if (tg.len)
-        printf(", custom_call_target=\"%.*s\"", (int)tg.len, tg.ptr);
-      vmem_hlo_scoped sc;
-      vmem_error err;
-      char b[48];
-      if (vmem_hlo_instruction_scoped(in, &sc, &err) == VMEM_OK && sc.limit_bytes >= 0)
-        printf(", its scoped_memory_configs limit %s", cli_bytes(b, sizeof b, (uint64_t)sc.limit_bytes));
-      printf("\n");
-      return;
+  const vmem_hlo_instruction *in = find_instruction(ln->m, name);
+  if (!in) {
+    printf("  --hlo      %%%s is not in the module given\n", name);
+    return;
+  }
+  vmem_str cn = vmem_hlo_computation_name(vmem_hlo_instruction_parent(in));
+  vmem_str tg = vmem_hlo_instruction_custom_call_target(in);
+  printf("  --hlo      %%%s is on line %zu, in %%%.*s", name, instruction_line(ln->m, in), (int)cn.len, cn.ptr);
+  if (tg.len)
+    printf(", custom_call_target=\"%.*s\"", (int)tg.len, tg.ptr);
+  int64_t limit = instruction_limit(in);
+  char b[48];
+  if (limit >= 0)
+    printf(", its scoped_memory_configs limit %s", cli_bytes(b, sizeof b, (uint64_t)limit));
+  printf("\n");
+}
+
+/* The same links as JSON: {"kernel": {...}, "hlo": {...}}, each null when
+ * not given or not applicable. */
+static json_t *json_links(const linked *ln, const vmem_log_error *e) {
+  json_t *o = json_object(), *jk = json_null(), *jh = json_null();
+  vmem_footprint f;
+  vmem_error err;
+  if (ln->k && (e->kind == VMEM_OOM_SCOPED_VMEM || e->kind == VMEM_OOM_VMEM_REQUEST) &&
+      vmem_kernel_footprint(ln->k, ln->t, NULL, &f, &err) == VMEM_OK) {
+    jk = json_object();
+    json_object_set_new(jk, "name", json_string(vmem_kernel_name(ln->k)));
+    json_object_set_new(jk, "target", json_string(vmem_target_name(ln->t)));
+    json_object_set_new(jk, "scoped_bytes", json_integer((json_int_t)f.scoped_bytes));
+    json_object_set_new(jk, "matches_printed_size",
+                        e->size.present ? json_boolean(f.scoped_bytes >= e->size.lo && f.scoped_bytes <= e->size.hi)
+                                        : json_null());
+    json_object_set_new(jk, "unaccounted_bytes", e->size.present && f.scoped_bytes < e->size.lo
+                                                     ? json_integer((json_int_t)(e->size.lo - f.scoped_bytes))
+                                                     : json_null());
+    vmem_footprint_free(&f);
+  }
+  const char *name = bare(e->instruction);
+  if (ln->m && name) {
+    const vmem_hlo_instruction *in = find_instruction(ln->m, name);
+    jh = json_object();
+    json_object_set_new(jh, "found", json_boolean(in != NULL));
+    if (in) {
+      vmem_str cn = vmem_hlo_computation_name(vmem_hlo_instruction_parent(in));
+      vmem_str tg = vmem_hlo_instruction_custom_call_target(in);
+      int64_t limit = instruction_limit(in);
+      json_object_set_new(jh, "line", json_integer((json_int_t)instruction_line(ln->m, in)));
+      json_object_set_new(jh, "computation", json_stringn(cn.ptr, cn.len));
+      json_object_set_new(jh, "custom_call_target", tg.len ? json_stringn(tg.ptr, tg.len) : json_null());
+      json_object_set_new(jh, "limit_bytes", limit >= 0 ? json_integer((json_int_t)limit) : json_null());
     }
   }
-  printf("  --hlo      %%%s is not in the module given\n", name);
+  json_object_set_new(o, "kernel", jk);
+  json_object_set_new(o, "hlo", jh);
+  return o;
 }
 
 static void print_error(const vmem_log_error *e, size_t i, size_t n, const char *text, size_t len,
@@ -333,7 +391,7 @@ static json_t *jprinted(const vmem_printed *p) {
 
 static json_t *jstr(const char *s) { return s ? json_string(s) : json_null(); }
 
-static json_t *json_error(const vmem_log_error *e) {
+static json_t *json_error(const vmem_log_error *e, const linked *ln) {
   json_t *o = json_object(), *al = json_array();
   json_object_set_new(o, "kind", json_string(vmem_oom_kind_name(e->kind)));
   json_object_set_new(o, "count", json_integer((json_int_t)e->count));
@@ -375,6 +433,8 @@ static json_t *json_error(const vmem_log_error *e) {
     json_array_append_new(rem, r);
   }
   json_object_set_new(o, "remedies", rem);
+  if (ln->k || ln->m)
+    json_object_set_new(o, "linked", json_links(ln, e));
   return o;
 }
 
@@ -474,7 +534,7 @@ int cmd_explain(int argc, char **argv) {
       printf("%s== %s\n", f ? "\n" : "", path);
     for (size_t i = 0; i < n; i++) {
       if (json) {
-        json_t *e = json_error(vmem_log_error_at(r, i));
+        json_t *e = json_error(vmem_log_error_at(r, i), &ln);
         json_object_set_new(e, "file", json_string(path));
         json_array_append_new(errs, e);
       } else {

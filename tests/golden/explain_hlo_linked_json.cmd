@@ -1,0 +1,1 @@
+$VMEMSCOPE explain explain_hlo.log --hlo kernel.hlo --target v6e --json

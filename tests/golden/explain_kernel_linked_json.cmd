@@ -1,0 +1,1 @@
+$VMEMSCOPE explain explain_gated.log --kernel ../../examples/gated_matmul.json --json
