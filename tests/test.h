@@ -30,4 +30,28 @@ static inline char *test_read_file(const char *path, size_t *len) {
   fclose(f);
   return s;
 }
+
+/* An allocator that counts live blocks and can fail from the n-th call on,
+ * to prove that every failure path frees what it took. */
+typedef struct counting {
+  long live;
+  long calls;
+  long fail_after; /* < 0: never fail */
+} counting;
+
+static inline void *c_alloc(void *ctx, size_t n) {
+  counting *c = ctx;
+  if (c->fail_after >= 0 && c->calls >= c->fail_after)
+    return NULL;
+  c->calls++;
+  c->live++;
+  return malloc(n);
+}
+
+static inline void c_free(void *ctx, void *p) {
+  counting *c = ctx;
+  if (p)
+    c->live--;
+  free(p);
+}
 #endif

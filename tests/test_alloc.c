@@ -4,28 +4,6 @@
 
 #include "test.h"
 
-typedef struct counting {
-  long live;
-  long calls;
-  long fail_after; /* < 0: never fail */
-} counting;
-
-static void *c_alloc(void *ctx, size_t n) {
-  counting *c = ctx;
-  if (c->fail_after >= 0 && c->calls >= c->fail_after)
-    return NULL;
-  c->calls++;
-  c->live++;
-  return malloc(n);
-}
-
-static void c_free(void *ctx, void *p) {
-  counting *c = ctx;
-  if (p)
-    c->live--;
-  free(p);
-}
-
 static const char *const inputs[] = {
     "bf16[2048,4096]{1,0:T(8,128)(2,1)}",
     "(f32[8]{0}, (s32[], u8[1,2,3,4,5,6,7,8,9,10]{9,8,7,6,5,4,3,2,1,0:T(8,128)(4,1)S(1)}), token[])",

@@ -24,6 +24,20 @@ static int spec_text(char *buf, size_t cap, const char *dt, int64_t m, int64_t k
                   (long long)n, dt, (long long)m, (long long)n);
 }
 
+/* A bf16 m x 1024 x 1024 matmul spec with blocks (bm, bkn, bkn) in spec,
+ * read, and compiled for v6e with the cost options c. */
+static vmem_template *v6e_matmul(char *spec, size_t cap, int64_t m, int64_t bm, int64_t bkn,
+                                 const vmem_cost_options *c, vmem_kernel **k) {
+  spec_text(spec, cap, "bf16", m, 1024, 1024, bm, bkn, bkn);
+  vmem_error err;
+  *k = vmem_kernel_from_spec(spec, strlen(spec), NULL, &err);
+  if (!*k)
+    fail_msg("%s", err.message);
+  vmem_template *tpl = vmem_template_new(*k, vmem_target_find("v6e", 3), NULL, c, NULL, &err);
+  assert_non_null(tpl);
+  return tpl;
+}
+
 static void test_template_equals_planner(void **state) {
   (void)state;
   uint64_t x = 12345;
@@ -115,13 +129,11 @@ static void test_cost_by_hand(void **state) {
 static void test_single_buffer(void **state) {
   (void)state;
   char spec[2048];
-  spec_text(spec, sizeof spec, "bf16", 1024, 1024, 1024, 256, 256, 256);
   vmem_error err;
-  vmem_kernel *k = vmem_kernel_from_spec(spec, strlen(spec), NULL, &err);
+  vmem_kernel *k;
   const vmem_target *t = vmem_target_find("v6e", 3);
   vmem_cost_options c = {.step_overhead_s = 0, .flops = 2147483648.0};
-  vmem_template *tpl = vmem_template_new(k, t, NULL, &c, NULL, &err);
-  assert_non_null(tpl);
+  vmem_template *tpl = v6e_matmul(spec, sizeof spec, 1024, 256, 256, &c, &k);
   assert_int_equal(vmem_template_buffer_choices(tpl), 2);
   assert_int_equal(vmem_template_buffer_choice_operand(tpl, 0), 0);
   assert_int_equal(vmem_template_buffer_choice_operand(tpl, 1), 1);
@@ -171,13 +183,11 @@ static void test_single_buffer(void **state) {
 static void test_padding_blocks(void **state) {
   (void)state;
   char spec[2048];
-  spec_text(spec, sizeof spec, "bf16", 1000, 1024, 1024, 384, 1024, 1024);
   vmem_error err;
-  vmem_kernel *k = vmem_kernel_from_spec(spec, strlen(spec), NULL, &err);
+  vmem_kernel *k;
   const vmem_target *t = vmem_target_find("v6e", 3);
   vmem_cost_options c = {.step_overhead_s = 0, .flops = 1e12};
-  vmem_template *tpl = vmem_template_new(k, t, NULL, &c, NULL, &err);
-  assert_non_null(tpl);
+  vmem_template *tpl = v6e_matmul(spec, sizeof spec, 1000, 384, 1024, &c, &k);
   int64_t v[3] = {384, 1024, 1024};
   vmem_eval e;
   vmem_template_eval(tpl, v, &e);
@@ -208,11 +218,8 @@ static void test_padding_blocks(void **state) {
 static void test_color(void **state) {
   (void)state;
   char spec[2048];
-  spec_text(spec, sizeof spec, "bf16", 1024, 1024, 1024, 256, 256, 256);
-  vmem_error err;
-  vmem_kernel *k = vmem_kernel_from_spec(spec, strlen(spec), NULL, &err);
-  const vmem_target *t = vmem_target_find("v6e", 3);
-  vmem_template *tpl = vmem_template_new(k, t, NULL, NULL, NULL, &err);
+  vmem_kernel *k;
+  vmem_template *tpl = v6e_matmul(spec, sizeof spec, 1024, 256, 256, NULL, &k);
   int64_t v[3] = {256, 256, 256};
   int colored[2] = {0, 2};
   vmem_eval two, col;

@@ -336,26 +336,6 @@ static void test_open_files(void **state) {
   remove(path);
 }
 
-typedef struct counting {
-  long live, calls, fail_after;
-} counting;
-
-static void *c_alloc(void *ctx, size_t n) {
-  counting *c = ctx;
-  if (c->fail_after >= 0 && c->calls >= c->fail_after)
-    return NULL;
-  c->calls++;
-  c->live++;
-  return malloc(n);
-}
-
-static void c_free(void *ctx, void *p) {
-  counting *c = ctx;
-  if (p)
-    c->live--;
-  free(p);
-}
-
 static void test_allocator(void **state) {
   (void)state;
   counting c = {0, 0, -1};

@@ -22,6 +22,17 @@ vmem_kernel *kernel_new(const vmem_allocator *alloc) {
   return k;
 }
 
+vmem_kernel *kernel_finish(vmem_kernel *k, bool ok, const vmem_error *local, vmem_error *err) {
+  if (!ok) {
+    if (err)
+      *err = *local;
+    vmem_kernel_free(k);
+    return NULL;
+  }
+  err_clear(err);
+  return k;
+}
+
 vmem_shape *kernel_shape(vmem_kernel *k, vmem_dtype t, const int64_t *dims, size_t rank) {
   vmem_shape *s = arena_calloc(&k->a, 1, sizeof *s);
   if (!s)

@@ -54,6 +54,9 @@ struct vmem_kernel {
 };
 
 vmem_kernel *kernel_new(const vmem_allocator *alloc);
+/* A reader's last step: the kernel when it read (clearing err), else NULL
+ * with the reader's error copied out and the kernel freed. */
+vmem_kernel *kernel_finish(vmem_kernel *k, bool ok, const vmem_error *local, vmem_error *err);
 /* A fresh array shape dtype[dims] in the kernel's arena. */
 vmem_shape *kernel_shape(vmem_kernel *k, vmem_dtype t, const int64_t *dims, size_t rank);
 

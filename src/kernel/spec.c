@@ -567,12 +567,5 @@ vmem_kernel *vmem_kernel_from_spec(const char *text, size_t len, const vmem_allo
     ok = read_kernel(&r);
   }
   json_decref(r.root);
-  if (!ok) {
-    if (err)
-      *err = local;
-    vmem_kernel_free(k);
-    return NULL;
-  }
-  err_clear(err);
-  return k;
+  return kernel_finish(k, ok, &local, err);
 }

@@ -744,12 +744,5 @@ vmem_kernel *vmem_kernel_from_mlir(const char *text, size_t len, const vmem_allo
     ok = k->name && read_grid(r, f) && read_operands(r, f) && read_modelled(r, f->body);
   }
   vmem__free(alloc, r);
-  if (!ok) {
-    if (err)
-      *err = local;
-    vmem_kernel_free(k);
-    return NULL;
-  }
-  err_clear(err);
-  return k;
+  return kernel_finish(k, ok, &local, err);
 }
