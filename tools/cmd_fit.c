@@ -15,6 +15,7 @@
 
 static const char help[] =
     "usage: vmemscope fit KERNEL [--target T] [--top K] [--param NAME=VALUES]... [--array NAME=SHAPE]...\n"
+    "                     [--buffers] [--color] [--allow-padding-blocks]\n"
     "                     [--vmem-limit-bytes N | --physical] [--flags \"...\"] [--no-env] [--json]\n\n"
     "Searches the block sizes of a kernel that fit: a spec's named \"params\", or for\n"
     "Mosaic MLIR one parameter per grid axis (g0, g1, ...) once --array gives each\n"
