@@ -458,6 +458,52 @@ VMEM_API vmem_status vmem_hlo_instruction_scoped(const vmem_hlo_instruction *i,
                                                  vmem_hlo_scoped *out,
                                                  vmem_error *err);
 
+/** The Pallas kernel of a tpu_custom_call, read from the Mosaic bytecode in
+ *  its backend_config (custom_call_config.body) and completed from the
+ *  HLO: window arrays from the operands and the result, roles by count,
+ *  vmem_limit_bytes, internal_scratch_in_bytes and cost_estimate.flops from
+ *  the config, the name from kernel_name. NULL with VMEM_ERR_UNSUPPORTED
+ *  when the instruction carries no body. Free with vmem_kernel_free. */
+typedef struct vmem_kernel vmem_kernel;
+VMEM_API vmem_kernel *vmem_hlo_instruction_kernel(const vmem_hlo_instruction *i,
+                                                  const vmem_allocator *alloc,
+                                                  vmem_error *err);
+
+/* ## StableHLO text
+ *
+ * What jax.jit(f).lower(*args).as_text() prints: read far enough to list
+ * its ops and to take each tpu_custom_call's kernel with the tensor types
+ * of its operands and results. Views point into the text, which must
+ * outlive the module. */
+typedef struct vmem_stablehlo vmem_stablehlo;
+typedef struct vmem_stablehlo_op {
+  vmem_str func;            /* the enclosing func.func */
+  vmem_str result;          /* "%0", or "%0, %1"; empty when none */
+  vmem_str opcode;          /* "stablehlo.custom_call" */
+  vmem_str target;          /* custom calls: "tpu_custom_call" */
+  vmem_str kernel_name;     /* custom calls: kernel_name, unescaped */
+  vmem_str backend_config;  /* custom calls: unescaped */
+  size_t offset;            /* of the op's line in the text */
+  size_t noperands;
+  size_t noperand_types, nresults;
+  const vmem_shape *const *operand_types; /* NULL entries: not a tensor */
+  const vmem_shape *const *result_types;
+} vmem_stablehlo_op;
+
+VMEM_API vmem_stablehlo *vmem_stablehlo_parse(const char *text, size_t len,
+                                              const vmem_allocator *alloc,
+                                              vmem_error *err);
+VMEM_API void vmem_stablehlo_free(vmem_stablehlo *m);
+VMEM_API vmem_str vmem_stablehlo_name(const vmem_stablehlo *m);
+VMEM_API size_t vmem_stablehlo_op_count(const vmem_stablehlo *m);
+VMEM_API const vmem_stablehlo_op *vmem_stablehlo_op_at(const vmem_stablehlo *m,
+                                                       size_t i);
+/** The kernel of a tpu_custom_call op, as vmem_hlo_instruction_kernel. */
+VMEM_API vmem_kernel *vmem_stablehlo_op_kernel(const vmem_stablehlo *m,
+                                               size_t i,
+                                               const vmem_allocator *alloc,
+                                               vmem_error *err);
+
 /* ## Pallas/Mosaic kernels
  *
  * A kernel: its grid, its operands in Mosaic order (scalar prefetch,
@@ -508,6 +554,19 @@ typedef struct vmem_operand {
 VMEM_API vmem_kernel *vmem_kernel_from_mlir(const char *text, size_t len,
                                             const vmem_allocator *alloc,
                                             vmem_error *err);
+/** Reads a kernel from Mosaic MLIR bytecode: the raw bytes ("ML\xefR...")
+ *  or their base64, as custom_call_config.body carries it. The body is
+ *  decoded to MLIR text and read as vmem_kernel_from_mlir reads text;
+ *  errors in the bytecode give the byte offset in the decoded bytes. */
+VMEM_API vmem_kernel *vmem_kernel_from_bytecode(const void *data, size_t len,
+                                                const vmem_allocator *alloc,
+                                                vmem_error *err);
+/** Mosaic MLIR bytecode (raw or base64) as MLIR text, with snprintf
+ *  semantics: writes at most cap bytes (NUL included) and returns the
+ *  length of the whole text, or SIZE_MAX with *err set. */
+VMEM_API size_t vmem_bytecode_text(const void *data, size_t len, char *buf,
+                                   size_t cap, const vmem_allocator *alloc,
+                                   vmem_error *err);
 /** Parses a JSON kernel spec. Named block parameters take their values
  *  from the spec's "params" object. */
 VMEM_API vmem_kernel *vmem_kernel_from_spec(const char *text, size_t len,

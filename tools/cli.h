@@ -27,9 +27,19 @@ int cmd_check(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_print(int argc, char **argv);
-/* cmd_kernel.c: check on a Mosaic MLIR kernel or a JSON spec ("mlir", "spec"). */
-int check_kernel_file(const char *path, const char *format, const vmem_target *t, const vmem_limit_inputs *in,
-                      const vmem_plan_options *opt, bool json);
+int cmd_mlir_text(int argc, char **argv);
+/* cmd_kernel.c: check on one kernel (from any reader; format NULL: detect),
+ * its full report; and the one-line verdict check prints per kernel of a
+ * module (returns 0 fits, 1 at risk, 2 over, -1 when it cannot be sized;
+ * with json, fills *json instead of printing). */
+int check_kernel_file(const char *path, const char *format, const char *instr, const vmem_target *t,
+                      const vmem_limit_inputs *in, const vmem_plan_options *opt, bool json);
+int check_kernel(const char *path, const char *format, const vmem_kernel *k, const vmem_target *t,
+                 const vmem_limit_inputs *in, const vmem_plan_options *opt, bool json);
+int kernel_brief(const vmem_kernel *k, const vmem_target *t, const vmem_limit_inputs *in,
+                 const vmem_plan_options *opt, const char *indent, json_t **json);
+int check_stablehlo(const char *path, const vmem_target *t, const vmem_limit_inputs *in,
+                    const vmem_plan_options *opt, bool json);
 
 /* Common options. Each command loops over argv with cli_next_option. */
 typedef struct cli_opts {
@@ -96,5 +106,23 @@ void table_init(cli_table *t, size_t ncols, const int *right);
 void table_add(cli_table *t, ...); /* ncols strings */
 void table_print(cli_table *t, FILE *f);
 void table_free(cli_table *t);
+
+/* cli_kernel.c: finding a kernel in any input. Formats: "spec", "mlir",
+ * "bytecode" (raw, base64, or a backend_config holding a body), "hlo",
+ * "stablehlo". */
+const char *cli_detect_format(const char *text, size_t len);
+/* The next base64 Mosaic body ("TUzvUg...") at or after `from`. */
+bool cli_find_body(const char *text, size_t len, size_t from, size_t *start, size_t *n);
+/* The custom call named `name`, or the module's only one with a body;
+ * prints why not and returns NULL. */
+const vmem_hlo_instruction *cli_kernel_instruction(const char *cmd, const vmem_hlo_module *m, const char *name);
+/* Reads the file and its kernel (format NULL: detected; *used says which);
+ * prints the error and returns NULL on failure. */
+vmem_kernel *cli_load_kernel(const char *cmd, const char *path, const char *format, const char *instr,
+                             const char **used);
+/* cmd_stablehlo.c: the tpu_custom_call kernel named by instr (its result
+ * name, or kernel_name), or the only one. */
+vmem_kernel *cli_stablehlo_kernel(const char *cmd, const char *path, const char *text, size_t len,
+                                  const char *instr);
 
 #endif

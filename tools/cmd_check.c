@@ -14,22 +14,29 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: vmemscope check FILE [--target T] [--format hlo|mlir|spec] [--json]\n"
-    "                        [--vmem-limit-bytes N] [--flags \"...\"] [--no-env]\n"
-    "                        [--summary] [--top N]\n\n"
-    "FILE is an HLO module, a Pallas kernel as Mosaic MLIR text, or a JSON kernel\n"
-    "spec (docs/kernel-spec.md); the format is detected from the content.\n\n"
+    "usage: vmemscope check FILE [--target T] [--format F] [--instruction NAME]\n"
+    "                        [--json] [--vmem-limit-bytes N] [--flags \"...\"]\n"
+    "                        [--no-env] [--summary] [--top N]\n\n"
+    "FILE is an HLO module, StableHLO text (jax.jit(f).lower(x).as_text()), a\n"
+    "Pallas kernel as Mosaic MLIR text or bytecode (raw, base64, or a backend_config\n"
+    "holding custom_call_config.body), or a JSON kernel spec (docs/kernel-spec.md);\n"
+    "the format is detected from the content.\n\n"
     "A kernel: every scoped VMEM allocation (windows x buffers, scratch, internal\n"
     "scratch, modelled values) with its offset, the limit in force and where it\n"
     "comes from, and the verdict. When it does not fit: the compiler's E1001\n"
     "message, then remedies with numbers. Exit 1 when a kernel does not fit.\n\n"
     "An HLO module: per computation, each instruction's shape, layout (given, or the\n"
     "target's default), padded and unpadded bytes and memory space; for custom calls\n"
-    "the target, kernel name and the vmem_limit_bytes of scoped_memory_configs. Then\n"
-    "totals per memory space and the largest buffers.\n\n"
+    "the target, kernel name and the vmem_limit_bytes of scoped_memory_configs, and\n"
+    "for each Pallas kernel (its Mosaic body decoded) the scoped bytes against its\n"
+    "limit; --instruction NAME gives that kernel's full report. Then totals per\n"
+    "memory space and the largest buffers. StableHLO: every op listed, each\n"
+    "tpu_custom_call's kernel checked (nothing else is sized before layout\n"
+    "assignment). Exit 1 when a kernel does not fit.\n\n"
     "options:\n"
     "  --target T              TPU generation (default $VMEMSCOPE_TARGET or v5e)\n"
-    "  --format F              hlo, mlir or spec, instead of detecting it\n"
+    "  --format F              hlo, stablehlo, mlir, bytecode or spec, instead of detecting it\n"
+    "  --instruction NAME      HLO/StableHLO: the custom call whose kernel to report in full\n"
     "  --vmem-limit-bytes N    the kernel's vmem_limit_bytes (overrides the spec's)\n"
     "  --flags \"...\"           libtpu flags, as in LIBTPU_INIT_ARGS\n"
     "  --no-env                ignore LIBTPU_INIT_ARGS and XLA_FLAGS\n"
@@ -40,25 +47,15 @@ static const char help[] =
     "  --top N                 HLO: how many of the largest buffers to list (default 10)\n"
     "  --json                  print JSON (docs/json.md; every size in bytes)\n";
 
-/* Which reader a file wants: '{' starts a spec, func.func marks Mosaic MLIR
- * (unless an HloModule header comes first), anything else is HLO. */
+/* Which reader a file wants, from its first 8 KiB (cli_detect_format). */
 static const char *detect_format(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f)
     return "hlo"; /* the HLO reader reports the error */
   char buf[8192];
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  size_t n = fread(buf, 1, sizeof buf, f);
   fclose(f);
-  buf[n] = '\0';
-  size_t i = 0;
-  while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
-    i++;
-  if (i < n && buf[i] == '{')
-    return "spec";
-  const char *hlo = strstr(buf + i, "HloModule"), *fn = strstr(buf + i, "func.func");
-  if (fn && (!hlo || fn < hlo) && memchr(buf, '\0', n) == NULL)
-    return "mlir";
-  return "hlo";
+  return cli_detect_format(buf, n);
 }
 
 static const char print_help[] =
@@ -76,6 +73,8 @@ typedef struct row {
   bool sized;
   vmem_hlo_scoped scoped;
   bool has_scoped;
+  vmem_kernel *k;       /* the Pallas kernel of a custom call with a body */
+  vmem_error kerr;      /* why its body could not be read */
 } row;
 
 typedef struct report {
@@ -84,6 +83,10 @@ typedef struct report {
   const vmem_target *t;
   row *rows;            /* in module order */
   size_t nrows;
+  const vmem_limit_inputs *in;
+  const vmem_plan_options *opt;
+  int worst;            /* the worst kernel verdict: 0 fits, 1 at risk, 2 over */
+  bool bad_body;        /* a kernel body that could not be read */
 } report;
 
 /* Opcodes that define no buffer of their own: their result is an operand's
@@ -186,6 +189,10 @@ static bool size_rows(report *r) {
           return false;
         }
         w->has_scoped = w->scoped.limit_bytes >= 0 || w->scoped.used_bytes >= 0 || is_custom_call(w->in);
+        if (w->scoped.has_kernel_body && !(w->k = vmem_hlo_instruction_kernel(w->in, NULL, &w->kerr))) {
+          cli_file_error("check", r->path, text.ptr, text.len, &w->kerr);
+          r->bad_body = true;
+        }
       }
     }
   }
@@ -194,8 +201,10 @@ static bool size_rows(report *r) {
 }
 
 static void free_rows(report *r) {
-  for (size_t k = 0; k < r->nrows; k++)
+  for (size_t k = 0; k < r->nrows; k++) {
     vmem_shape_free(r->rows[k].laid);
+    vmem_kernel_free(r->rows[k].k);
+  }
   free(r->rows);
 }
 
@@ -288,7 +297,7 @@ static size_t largest(const report *r, const row **out, size_t top) {
 
 /* ---- text ----------------------------------------------------------------- */
 
-static void print_custom_call(const row *w) {
+static void print_custom_call(report *r, const row *w) {
   vmem_str target = vmem_hlo_instruction_custom_call_target(w->in);
   vmem_str kernel = vmem_hlo_instruction_kernel_name(w->in);
   char b[48];
@@ -297,32 +306,23 @@ static void print_custom_call(const row *w) {
     printf(" kernel=%.*s", (int)kernel.len, kernel.ptr);
   if (w->scoped.limit_bytes >= 0)
     printf(" vmem_limit_bytes=%s", cli_bytes(b, sizeof b, (uint64_t)w->scoped.limit_bytes));
-  else if (kernel.len)
+  else if (kernel.len || w->scoped.has_kernel_body)
     printf(" vmem_limit_bytes not set (the global scoped limit applies)");
   if (w->scoped.used_bytes >= 0)
-    printf(" used=%s", cli_bytes(b, sizeof b, (uint64_t)w->scoped.used_bytes));
-  if (w->scoped.has_kernel_body)
-    printf(" (Mosaic body present: windows not decoded yet)");
+    printf(" used=%s (the compiler's own figure)", cli_bytes(b, sizeof b, (uint64_t)w->scoped.used_bytes));
   printf("\n");
-  if (!kernel.len)
-    return;
-  /* What is known without the windows: the whole operands and results. An
-   * upper bound on the windows only if each operand is windowed whole. */
-  uint64_t ops = 0;
-  for (size_t k = 0; k < vmem_hlo_instruction_operand_count(w->in); k++) {
-    vmem_size z;
-    vmem_error err;
-    const vmem_shape *s = vmem_hlo_instruction_shape(vmem_hlo_instruction_operand_at(w->in, k));
-    if (vmem_shape_size(s, &z, &err) == VMEM_OK)
-      ops += z.bytes;
+  if (w->k) {
+    int v = kernel_brief(w->k, r->t, r->in, r->opt, "      ", NULL);
+    r->worst = v > r->worst ? v : r->worst;
+    vmem_str nm = vmem_hlo_instruction_name(w->in);
+    printf("      (vmemscope check %s --instruction %.*s: the allocations, and remedies when over)\n", r->path,
+           (int)nm.len, nm.ptr);
+  } else if (w->scoped.has_kernel_body) {
+    printf("      Mosaic body not read: %s\n", w->kerr.message);
   }
-  char o[48], r[48];
-  printf("      whole operands %s, results %s: the windows are not known until the kernel body is decoded; "
-         "these bound them only where an operand is windowed whole\n",
-         cli_bytes(o, sizeof o, ops), w->sized ? cli_bytes(r, sizeof r, w->size.bytes) : "?");
 }
 
-static void print_computation(const report *r, const vmem_hlo_computation *c, size_t *k) {
+static void print_computation(report *r, const vmem_hlo_computation *c, size_t *k) {
   vmem_str name = vmem_hlo_computation_name(c);
   printf("\n%scomputation %%%.*s", vmem_hlo_computation_is_entry(c) ? "ENTRY " : "", (int)name.len, name.ptr);
   if (vmem_hlo_computation_is_fusion(c))
@@ -356,7 +356,7 @@ static void print_computation(const report *r, const vmem_hlo_computation *c, si
     if (is_custom_call(r->rows[i].in)) {
       vmem_str nm = vmem_hlo_instruction_name(r->rows[i].in);
       printf("    %%%.*s:\n", (int)nm.len, nm.ptr);
-      print_custom_call(&r->rows[i]);
+      print_custom_call(r, &r->rows[i]);
     }
 }
 
@@ -394,7 +394,7 @@ static void print_summary(const report *r, size_t top) {
   free(big);
 }
 
-static void print_text(const report *r, bool summary, size_t top) {
+static void print_text(report *r, bool summary, size_t top) {
   vmem_str name = vmem_hlo_name(r->m);
   printf("module %.*s: %zu computations, %zu instructions; target %s\n", (int)name.len, name.ptr,
          vmem_hlo_computation_count(r->m), vmem_hlo_instruction_total(r->m), vmem_target_name(r->t));
@@ -412,7 +412,7 @@ static void print_text(const report *r, bool summary, size_t top) {
       if (is_custom_call(r->rows[k].in)) {
         vmem_str nm = vmem_hlo_instruction_name(r->rows[k].in);
         printf("custom call %%%.*s\n", (int)nm.len, nm.ptr);
-        print_custom_call(&r->rows[k]);
+        print_custom_call(r, &r->rows[k]);
       }
   }
   print_summary(r, top);
@@ -422,7 +422,7 @@ static void print_text(const report *r, bool summary, size_t top) {
 
 static json_t *json_str(vmem_str s) { return json_stringn(s.ptr, s.len); }
 
-static json_t *json_row(const row *w) {
+static json_t *json_row(report *r, const row *w) {
   json_t *o = json_object(), *ops = json_array();
   char *s = shape_text(w->laid ? w->laid : vmem_hlo_instruction_shape(w->in));
   json_object_set_new(o, "name", json_str(vmem_hlo_instruction_name(w->in)));
@@ -451,11 +451,19 @@ static json_t *json_row(const row *w) {
     json_object_set_new(o, "used_scoped_bytes",
                         w->scoped.used_bytes >= 0 ? json_integer(w->scoped.used_bytes) : json_null());
   }
+  if (w->k) {
+    json_t *kj = NULL;
+    int v = kernel_brief(w->k, r->t, r->in, r->opt, "", &kj);
+    r->worst = v > r->worst ? v : r->worst;
+    json_object_set_new(o, "kernel", kj);
+  } else if (w->scoped.has_kernel_body) {
+    json_object_set_new(o, "kernel", json_pack("{s:s}", "error", w->kerr.message));
+  }
   free(s);
   return o;
 }
 
-static json_t *json_report(const report *r, size_t top) {
+static json_t *json_report(report *r, size_t top) {
   json_t *root = cli_json_root("check"), *comps = json_array();
   json_object_set_new(root, "module", json_str(vmem_hlo_name(r->m)));
   json_object_set_new(root, "target", json_string(vmem_target_name(r->t)));
@@ -469,7 +477,7 @@ static json_t *json_report(const report *r, size_t top) {
     json_object_set_new(o, "is_fusion", json_boolean(vmem_hlo_computation_is_fusion(comp)));
     json_object_set_new(o, "execution_thread", json_str(vmem_hlo_computation_thread(comp)));
     for (size_t i = 0; i < vmem_hlo_computation_instruction_count(comp); i++)
-      json_array_append_new(ins, json_row(&r->rows[k++]));
+      json_array_append_new(ins, json_row(r, &r->rows[k++]));
     json_object_set_new(o, "instructions", ins);
     json_array_append_new(comps, o);
   }
@@ -508,9 +516,10 @@ static json_t *json_report(const report *r, size_t top) {
 
 int cmd_check(int argc, char **argv) {
   static const char *const with_value[] = {"--target", "--top", "--format", "--vmem-limit-bytes", "--flags",
-                                           "--align", "--internal-scratch", NULL};
+                                           "--align", "--internal-scratch", "--instruction", NULL};
+  static const char *const formats[] = {"hlo", "stablehlo", "mlir", "bytecode", "spec", NULL};
   cli_args a = {.argc = argc, .argv = argv, .cmd = "check"};
-  const char *path = NULL, *target = NULL, *format = NULL;
+  const char *path = NULL, *target = NULL, *format = NULL, *instr = NULL;
   bool json = false, summary = false, bad = false, no_env = false;
   long top = 10;
   vmem_limit_inputs in = {.vmem_limit_bytes = -1};
@@ -526,10 +535,14 @@ int cmd_check(int argc, char **argv) {
     else if (!strcmp(opt, "--target"))
       target = val;
     else if (!strcmp(opt, "--format")) {
-      if (strcmp(val, "hlo") && strcmp(val, "mlir") && strcmp(val, "spec"))
-        return cli_usage_error("check", "--format takes hlo, mlir or spec, got '%s'", val);
-      format = val;
-    } else if (!strcmp(opt, "--flags"))
+      size_t f = 0;
+      while (formats[f] && strcmp(formats[f], val))
+        f++;
+      if (!formats[f])
+        return cli_usage_error("check", "--format takes hlo, stablehlo, mlir, bytecode or spec, got '%s'", val);
+      format = formats[f];
+    } else if (!strcmp(opt, "--instruction"))
+      instr = val; else if (!strcmp(opt, "--flags"))
       in.flags = val;
     else if (!strcmp(opt, "--no-env"))
       no_env = true;
@@ -569,12 +582,15 @@ int cmd_check(int argc, char **argv) {
     format = detect_format(path);
   if (!no_env)
     cli_env_flags(&in);
-  if (strcmp(format, "hlo") != 0) {
-    const vmem_target *t = cli_target("check", target);
-    return t ? check_kernel_file(path, format, t, &in, &popt, json) : EXIT_BAD;
-  }
-  report r = {.path = path};
-  if (!(r.t = cli_target("check", target)) || !(r.m = open_module("check", path)))
+  const vmem_target *t = cli_target("check", target);
+  if (!t)
+    return EXIT_BAD;
+  if (!strcmp(format, "stablehlo") && !instr)
+    return check_stablehlo(path, t, &in, &popt, json);
+  if (strcmp(format, "hlo") != 0 || instr)
+    return check_kernel_file(path, format, instr, t, &in, &popt, json);
+  report r = {.path = path, .t = t, .in = &in, .opt = &popt};
+  if (!(r.m = open_module("check", path)))
     return EXIT_BAD;
   int rc = EXIT_OK;
   if (!size_rows(&r))
@@ -583,6 +599,8 @@ int cmd_check(int argc, char **argv) {
     rc = cli_print_json(json_report(&r, (size_t)top));
   else
     print_text(&r, summary, (size_t)top);
+  if (rc == EXIT_OK)
+    rc = r.bad_body ? EXIT_BAD : r.worst == 2 ? EXIT_OOM : EXIT_OK;
   free_rows(&r);
   vmem_hlo_free(r.m);
   return rc;

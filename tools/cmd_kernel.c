@@ -258,38 +258,39 @@ static json_t *json_kernel(const kreport *r) {
   return o;
 }
 
-int check_kernel_file(const char *path, const char *format, const vmem_target *t, const vmem_limit_inputs *in,
-                      const vmem_plan_options *opt, bool json) {
-  size_t len;
-  char *text = cli_read_file(path, &len);
-  if (!text) {
-    cli_error("check", "%s: cannot open", path);
-    return EXIT_BAD;
-  }
-  vmem_error err;
-  vmem_kernel *k = !strcmp(format, "spec") ? vmem_kernel_from_spec(text, len, NULL, &err)
-                                           : vmem_kernel_from_mlir(text, len, NULL, &err);
-  if (!k) {
-    if (err.offset || !strcmp(format, "mlir"))
-      cli_file_error("check", path, text, len, &err);
-    else
-      fprintf(stderr, "vmemscope check: error: %s: %s\n", path, err.message);
-    free(text);
-    return EXIT_BAD;
-  }
-  kreport r = {path, format, k, t, {0}, {0}, {0}, FITS};
+/* Footprint, limit and verdict; remedies when over. */
+static bool kreport_eval(kreport *r, const vmem_limit_inputs *in, const vmem_plan_options *opt, vmem_error *err) {
   vmem_limit_inputs li = *in;
   if (li.vmem_limit_bytes < 0)
-    li.vmem_limit_bytes = vmem_kernel_vmem_limit_bytes(k);
+    li.vmem_limit_bytes = vmem_kernel_vmem_limit_bytes(r->k);
+  if (vmem_kernel_footprint(r->k, r->t, opt, &r->f, err) != VMEM_OK || vmem_limits_resolve(r->t, &li, &r->l, err) != VMEM_OK)
+    return false;
+  uint64_t all = r->f.scoped_bytes + r->f.internal_scratch_bytes + r->f.modelled_bytes;
+  r->verdict = r->f.scoped_bytes > r->l.effective_bytes ? OVER : all > r->l.effective_bytes ? AT_RISK : FITS;
+  if (r->verdict == OVER)
+    vmem_kernel_remedies(r->k, r->t, opt, r->l.effective_bytes, &r->rem, err);
+  return true;
+}
+
+static void print_grid(const vmem_kernel *k) {
+  printf("grid (");
+  for (size_t g = 0; g < vmem_kernel_grid_rank(k); g++) {
+    const char *sem = vmem_kernel_dimension_semantics(k, g);
+    printf("%s%s=%" PRId64 "%s%s", g ? ", " : "", vmem_kernel_grid_axis_name(k, g), vmem_kernel_grid_bound(k, g),
+           sem && *sem ? " " : "", sem ? sem : "");
+  }
+  printf(")");
+}
+
+int check_kernel(const char *path, const char *format, const vmem_kernel *k, const vmem_target *t,
+                 const vmem_limit_inputs *in, const vmem_plan_options *opt, bool json) {
+  kreport r = {path, format, k, t, {0}, {0}, {0}, FITS};
+  vmem_error err;
   int rc = EXIT_OK;
-  if (vmem_kernel_footprint(k, t, opt, &r.f, &err) != VMEM_OK || vmem_limits_resolve(t, &li, &r.l, &err) != VMEM_OK) {
+  if (!kreport_eval(&r, in, opt, &err)) {
     fprintf(stderr, "vmemscope check: error: %s: %s\n", path, err.message);
     rc = EXIT_BAD;
   } else {
-    uint64_t all = r.f.scoped_bytes + r.f.internal_scratch_bytes + r.f.modelled_bytes;
-    r.verdict = r.f.scoped_bytes > r.l.effective_bytes ? OVER : all > r.l.effective_bytes ? AT_RISK : FITS;
-    if (r.verdict == OVER)
-      vmem_kernel_remedies(k, t, opt, r.l.effective_bytes, &r.rem, &err);
     if (json) {
       json_t *root = cli_json_root("check"), *ks = json_array();
       json_array_append_new(ks, json_kernel(&r));
@@ -298,14 +299,10 @@ int check_kernel_file(const char *path, const char *format, const vmem_target *t
     } else {
       if (r.verdict == OVER)
         print_e1001(&r, stdout);
-      printf("%skernel %s (%s), target %s; grid (", r.verdict == OVER ? "\n" : "", vmem_kernel_name(k), format,
+      printf("%skernel %s (%s), target %s; ", r.verdict == OVER ? "\n" : "", vmem_kernel_name(k), format,
              vmem_target_name(t));
-      for (size_t g = 0; g < vmem_kernel_grid_rank(k); g++) {
-        const char *sem = vmem_kernel_dimension_semantics(k, g);
-        printf("%s%s=%" PRId64 "%s%s", g ? ", " : "", vmem_kernel_grid_axis_name(k, g), vmem_kernel_grid_bound(k, g),
-               sem && *sem ? " " : "", sem ? sem : "");
-      }
-      printf(")\n\n");
+      print_grid(k);
+      printf("\n\n");
       print_allocations(&r);
       print_totals(&r);
       print_verdict(&r);
@@ -321,7 +318,43 @@ int check_kernel_file(const char *path, const char *format, const vmem_target *t
     rc = r.verdict == OVER || smem_over ? EXIT_OOM : EXIT_OK;
   }
   vmem_footprint_free(&r.f);
-  vmem_kernel_free(k);
-  free(text);
   return rc;
+}
+
+int check_kernel_file(const char *path, const char *format, const char *instr, const vmem_target *t,
+                      const vmem_limit_inputs *in, const vmem_plan_options *opt, bool json) {
+  const char *used = format;
+  vmem_kernel *k = cli_load_kernel("check", path, format, instr, &used);
+  if (!k)
+    return EXIT_BAD;
+  int rc = check_kernel(path, used, k, t, in, opt, json);
+  vmem_kernel_free(k);
+  return rc;
+}
+
+int kernel_brief(const vmem_kernel *k, const vmem_target *t, const vmem_limit_inputs *in,
+                 const vmem_plan_options *opt, const char *indent, json_t **json) {
+  kreport r = {"", "bytecode", k, t, {0}, {0}, {0}, FITS};
+  vmem_error err;
+  char b[48], l[48];
+  if (!kreport_eval(&r, in, opt, &err)) {
+    if (json)
+      *json = json_pack("{s:s}", "error", err.message);
+    else
+      printf("%skernel %s: cannot be sized: %s\n", indent, vmem_kernel_name(k), err.message);
+    vmem_footprint_free(&r.f);
+    return -1;
+  }
+  if (json) {
+    *json = json_kernel(&r);
+  } else {
+    printf("%skernel %s: ", indent, vmem_kernel_name(k));
+    print_grid(k);
+    printf("; scoped %s of %s (%s) -> %s\n", cli_bytes(b, sizeof b, r.f.scoped_bytes),
+           cli_human(l, sizeof l, r.l.effective_bytes), vmem_limit_origin_name(r.l.origin),
+           r.verdict == OVER ? "DOES NOT FIT (E1001)" : r.verdict == AT_RISK ? "fits, at risk" : "fits");
+  }
+  int v = r.verdict == OVER ? 2 : r.verdict == AT_RISK ? 1 : 0;
+  vmem_footprint_free(&r.f);
+  return v;
 }

@@ -9,6 +9,7 @@ static const cli_command commands[] = {
     {"check", "a kernel's scoped VMEM and verdict, or an HLO module's sizes", cmd_check},
     {"explain", "explain TPU compiler memory errors in a log, with remedies", cmd_explain},
     {"fit", "search the block sizes (and buffers, coloring) of a kernel that fit, ranked by a cost model", cmd_fit},
+    {"mlir-text", "decode a Pallas kernel's Mosaic bytecode and print it as MLIR text", cmd_mlir_text},
     {"print", "print an HLO module back canonically", cmd_print},
     {"size", "exact padded and unpadded bytes of XLA shapes on a TPU", cmd_size},
     {"targets", "the TPU generation table, with sources", cmd_targets},

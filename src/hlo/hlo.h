@@ -134,4 +134,28 @@ void hlo_index_free(hlo_index *x);
 bool sv_eq(sv a, const char *s, size_t n);
 sv sv_unquote(sv v); /* strips one pair of surrounding double quotes */
 
+/* hlo_config.c: the backend_config as JSON (jansson), or NULL — with err
+ * set when a TPU config is malformed, clear when there is none or it is
+ * another backend's. The caller json_decref's it. */
+struct json_t;
+struct json_t *hlo_config_json(const vmem_hlo_instruction *i, vmem_error *err);
+/* A JSON integer or decimal string (protobuf's int64 form); -1 otherwise. */
+int64_t hlo_json_i64(const struct json_t *v);
+/* The memory-space-1 size of a *_memory_configs list, or -1. */
+int64_t hlo_vmem_config_size(const struct json_t *list);
+
+/* hlo_kernel.c: a kernel from a tpu_custom_call's config, completed with
+ * the arrays behind its operands and results (either may be NULL). Shared
+ * by the HLO and StableHLO readers. */
+typedef struct kernel_arrays {
+  const vmem_shape *const *ins;
+  size_t nin;
+  const vmem_shape *const *outs;
+  size_t nout;
+  vmem_str name;   /* a name from the caller, or empty */
+  bool name_given; /* an explicit kernel_name, over the body's own name */
+} kernel_arrays;
+vmem_kernel *hlo_config_kernel(const struct json_t *config, const kernel_arrays *io, size_t at,
+                               const vmem_allocator *alloc, vmem_error *err);
+
 #endif

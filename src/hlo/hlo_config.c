@@ -16,7 +16,7 @@
 #include "hlo.h"
 
 /* A JSON integer or decimal string as int64; -1 when neither. */
-static int64_t json_i64(const json_t *v) {
+int64_t hlo_json_i64(const json_t *v) {
   if (json_is_integer(v))
     return (int64_t)json_integer_value(v);
   if (json_is_string(v)) {
@@ -35,12 +35,12 @@ static int64_t json_i64(const json_t *v) {
 }
 
 /* The size of the memory-space-1 entry of a *_memory_configs list. */
-static int64_t vmem_config_size(const json_t *list) {
+int64_t hlo_vmem_config_size(const json_t *list) {
   size_t i;
   json_t *e;
   json_array_foreach(list, i, e) {
-    if (json_i64(json_object_get(e, "memory_space")) == 1)
-      return json_i64(json_object_get(e, "size"));
+    if (hlo_json_i64(json_object_get(e, "memory_space")) == 1)
+      return hlo_json_i64(json_object_get(e, "size"));
   }
   return -1;
 }
@@ -85,27 +85,24 @@ static void decode(const json_t *root, vmem_hlo_scoped *out) {
   out->config_is_json = true;
   json_t *l = json_object_get(root, "scoped_memory_configs");
   if (l)
-    out->limit_bytes = vmem_config_size(l);
+    out->limit_bytes = hlo_vmem_config_size(l);
   l = json_object_get(root, "used_scoped_memory_configs");
   if (l)
-    out->used_bytes = vmem_config_size(l);
+    out->used_bytes = hlo_vmem_config_size(l);
   json_t *ccc = json_object_get(root, "custom_call_config");
   if (ccc) {
     out->has_kernel_body = json_object_get(ccc, "body") != NULL;
     json_t *is = json_object_get(ccc, "internal_scratch_in_bytes");
     if (is)
-      out->internal_scratch_bytes = json_i64(is);
+      out->internal_scratch_bytes = hlo_json_i64(is);
   }
 }
 
-vmem_status vmem_hlo_instruction_scoped(const vmem_hlo_instruction *i, vmem_hlo_scoped *out,
-                                        vmem_error *err) {
+json_t *hlo_config_json(const vmem_hlo_instruction *i, vmem_error *err) {
   err_clear(err);
-  out->limit_bytes = out->used_bytes = out->internal_scratch_bytes = -1;
-  out->has_kernel_body = out->config_is_json = false;
   sv v = vmem_hlo_instruction_attr(i, "backend_config");
   if (v.len == 0)
-    return VMEM_OK;
+    return NULL;
   const vmem_hlo_module *m = i->parent->module;
   const vmem_allocator *alloc = &m->a.alloc;
   size_t at = (size_t)(v.ptr - m->text);
@@ -115,28 +112,35 @@ vmem_status vmem_hlo_instruction_scoped(const vmem_hlo_instruction *i, vmem_hlo_
   if (v.ptr[0] == '"') {
     if (!(buf = unescape(v, alloc, &len))) {
       err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
-      return VMEM_ERR_NOMEM;
+      return NULL;
     }
     text = buf;
   }
   if (len == 0 || text[0] != '{') { /* not JSON: some other backend's config */
     vmem__free(alloc, buf);
-    return VMEM_OK;
+    return NULL;
   }
   json_error_t je;
   json_t *root = json_loadb(text, len, JSON_DISABLE_EOF_CHECK, &je);
   bool must_be_json = sv_eq(vmem_hlo_instruction_custom_call_target(i), "tpu_custom_call", 15) ||
                       mentions(text, len, "scoped_memory_configs") || mentions(text, len, "custom_call_config");
   vmem__free(alloc, buf);
-  if (!root && !must_be_json)
-    return VMEM_OK; /* another backend's config (e.g. typed-FFI attributes) */
-  if (!root) {
+  if (!root && must_be_json) {
     /* In a raw config jansson's position is a byte in the text; in a
      * quoted one it is in the unescaped copy, so point at the value. */
     size_t pos = buf ? at : at + (size_t)je.position;
     err_set(err, VMEM_ERR_SYNTAX, pos, "backend_config is not valid JSON: %s", je.text);
-    return VMEM_ERR_SYNTAX;
   }
+  return root; /* NULL for another backend's config (e.g. typed-FFI attributes) */
+}
+
+vmem_status vmem_hlo_instruction_scoped(const vmem_hlo_instruction *i, vmem_hlo_scoped *out,
+                                        vmem_error *err) {
+  out->limit_bytes = out->used_bytes = out->internal_scratch_bytes = -1;
+  out->has_kernel_body = out->config_is_json = false;
+  json_t *root = hlo_config_json(i, err);
+  if (!root)
+    return err->code;
   decode(root, out);
   json_decref(root);
   return VMEM_OK;

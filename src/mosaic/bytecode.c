@@ -72,7 +72,7 @@ bool bc_varint_flag(bc_cursor *c, uint64_t *value, bool *flag) {
 
 /* A count of items that take at least `min_bytes` each: never more than
  * the bytes left can hold, so a corrupt count cannot make us allocate. */
-static bool count(bc_cursor *c, size_t min_bytes, uint64_t *out) {
+bool bc_count(bc_cursor *c, size_t min_bytes, uint64_t *out) {
   size_t at = c->pos;
   if (!bc_varint(c, out))
     return false;
@@ -91,7 +91,7 @@ static bool index_below(bc_cursor *c, uint64_t limit, uint64_t *out, const char 
 }
 
 /* section ::= idAndAligned length [alignment 0xCB*] data */
-static bool section(bc_cursor *c, unsigned *id, bc_section *out) {
+bool bc_section_at(bc_cursor *c, unsigned *id, bc_section *out) {
   size_t at = c->pos;
   uint8_t head;
   uint64_t len, align = 1;
@@ -130,7 +130,7 @@ static bc_cursor sub(const bc_file *f, const bc_section *s, vmem_error *err) {
 static bool read_strings(arena *a, bc_file *f, vmem_error *err) {
   bc_cursor c = sub(f, &f->sections[BC_STRING], err);
   uint64_t n;
-  if (!count(&c, 2, &n)) /* a size byte and a NUL each */
+  if (!bc_count(&c, 2, &n)) /* a size byte and a NUL each */
     return false;
   f->nstrings = (size_t)n;
   f->strings = arena_calloc(a, n ? (size_t)n : 1, sizeof *f->strings);
@@ -161,7 +161,7 @@ static bool read_strings(arena *a, bc_file *f, vmem_error *err) {
 static bool read_dialects(arena *a, bc_file *f, vmem_error *err) {
   bc_cursor c = sub(f, &f->sections[BC_DIALECT], err);
   uint64_t n, name;
-  if (!count(&c, 1, &n))
+  if (!bc_count(&c, 1, &n))
     return false;
   f->ndialects = (size_t)n;
   f->dialects = arena_calloc(a, n ? (size_t)n : 1, sizeof *f->dialects);
@@ -177,7 +177,7 @@ static bool read_dialects(arena *a, bc_file *f, vmem_error *err) {
     f->dialects[i] = (uint32_t)name;
     unsigned id;
     bc_section versions;
-    if (has_version && !section(&c, &id, &versions))
+    if (has_version && !bc_section_at(&c, &id, &versions))
       return false;
     if (has_version && id != BC_DIALECT_VERSIONS)
       return fail(&c, at, "a dialect version that is not a dialect-versions section");
@@ -190,7 +190,7 @@ static bool read_dialects(arena *a, bc_file *f, vmem_error *err) {
   f->ops = arena_alloc(a, cap * sizeof *f->ops);
   while (f->ops && c.pos < c.end) {
     uint64_t dialect, k;
-    if (!index_below(&c, f->ndialects, &dialect, "op group names no dialect") || !count(&c, 1, &k))
+    if (!index_below(&c, f->ndialects, &dialect, "op group names no dialect") || !bc_count(&c, 1, &k))
       return false;
     for (uint64_t j = 0; j < k; j++) {
       size_t at = c.pos;
@@ -219,7 +219,7 @@ static bool read_entries(arena *a, bc_file *f, vmem_error *err) {
   bc_cursor c = sub(f, &f->sections[BC_ATTR_TYPE_OFFSET], err);
   const bc_section *data = &f->sections[BC_ATTR_TYPE];
   uint64_t na, nt;
-  if (!count(&c, 1, &na) || !count(&c, 1, &nt))
+  if (!bc_count(&c, 1, &na) || !bc_count(&c, 1, &nt))
     return false;
   if (na + nt > c.end - c.pos)
     return fail(&c, c.pos, "more entries than offsets");
@@ -302,7 +302,7 @@ vmem_status bc_read(arena *a, const uint8_t *buf, size_t len, bc_file *out, vmem
     size_t at = c.pos;
     unsigned id;
     bc_section s;
-    if (!section(&c, &id, &s))
+    if (!bc_section_at(&c, &id, &s))
       return err->code;
     if (id >= BC_NUM_SECTIONS || (id == BC_PROPERTIES && out->version < 5)) {
       fail(&c, at, "unknown section id");

@@ -68,6 +68,11 @@ bool bc_varint(bc_cursor *c, uint64_t *out);
 bool bc_signed_varint(bc_cursor *c, int64_t *out);
 bool bc_varint_flag(bc_cursor *c, uint64_t *value, bool *flag);
 
+/* A count of items of at least min_bytes each, checked against the bytes
+ * left; and a section header with its alignment padding. */
+bool bc_count(bc_cursor *c, size_t min_bytes, uint64_t *out);
+bool bc_section_at(bc_cursor *c, unsigned *id, bc_section *out);
+
 /* Reads the container: header, sections, and the string, dialect and
  * attribute/type offset tables. Tables live in `a`. */
 vmem_status bc_read(arena *a, const uint8_t *buf, size_t len, bc_file *out, vmem_error *err);
@@ -75,6 +80,13 @@ vmem_status bc_read(arena *a, const uint8_t *buf, size_t len, bc_file *out, vmem
 /* The textual assembly of a non-custom entry (without its NUL), or an
  * empty view for a custom one. */
 vmem_str bc_entry_text(const bc_file *f, const bc_entry *e);
+
+/* The module as MLIR text (bc_print.c): builtin attributes and types
+ * decoded, textual entries verbatim, ops in generic form except the few a
+ * reader looks for (module, func.func, arith.constant, return, stores),
+ * which take their custom form; the serde's "stable_mosaic." op prefix is
+ * dropped. The text is NUL-terminated and lives in `a`. */
+vmem_status bc_print(arena *a, const bc_file *f, vmem_str *text, vmem_error *err);
 
 /* Standard base64 (RFC 4648, '=' padding, no line breaks) into out, which
  * holds at least len / 4 * 3 bytes. Returns the bytes written, or SIZE_MAX

@@ -547,6 +547,22 @@ static const mfunc *kernel_func(const mreader *r) {
   return NULL;
 }
 
+/* The kernel's name: its func's, unless that is the generic "main" the
+ * serde gives it, when the enclosing `module @name` says what it is. */
+static sv kernel_name(const mreader *r, const mfunc *f) {
+  if (f->name.len != 4 || memcmp(f->name.ptr, "main", 4) != 0)
+    return f->name;
+  for (const char *p = r->s; p + 8 < r->s + f->at; p++)
+    if (*p == 'm' && !memcmp(p, "module @", 8) && (p == r->s || !is_word(p[-1]))) {
+      const char *n = p + 8, *e = n;
+      while (e < r->s + f->at && is_word(*e))
+        e++;
+      if (e > n)
+        return (sv){n, (size_t)(e - n)};
+    }
+  return f->name;
+}
+
 static bool read_grid(mreader *r, const mfunc *f) {
   vmem_kernel *k = r->k;
   sv ib = dict_get(r, f->attrs, "iteration_bounds");
@@ -740,7 +756,8 @@ vmem_kernel *vmem_kernel_from_mlir(const char *text, size_t len, const vmem_allo
                            fail(r, VMEM_ERR_SYNTAX, r->funcs[0].at,
                                 "no func carries window_params or dimension_semantics: not a Pallas kernel"));
   if (ok) {
-    k->name = arena_strndup(&k->a, f->name.ptr, f->name.len);
+    sv name = kernel_name(r, f);
+    k->name = arena_strndup(&k->a, name.ptr, name.len);
     ok = k->name && read_grid(r, f) && read_operands(r, f) && read_modelled(r, f->body);
   }
   vmem__free(alloc, r);
