@@ -1,7 +1,8 @@
 /* libFuzzer target for the HLO reader. Beyond "no crash": a failure names
  * a code and an offset inside the input; a module that parses prints to
  * text that parses again to the same instruction count and prints the
- * same; every backend config decodes or fails with a code. */
+ * same; every backend config decodes or fails with a code, and so does
+ * every Mosaic kernel body in one. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       const vmem_hlo_instruction *in = vmem_hlo_computation_instruction_at(comp, i);
       if (vmem_hlo_instruction_scoped(in, &sc, &err) != VMEM_OK && err.code == VMEM_OK)
         abort();
+      if (sc.has_kernel_body) { /* the kernel inside: read, or a positioned error */
+        vmem_kernel *k = vmem_hlo_instruction_kernel(in, NULL, &err);
+        if (!k && (err.code == VMEM_OK || err.offset > size))
+          abort();
+        vmem_kernel_free(k);
+      }
       vmem_size z;
       vmem_shape_size(vmem_hlo_instruction_shape(in), &z, &err);
     }

@@ -7,39 +7,7 @@
 
 #include "test.h"
 #include "../src/mosaic/bytecode.h"
-
-typedef struct wbuf {
-  uint8_t b[4096];
-  size_t n;
-} wbuf;
-
-static void put(wbuf *w, uint8_t x) { w->b[w->n++] = x; }
-static void put_bytes(wbuf *w, const void *p, size_t n) {
-  memcpy(w->b + w->n, p, n);
-  w->n += n;
-}
-
-/* The writer's shortest form: n extra bytes when v fits 7(n+1) bits. */
-static void put_varint(wbuf *w, uint64_t v) {
-  if (v >> 56) {
-    put(w, 0);
-    for (int i = 0; i < 8; i++)
-      put(w, (uint8_t)(v >> (8 * i)));
-    return;
-  }
-  int extra = 0;
-  while (v >> (7 * (extra + 1)))
-    extra++;
-  uint64_t enc = ((v << 1) | 1) << extra;
-  for (int i = 0; i <= extra; i++)
-    put(w, (uint8_t)(enc >> (8 * i)));
-}
-
-static void put_section(wbuf *w, unsigned id, const wbuf *data) {
-  put(w, (uint8_t)id);
-  put_varint(w, data->n);
-  put_bytes(w, data->b, data->n);
-}
+#include "bcwrite.h"
 
 static void test_varints(void **state) {
   (void)state;

@@ -2,6 +2,9 @@
  * corpus's mosaic and hlo folders decodes and its container reads: version,
  * producer, string/dialect/op-name tables and the attribute/type entries,
  * among them the textual #tpu.memory_space attributes the kernels use.
+ * Then the whole body decodes (no forward reference, no undecoded entry),
+ * its kernel reads, and the kernel read back from the printed text has the
+ * same footprint as the one read from the bytecode.
  * Skips (exit 77, with the reason) when the corpus folder is absent. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -43,6 +46,28 @@ static void check_body(const char *path, const char *b, size_t n) {
          "%zu types\n", strrchr(path, '/') + 1, len, (unsigned long long)f.version, (int)f.producer.len,
          f.producer.ptr, f.nstrings, f.ndialects, f.nops, f.nattrs, f.ntypes);
   bodies++;
+  vmem_str text;
+  if (bc_print(&a, &f, &text, &err) != VMEM_OK)
+    fail_msg("%s: %s", path, err.message);
+  assert_null(strstr(text.ptr, "%fwd"));
+  assert_null(strstr(text.ptr, "undecoded"));
+  vmem_kernel *kb = vmem_kernel_from_bytecode(b, n, NULL, &err);
+  if (!kb)
+    fail_msg("%s: %s", path, err.message);
+  vmem_kernel *kt = vmem_kernel_from_mlir(text.ptr, text.len, NULL, &err);
+  assert_non_null(kt);
+  assert_true(vmem_kernel_operand_count(kb) > 0);
+  const vmem_target *t = vmem_target_find("v5e", 3);
+  vmem_footprint fb, ft;
+  assert_int_equal(vmem_kernel_footprint(kb, t, NULL, &fb, &err), VMEM_OK);
+  assert_int_equal(vmem_kernel_footprint(kt, t, NULL, &ft, &err), VMEM_OK);
+  assert_true(fb.scoped_bytes == ft.scoped_bytes && fb.scoped_bytes > 0);
+  printf("    kernel %s: %zu operands, grid rank %zu, scoped %llu bytes\n", vmem_kernel_name(kb),
+         vmem_kernel_operand_count(kb), vmem_kernel_grid_rank(kb), (unsigned long long)fb.scoped_bytes);
+  vmem_footprint_free(&fb);
+  vmem_footprint_free(&ft);
+  vmem_kernel_free(kb);
+  vmem_kernel_free(kt);
   arena_destroy(&a);
   free(raw);
 }

@@ -111,6 +111,8 @@ void table_free(cli_table *t);
  * "bytecode" (raw, base64, or a backend_config holding a body), "hlo",
  * "stablehlo". */
 const char *cli_detect_format(const char *text, size_t len);
+/* True when the file is one base64 body (blanks around it allowed). */
+bool cli_whole_body(const char *text, size_t len);
 /* The next base64 Mosaic body ("TUzvUg...") at or after `from`. */
 bool cli_find_body(const char *text, size_t len, size_t from, size_t *start, size_t *n);
 /* The custom call named `name`, or the module's only one with a body;

@@ -28,6 +28,13 @@ bool cli_find_body(const char *text, size_t len, size_t from, size_t *start, siz
   return false;
 }
 
+bool cli_whole_body(const char *text, size_t len) {
+  size_t i = 0;
+  while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+    i++;
+  return len - i >= 6 && !memcmp(text + i, "TUzvUg", 6);
+}
+
 const char *cli_detect_format(const char *text, size_t len) {
   size_t i = 0;
   if (len >= 4 && !memcmp(text, "ML\xefR", 4))
@@ -119,15 +126,15 @@ vmem_kernel *cli_load_kernel(const char *cmd, const char *path, const char *form
   } else if (!strcmp(format, "stablehlo")) {
     k = cli_stablehlo_kernel(cmd, path, text, len, instr);
   } else if (!strcmp(format, "bytecode")) {
-    bool raw = len >= 4 && !memcmp(text, "ML\xefR", 4);
-    if (raw || cli_find_body(text, len, 0, &at, &n))
+    bool raw = len >= 4 && !memcmp(text, "ML\xefR", 4), whole = raw || cli_whole_body(text, len);
+    if (whole || cli_find_body(text, len, 0, &at, &n))
       k = vmem_kernel_from_bytecode(text + at, n, NULL, &err);
     else
       snprintf(err.message, sizeof err.message, "no Mosaic bytecode (base64 'TUzvUg...') in the file");
     if (!k && raw) /* binary: no line to show; the message names the byte */
       fprintf(stderr, "vmemscope %s: error: %s: %s\n", cmd, path, err.message);
     else if (!k) {
-      err.offset = at; /* the start of the body; the message names the byte within it */
+      err.offset += at; /* the library's offset is within the body */
       cli_file_error(cmd, path, text, len, &err);
     }
   } else {

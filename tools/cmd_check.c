@@ -304,8 +304,9 @@ static void print_custom_call(report *r, const row *w) {
   printf("      custom_call_target=\"%.*s\"", (int)target.len, target.ptr);
   if (kernel.len)
     printf(" kernel=%.*s", (int)kernel.len, kernel.ptr);
-  if (w->scoped.limit_bytes >= 0)
-    printf(" vmem_limit_bytes=%s", cli_bytes(b, sizeof b, (uint64_t)w->scoped.limit_bytes));
+  int64_t limit = w->k ? vmem_kernel_vmem_limit_bytes(w->k) : w->scoped.limit_bytes;
+  if (limit >= 0)
+    printf(" vmem_limit_bytes=%s", cli_bytes(b, sizeof b, (uint64_t)limit));
   else if (kernel.len || w->scoped.has_kernel_body)
     printf(" vmem_limit_bytes not set (the global scoped limit applies)");
   if (w->scoped.used_bytes >= 0)

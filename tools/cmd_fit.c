@@ -15,14 +15,17 @@
 
 static const char help[] =
     "usage: vmemscope fit KERNEL [--target T] [--top K] [--param NAME=VALUES]... [--array NAME=SHAPE]...\n"
-    "                     [--buffers] [--color] [--allow-padding-blocks]\n"
+    "                     [--instruction NAME] [--buffers] [--color] [--allow-padding-blocks]\n"
     "                     [--vmem-limit-bytes N | --physical] [--flags \"...\"] [--no-env] [--json]\n\n"
     "Searches the block sizes of a kernel that fit: a spec's named \"params\", or for\n"
-    "Mosaic MLIR one parameter per grid axis (g0, g1, ...) once --array gives each\n"
-    "windowed operand's whole array (argN=bf16[4096,4096]; MLIR scratch keeps its\n"
-    "shape). Ranked by a roofline model (docs/cost-model.md): HBM bytes moved (a\n"
-    "block is fetched only when its index changes), FLOPs from the spec (\"flops\" or\n"
-    "\"flops_per_step\"), and a per-step overhead.\n\n"
+    "a Mosaic kernel one parameter per grid axis (g0, g1, ...). KERNEL is any input\n"
+    "check reads; a Pallas custom call in an HLO module or StableHLO text (named by\n"
+    "--instruction when there are several) brings its arrays, limit and FLOPs; for\n"
+    "Mosaic MLIR alone, --array gives each windowed operand's whole array\n"
+    "(argN=bf16[4096,4096]; scratch keeps its shape). Ranked by a roofline model\n"
+    "(docs/cost-model.md): HBM bytes moved (a block is fetched only when its index\n"
+    "changes), FLOPs from the spec (\"flops\" or \"flops_per_step\") or the custom\n"
+    "call's cost_estimate, and a per-step overhead.\n\n"
     "options:\n"
     "  --param NAME=VALUES   values to try: 128,256,512 or 128..2048:pow2 or 128..1024:128;\n"
     "                        default: every divisor of the array dims the parameter sets\n"
@@ -34,6 +37,7 @@ static const char help[] =
     "                        padded); WASTE is the share of an operand's blocks past its array\n"
     "  --top K               how many candidates to list (default 10)\n"
     "  --array NAME=SHAPE    the whole array of a windowed operand (MLIR: argN)\n"
+    "  --instruction NAME    HLO/StableHLO: the custom call whose kernel to search\n"
     "  --vmem-limit-bytes N  fit this limit instead of the one in force\n"
     "  --physical            fit physical VMEM and report the vmem_limit_bytes to request\n"
     "  --step-overhead-us X  the per-grid-step overhead (default 0.35; no public source)\n"
@@ -55,6 +59,7 @@ typedef struct fit_opts {
   size_t ngiven;
   const char *arrays[64];     /* --array NAME=SHAPE */
   size_t narrays;
+  const char *instr;          /* --instruction NAME */
   size_t top;
   bool physical, json, buffers, padding, color;
 } fit_opts;
@@ -407,23 +412,16 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
   print_change(k, tpl, sp, v, bufs, s->fit[0].needed, limit, physical);
 }
 
-/* Reads the kernel: a spec, or Mosaic MLIR made searchable (one parameter
- * per grid axis) once --array gives the arrays MLIR does not carry. */
-static vmem_kernel *read_kernel(const char *path, const char *text, size_t len, const char *const *arrays,
-                                size_t narrays) {
+/* Reads the kernel from any reader (cli_load_kernel): a spec, or a Mosaic
+ * kernel (text, bytecode, an HLO or StableHLO custom call) made searchable,
+ * one parameter per grid axis, once its arrays are known (from the custom
+ * call's operands, or --array). */
+static vmem_kernel *read_kernel(const char *path, const char *instr, const char *const *arrays, size_t narrays) {
   vmem_error err;
-  size_t i = 0;
-  while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t' || text[i] == '\r'))
-    i++;
-  bool spec = i < len && text[i] == '{';
-  vmem_kernel *k = spec ? vmem_kernel_from_spec(text, len, NULL, &err) : vmem_kernel_from_mlir(text, len, NULL, &err);
-  if (!k) {
-    if (spec && !err.offset)
-      cli_error("fit", "%s: %s", path, err.message);
-    else
-      cli_file_error("fit", path, text, len, &err);
+  const char *format = NULL;
+  vmem_kernel *k = cli_load_kernel("fit", path, NULL, instr, &format);
+  if (!k)
     return NULL;
-  }
   for (size_t a = 0; a < narrays; a++) {
     char name[64];
     const char *eq = strchr(arrays[a], '=');
@@ -442,7 +440,7 @@ static vmem_kernel *read_kernel(const char *path, const char *text, size_t len, 
     }
   }
   size_t made;
-  if (!spec && vmem_kernel_parametrize(k, &made, &err) != VMEM_OK) {
+  if (strcmp(format, "spec") != 0 && vmem_kernel_parametrize(k, &made, &err) != VMEM_OK) {
     cli_error("fit", "%s: %s", path, err.message);
     vmem_kernel_free(k);
     return NULL;
@@ -454,15 +452,8 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
                    const vmem_cost_options *copt, const fit_opts *o) {
   size_t top = o->top;
   bool physical = o->physical;
-  size_t len;
-  char *text = cli_read_file(path, &len);
-  if (!text) {
-    cli_error("fit", "%s: cannot open", path);
-    return EXIT_BAD;
-  }
   vmem_error err;
-  vmem_kernel *k = read_kernel(path, text, len, o->arrays, o->narrays);
-  free(text);
+  vmem_kernel *k = read_kernel(path, o->instr, o->arrays, o->narrays);
   if (!k)
     return EXIT_BAD;
   int rc = EXIT_BAD;
@@ -518,7 +509,7 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
 
 int cmd_fit(int argc, char **argv) {
   static const char *const with_value[] = {"--target", "--top", "--param", "--vmem-limit-bytes", "--flags",
-                                           "--step-overhead-us", "--array", "--flops", NULL};
+                                           "--step-overhead-us", "--array", "--flops", "--instruction", NULL};
   cli_args a = {.argc = argc, .argv = argv, .cmd = "fit"};
   const char *path = NULL, *target = NULL;
   bool bad = false, no_env = false;
@@ -540,6 +531,8 @@ int cmd_fit(int argc, char **argv) {
       if (o.ngiven == MAX_P)
         return cli_usage_error("fit", "at most 16 --param");
       o.given[o.ngiven++] = val;
+    } else if (!strcmp(opt, "--instruction")) {
+      o.instr = val;
     } else if (!strcmp(opt, "--array")) {
       if (o.narrays == 64)
         return cli_usage_error("fit", "at most 64 --array");

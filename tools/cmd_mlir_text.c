@@ -37,7 +37,7 @@ static bool print_body(const char *path, const char *text, size_t len, const cha
     else if (raw)
       fprintf(stderr, "vmemscope mlir-text: error: %s: %s\n", path, err.message);
     else {
-      err.offset = (size_t)(body - text); /* the body's start; the message names the byte */
+      err.offset += (size_t)(body - text); /* the library's offset is within the body */
       cli_file_error("mlir-text", path, text, len, &err);
     }
     return false;
@@ -113,8 +113,9 @@ int cmd_mlir_text(int argc, char **argv) {
     return EXIT_BAD;
   }
   int rc = EXIT_OK;
-  if (len >= 4 && !memcmp(text, "ML\xefR", 4)) {
-    rc = print_body(path, text, len, text, len, true) ? EXIT_OK : EXIT_BAD;
+  bool raw = len >= 4 && !memcmp(text, "ML\xefR", 4);
+  if (raw || (!instr && cli_whole_body(text, len))) {
+    rc = print_body(path, text, len, text, len, raw) ? EXIT_OK : EXIT_BAD;
     free(text);
     return rc;
   }

@@ -154,8 +154,12 @@ typedef struct kernel_arrays {
   size_t nout;
   vmem_str name;   /* a name from the caller, or empty */
   bool name_given; /* an explicit kernel_name, over the body's own name */
+  const char *text; /* the source text, which src (below) points into */
+  const vmem_shape *result; /* the custom call's whole result, or NULL */
 } kernel_arrays;
-vmem_kernel *hlo_config_kernel(const struct json_t *config, const kernel_arrays *io, size_t at,
+/* src: the config's text in the source, where a bad body is pointed at;
+ * at: the offset to name when it cannot be found there. */
+vmem_kernel *hlo_config_kernel(const struct json_t *config, const kernel_arrays *io, vmem_str src, size_t at,
                                const vmem_allocator *alloc, vmem_error *err);
 
 #endif

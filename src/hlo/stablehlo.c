@@ -311,9 +311,17 @@ static bool read_line(vmem_stablehlo *m, const char *p, const char *end, vmem_st
   const char *n = p + quoted, *e = n;
   while (e < end && is_id(*e))
     e++;
-  if (e == n || !memchr(n, '.', (size_t)(e - n)) || (quoted && (e >= end || *e != '"')))
+  bool call = !quoted && e - n == 4 && !memcmp(n, "call", 4); /* func.call's custom form */
+  if (!call && (e == n || !memchr(n, '.', (size_t)(e - n)) || (quoted && (e >= end || *e != '"'))))
     return true; /* not an op: a brace, a block label, a return */
-  op.opcode = (vmem_str){n, (size_t)(e - n)};
+  op.opcode = (vmem_str){n, (size_t)(e - n)}; /* as written: "call" for func.call's custom form */
+  if (call) { /* the callee, shown as the target */
+    const char *t = skip_blank(e, end), *te = t + 1;
+    while (t < end && *t == '@' && te < end && is_id(*te))
+      te++;
+    if (t < end && *t == '@')
+      op.target = (vmem_str){t + 1, (size_t)(te - t - 1)};
+  }
   const char *rest = e + quoted;
   if (op.opcode.len >= 11 && !memcmp(op.opcode.ptr + op.opcode.len - 11, "custom_call", 11))
     read_call(m, &op, rest, end);
@@ -384,10 +392,10 @@ vmem_kernel *vmem_stablehlo_op_kernel(const vmem_stablehlo *m, size_t i, const v
   json_t *root = op && op->backend_config.len
                      ? json_loadb(op->backend_config.ptr, op->backend_config.len, 0, &je)
                      : NULL;
-  kernel_arrays io = {NULL, 0, NULL, 0, {"", 0}, false};
+  kernel_arrays io = {NULL, 0, NULL, 0, {"", 0}, false, m->text, NULL};
   if (op) {
     io = (kernel_arrays){op->operand_types, op->noperand_types, op->result_types, op->nresults, op->kernel_name,
-                         op->kernel_name.len > 0};
+                         op->kernel_name.len > 0, m->text, NULL};
     if (!io.name.len && op->result.len) /* the result's name, as for HLO */
       io.name = (vmem_str){op->result.ptr + 1, op->result.len - 1};
   }
@@ -396,7 +404,11 @@ vmem_kernel *vmem_stablehlo_op_kernel(const vmem_stablehlo *m, size_t i, const v
   else if (op->backend_config.len && !root)
     err_set(&local, VMEM_ERR_SYNTAX, op->offset, "backend_config is not valid JSON: %s", je.text);
   else
-    k = hlo_config_kernel(root, &io, op->offset, alloc, &local);
+  {
+    const char *line = m->text + op->offset, *nl = memchr(line, '\n', m->len - op->offset);
+    vmem_str src = {line, nl ? (size_t)(nl - line) : m->len - op->offset};
+    k = hlo_config_kernel(root, &io, src, op->offset, alloc, &local);
+  }
   json_decref(root);
   if (err)
     *err = local;

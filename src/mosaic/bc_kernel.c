@@ -42,17 +42,29 @@ static bool raw_bytes(arena *a, const void *data, size_t len, const uint8_t **ou
   return true;
 }
 
-/* Decodes and prints; the text lives in `a`. */
+/* Decodes and prints; the text lives in `a`. Errors carry the offset in
+ * the caller's input: for base64, the character that holds the byte the
+ * message names. */
 static bool decode(arena *a, const void *data, size_t len, vmem_str *text, vmem_error *err) {
-  const uint8_t *bytes;
+  const uint8_t *bytes = NULL;
   size_t n;
   bc_file f;
   if (!data && len) {
     err_set(err, VMEM_ERR_ARGUMENT, 0, "no data");
     return false;
   }
-  return raw_bytes(a, data ? data : "", len, &bytes, &n, err) && bc_read(a, bytes, n, &f, err) == VMEM_OK &&
-         bc_print(a, &f, text, err) == VMEM_OK;
+  if (!raw_bytes(a, data ? data : "", len, &bytes, &n, err))
+    return false;
+  if (bc_read(a, bytes, n, &f, err) == VMEM_OK && bc_print(a, &f, text, err) == VMEM_OK)
+    return true;
+  if (bytes != data) { /* base64: skip the leading blanks, then 4 characters per 3 bytes */
+    const char *s = data;
+    size_t b = 0;
+    while (b < len && ch_is_space(s[b]))
+      b++;
+    err->offset = b + err->offset / 3 * 4;
+  }
+  return false;
 }
 
 size_t vmem_bytecode_text(const void *data, size_t len, char *buf, size_t cap, const vmem_allocator *alloc,
@@ -87,7 +99,10 @@ vmem_kernel *vmem_kernel_from_bytecode(const void *data, size_t len, const vmem_
     if (!k) { /* the position is in the decoded text, not in the input */
       char msg[sizeof local.message];
       memcpy(msg, local.message, sizeof msg);
-      err_set(&local, local.code, 0, "decoded MLIR, byte %zu: %.200s", local.offset, msg);
+      size_t b = 0;
+      while (b < len && ch_is_space(((const char *)data)[b]))
+        b++;
+      err_set(&local, local.code, b, "decoded MLIR, byte %zu: %.200s", local.offset, msg);
     }
   }
   arena_destroy(&a);

@@ -51,8 +51,12 @@ static bool fail(printer *p, vmem_status code, size_t at, const char *what) {
   return false;
 }
 
+/* True (with the error set) once the text has grown past its budget. */
 static bool over_budget(printer *p, size_t at) {
-  return p->out->len > p->budget && fail(p, VMEM_ERR_RANGE, at, "the decoded text grows past its budget");
+  if (p->out->len <= p->budget)
+    return false;
+  fail(p, VMEM_ERR_RANGE, at, "the decoded text grows past its budget");
+  return true;
 }
 
 static bool put_str(printer *p, vmem_str s) {
@@ -62,14 +66,15 @@ static bool put_str(printer *p, vmem_str s) {
 
 static vmem_str string_at(const printer *p, uint64_t i) { return p->f->strings[i]; }
 
-/* Prints s quoted, escaping as MLIR does: \" \\ and \XX for the rest. */
+/* Prints s quoted, escaping as MLIR does (llvm::printEscapedString): a
+ * backslash doubled, a quote and every unprintable byte as \XX. */
 static void put_quoted(printer *p, vmem_str s) {
   sb_putn(p->out, "\"", 1);
   for (size_t i = 0; i < s.len; i++) {
     unsigned char ch = (unsigned char)s.ptr[i];
-    if (ch == '"' || ch == '\\')
-      sb_printf(p->out, "\\%c", ch);
-    else if (ch < 0x20 || ch >= 0x7f)
+    if (ch == '\\')
+      sb_puts(p->out, "\\\\");
+    else if (ch == '"' || ch < 0x20 || ch >= 0x7f)
       sb_printf(p->out, "\\%02X", ch);
     else
       sb_putn(p->out, s.ptr + i, 1);
@@ -715,7 +720,8 @@ static bool reserve(printer *p, size_t n, size_t at) {
     p->slots = grown;
     p->cap = cap;
   }
-  memset(p->slots + p->nslots, 0, n * sizeof *p->slots);
+  if (n) /* slots may still be NULL when a region declares no values */
+    memset(p->slots + p->nslots, 0, n * sizeof *p->slots);
   p->nslots += n;
   return true;
 }
@@ -1005,12 +1011,14 @@ static bool print_func(printer *p, bc_cursor *c, const op_head *h, unsigned dept
       !dict_find(p, h->attrs, "function_type", &type_attr, &has_type) ||
       !dict_find(p, h->attrs, "sym_visibility", &vis, &has_vis))
     return p->err->code == VMEM_OK; /* not one we can print custom: generic */
+  if (!has_name || !has_type)
+    return true;
   const bc_entry *te = attr_entry(p, type_attr);
   bc_cursor tc;
   uint64_t code;
   bool builtin;
   vmem_str name, visibility = {"", 0};
-  if (!has_name || !has_type || !string_attr(p, name_attr, &name) || !builtin_code(p, te, &tc, &code, &builtin))
+  if (!string_attr(p, name_attr, &name) || !builtin_code(p, te, &tc, &code, &builtin))
     return p->err->code == VMEM_OK;
   if (!builtin || code != 6 || !type_ref(p, &tc, &type))
     return p->err->code == VMEM_OK;
@@ -1279,7 +1287,9 @@ static bool print_ir(printer *p) {
 }
 
 vmem_status bc_print(arena *a, const bc_file *f, vmem_str *text, vmem_error *err) {
-  /* Two passes: measure, then write into a buffer of the exact size. */
+  /* Two passes: measure, then write into a buffer of the exact size. The
+   * first error wins (fail() keeps it), so start clear. */
+  err_clear(err);
   strbuf sb;
   printer p = {f, a, &sb, err, 0, 0, dialect_named(f, "builtin"), dialect_named(f, "stable_mosaic"),
                NULL, 0, 0, 0, {0, 0, 0}};

@@ -273,6 +273,7 @@ static bool check_sections(bc_cursor *c, const bc_file *f) {
 }
 
 vmem_status bc_read(arena *a, const uint8_t *buf, size_t len, bc_file *out, vmem_error *err) {
+  err_clear(err);
   memset(out, 0, sizeof *out);
   out->buf = buf;
   out->len = len;

@@ -1,0 +1,1 @@
+$VMEMSCOPE check body_prefetch_sync.b64

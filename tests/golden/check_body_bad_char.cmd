@@ -1,0 +1,1 @@
+$VMEMSCOPE check body_bad_char.b64

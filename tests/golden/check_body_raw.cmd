@@ -1,0 +1,1 @@
+$VMEMSCOPE check body_copy_nogrid.mlirbc --json

@@ -1,0 +1,1 @@
+$VMEMSCOPE check body_version9.mlirbc

@@ -1,0 +1,1 @@
+$VMEMSCOPE check jit_model.stablehlo.mlir

@@ -1,0 +1,1 @@
+$VMEMSCOPE mlir-text body_truncated.b64
