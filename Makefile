@@ -52,6 +52,7 @@ bench: bootstrap
 	@echo "== bench_hlo"; build-bench/bench_hlo 100 ../shared/corpus/hlo/gpu_large_loop_fusion_1.8MB.hlo
 	@echo "== bench_explain"; build-bench/bench_explain 100
 	@echo "== bench_fit"; build-bench/bench_fit
+	@echo "== bench_stablehlo"; build-bench/bench_stablehlo 100
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
