@@ -18,9 +18,10 @@ static const char help[] =
     "Identical errors are folded with a count.\n\n"
     "options:\n"
     "  --target T   size listing shapes and check the figures for this generation\n"
-    "  --kernel K   the kernel (Mosaic MLIR or a JSON spec): its exact footprint is set\n"
+    "  --kernel K   the kernel (any input check reads with one kernel): its exact footprint is set\n"
     "               against the printed size, and block changes that fit the printed limit\n"
-    "  --hlo H      the HLO module: the instruction the error names is found in it\n"
+    "  --hlo H      the HLO module: the instruction the error names is found in it, and\n"
+    "               when it is a Pallas custom call, its kernel set against the figures\n"
     "  --json       print JSON (docs/json.md)\n\n"
     "Exit status: 1 when an error was explained, 0 when none was found, 2 when\n"
     "the input cannot be read.\n";
@@ -202,16 +203,17 @@ typedef struct linked {
 
 static const char *bare(const char *name) { return name && name[0] == '%' ? name + 1 : name; }
 
-/* The kernel given with --kernel, set against a scoped error's figures. */
-static void link_kernel(const linked *ln, const vmem_log_error *e) {
+/* A kernel (given with --kernel, or the one the --hlo instruction
+ * carries) set against a scoped error's figures; `tag` says which. */
+static void link_kernel(const linked *ln, const vmem_kernel *k, const char *tag, const vmem_log_error *e) {
   vmem_footprint f;
   vmem_error err;
   char b[48], c[48];
-  if (vmem_kernel_footprint(ln->k, ln->t, NULL, &f, &err) != VMEM_OK) {
-    printf("  --kernel   %s: %s\n", vmem_kernel_name(ln->k), err.message);
+  if (vmem_kernel_footprint(k, ln->t, NULL, &f, &err) != VMEM_OK) {
+    printf("  %-9s  %s: %s\n", tag, vmem_kernel_name(k), err.message);
     return;
   }
-  printf("  --kernel   %s on %s: windows + scratch %s exactly", vmem_kernel_name(ln->k), vmem_target_name(ln->t),
+  printf("  %-9s  %s on %s: windows + scratch %s exactly", tag, vmem_kernel_name(k), vmem_target_name(ln->t),
          cli_bytes(b, sizeof b, f.scoped_bytes));
   if (e->size.present && f.scoped_bytes >= e->size.lo && f.scoped_bytes <= e->size.hi)
     printf(": the printed size, to the byte interval\n");
@@ -223,16 +225,20 @@ static void link_kernel(const linked *ln, const vmem_log_error *e) {
   else
     printf("\n");
   vmem_remedies r;
-  if (e->limit.present && vmem_kernel_remedies(ln->k, ln->t, NULL, e->limit.lo, &r, &err) == VMEM_OK) {
+  bool over = e->limit.present && f.scoped_bytes > e->limit.lo; /* block changes only help a kernel that is over */
+  if (over && vmem_kernel_remedies(k, ln->t, NULL, e->limit.lo, &r, &err) == VMEM_OK) {
     for (size_t i = 0; i < r.nshrink; i++) {
       const vmem_shrink *s = &r.shrink[i];
-      const vmem_operand *o = vmem_kernel_operand(ln->k, s->operand);
-      printf("  --kernel   fits the printed limit with %s%s%s %" PRId64 " -> %" PRId64 " (scoped %s)\n",
-             s->param_name ? s->param_name : o->name, s->param_name ? "" : " block dim ", s->param_name ? "" : "",
-             s->from, s->to, cli_human(b, sizeof b, s->scoped_bytes));
+      if (s->param_name)
+        printf("  %-9s  fits the printed limit with %s %" PRId64 " -> %" PRId64 " (scoped %s)\n", tag,
+               s->param_name, s->from, s->to, cli_human(b, sizeof b, s->scoped_bytes));
+      else
+        printf("  %-9s  fits the printed limit with %s block dim %zu: %" PRId64 " -> %" PRId64 " (scoped %s)\n", tag,
+               vmem_kernel_operand(k, s->operand)->name, s->dim, s->from, s->to,
+               cli_human(b, sizeof b, s->scoped_bytes));
     }
     for (size_t i = 0; i < r.nbuffered1; i++)
-      printf("  --kernel   pl.Buffered(1) on %s saves %s\n", vmem_kernel_operand(ln->k, r.buffered1[i].operand)->name,
+      printf("  %-9s  pl.Buffered(1) on %s saves %s\n", tag, vmem_kernel_operand(k, r.buffered1[i].operand)->name,
              cli_human(b, sizeof b, r.buffered1[i].saved_bytes));
   }
   vmem_footprint_free(&f);
@@ -265,6 +271,22 @@ static int64_t instruction_limit(const vmem_hlo_instruction *in) {
   return vmem_hlo_instruction_scoped(in, &sc, &err) == VMEM_OK ? sc.limit_bytes : -1;
 }
 
+/* The kernel of the instruction the error names, when --hlo has it and
+ * it carries a Mosaic body; NULL otherwise (a body that cannot be read is
+ * said in a line, not fatal: the log is still explained). */
+static vmem_kernel *instruction_kernel(const linked *ln, const vmem_log_error *e, bool quiet) {
+  const char *name = bare(e->instruction);
+  const vmem_hlo_instruction *in = name ? find_instruction(ln->m, name) : NULL;
+  vmem_hlo_scoped sc;
+  vmem_error err;
+  if (!in || vmem_hlo_instruction_scoped(in, &sc, &err) != VMEM_OK || !sc.has_kernel_body)
+    return NULL;
+  vmem_kernel *k = vmem_hlo_instruction_kernel(in, NULL, &err);
+  if (!k && !quiet)
+    printf("  --hlo      its Mosaic body cannot be read: %s\n", err.message);
+  return k;
+}
+
 /* The instruction the error names, found in the module given with --hlo. */
 static void link_hlo(const linked *ln, const vmem_log_error *e) {
   const char *name = bare(e->instruction);
@@ -293,10 +315,13 @@ static json_t *json_links(const linked *ln, const vmem_log_error *e) {
   json_t *o = json_object(), *jk = json_null(), *jh = json_null();
   vmem_footprint f;
   vmem_error err;
-  if (ln->k && (e->kind == VMEM_OOM_SCOPED_VMEM || e->kind == VMEM_OOM_VMEM_REQUEST) &&
-      vmem_kernel_footprint(ln->k, ln->t, NULL, &f, &err) == VMEM_OK) {
+  bool scoped = e->kind == VMEM_OOM_SCOPED_VMEM || e->kind == VMEM_OOM_VMEM_REQUEST;
+  vmem_kernel *own = scoped && !ln->k && ln->m ? instruction_kernel(ln, e, true) : NULL;
+  const vmem_kernel *k = ln->k ? ln->k : own;
+  if (k && scoped && vmem_kernel_footprint(k, ln->t, NULL, &f, &err) == VMEM_OK) {
     jk = json_object();
-    json_object_set_new(jk, "name", json_string(vmem_kernel_name(ln->k)));
+    json_object_set_new(jk, "name", json_string(vmem_kernel_name(k)));
+    json_object_set_new(jk, "from", json_string(ln->k ? "--kernel" : "--hlo"));
     json_object_set_new(jk, "target", json_string(vmem_target_name(ln->t)));
     json_object_set_new(jk, "scoped_bytes", json_integer((json_int_t)f.scoped_bytes));
     json_object_set_new(jk, "matches_printed_size",
@@ -307,6 +332,7 @@ static json_t *json_links(const linked *ln, const vmem_log_error *e) {
                                                      : json_null());
     vmem_footprint_free(&f);
   }
+  vmem_kernel_free(own);
   const char *name = bare(e->instruction);
   if (ln->m && name) {
     const vmem_hlo_instruction *in = find_instruction(ln->m, name);
@@ -351,10 +377,16 @@ static void print_error(const vmem_log_error *e, size_t i, size_t n, const char 
   print_targets(e);
   print_listing(e);
   char b[32], c[32];
-  if (ln->k && (e->kind == VMEM_OOM_SCOPED_VMEM || e->kind == VMEM_OOM_VMEM_REQUEST))
-    link_kernel(ln, e);
-  if (ln->m && e->instruction)
+  bool scoped = e->kind == VMEM_OOM_SCOPED_VMEM || e->kind == VMEM_OOM_VMEM_REQUEST;
+  if (ln->k && scoped)
+    link_kernel(ln, ln->k, "--kernel", e);
+  if (ln->m && e->instruction) {
     link_hlo(ln, e);
+    vmem_kernel *own = scoped && !ln->k ? instruction_kernel(ln, e, false) : NULL;
+    if (own)
+      link_kernel(ln, own, "--hlo", e);
+    vmem_kernel_free(own);
+  }
   switch (e->kind) {
   case VMEM_OOM_SCOPED_VMEM:
     remedies_scoped(e);
@@ -475,22 +507,7 @@ int cmd_explain(int argc, char **argv) {
   vmem_kernel *kernel = NULL;
   vmem_hlo_module *module = NULL;
   if (kernel_path) {
-    FILE *kf = fopen(kernel_path, "rb");
-    size_t klen = 0;
-    char *ktext = kf ? cli_read_stream(kf, &klen) : NULL;
-    if (kf)
-      fclose(kf);
-    vmem_error err;
-    size_t i = 0;
-    while (ktext && i < klen && (ktext[i] == ' ' || ktext[i] == '\n' || ktext[i] == '\t' || ktext[i] == '\r'))
-      i++;
-    kernel = !ktext                   ? NULL
-             : i < klen && ktext[i] == '{' ? vmem_kernel_from_spec(ktext, klen, NULL, &err)
-                                       : vmem_kernel_from_mlir(ktext, klen, NULL, &err);
-    if (!kernel)
-      cli_error("explain", "--kernel %s: %s", kernel_path, ktext ? err.message : "cannot open");
-    free(ktext);
-    if (!kernel) {
+    if (!(kernel = cli_load_kernel("explain", kernel_path, NULL, NULL, NULL))) {
       free(files);
       return EXIT_BAD;
     }
