@@ -469,6 +469,29 @@ VMEM_API vmem_kernel *vmem_hlo_instruction_kernel(const vmem_hlo_instruction *i,
                                                   const vmem_allocator *alloc,
                                                   vmem_error *err);
 
+/* ## Program-scoped packing
+ *
+ * XLA's heap simulator (GlobalDecreasingSizeBestFitHeap, spatial order):
+ * buffers with inclusive logical live ranges are placed largest first at
+ * the smallest aligned gap among the buffers they overlap in time. */
+typedef struct vmem_heap_buffer {
+  uint64_t size;
+  int64_t start, end; /* inclusive logical times */
+  uint64_t offset;    /* set by vmem_heap_pack */
+} vmem_heap_buffer;
+
+typedef struct vmem_heap_result {
+  uint64_t heap_bytes;        /* the packed heap: the highest offset + size */
+  uint64_t lower_bound_bytes; /* the peak of the live sizes' sum */
+} vmem_heap_result;
+
+/** Places every buffer (sets .offset); offsets are multiples of alignment
+ *  (any positive value). */
+VMEM_API vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n,
+                                    uint64_t alignment, vmem_heap_result *out,
+                                    const vmem_allocator *alloc,
+                                    vmem_error *err);
+
 /* ## StableHLO text
  *
  * What jax.jit(f).lower(*args).as_text() prints: read far enough to list

@@ -1,0 +1,120 @@
+/* vmem_heap_pack against XLA's heap simulator golden vectors
+ * (heap_simulator_test.cc, as the reference records them), written as
+ * event sequences: logical time advances by one per Alloc or Free, and a
+ * buffer lives from its Alloc to its Free inclusive. Then properties on
+ * random buffers: no two buffers that overlap in time overlap in space,
+ * offsets are aligned, and the heap is at least the lower bound. */
+#include "test.h"
+
+/* Builds buffers from "a10 b30 -a ..." : a letter and size allocates,
+ * '-' and a letter frees; the letters index the buffers. */
+static size_t events(const char *script, vmem_heap_buffer *b) {
+  size_t n = 0;
+  int64_t t = 0;
+  for (const char *p = script; *p; p++) {
+    if (*p == ' ')
+      continue;
+    if (*p == '-') {
+      b[p[1] - 'a'].end = t++;
+      p++;
+      continue;
+    }
+    size_t i = (size_t)(*p - 'a');
+    b[i].start = t++;
+    b[i].size = 0;
+    while (p[1] >= '0' && p[1] <= '9')
+      b[i].size = b[i].size * 10 + (uint64_t)(*++p - '0');
+    n = i + 1 > n ? i + 1 : n;
+  }
+  return n;
+}
+
+static void expect(const char *script, uint64_t align, uint64_t heap, const uint64_t *offsets) {
+  vmem_heap_buffer b[8];
+  memset(b, 0, sizeof b);
+  size_t n = events(script, b);
+  vmem_heap_result r;
+  vmem_error err;
+  if (vmem_heap_pack(b, n, align, &r, NULL, &err) != VMEM_OK)
+    fail_msg("%s: %s", script, err.message);
+  assert_int_equal(r.heap_bytes, heap);
+  for (size_t i = 0; i < n; i++)
+    if (b[i].offset != offsets[i])
+      fail_msg("%s: buffer %c at %llu, want %llu", script, (char)('a' + i), (unsigned long long)b[i].offset,
+               (unsigned long long)offsets[i]);
+}
+
+static void test_golden(void **state) {
+  (void)state;
+  /* DecreasingSize, alignment 1: d=0, b=40, c=70, a=90; heap 100. */
+  expect("a10 b30 c20 d40 -a -b -c -d", 1, 100, (uint64_t[]){90, 40, 70, 0});
+  /* DecreasingSizeWithAlignment, alignment 20: c=0, a=60, d=60, b=100; heap 120. */
+  expect("a10 b20 c50 -a d40 -b -c -d", 20, 120, (uint64_t[]){60, 100, 0, 60});
+  /* BestFit: e=0, c=50, a=90, d=90, b=120; heap 140. */
+  expect("a10 b20 c40 -a d30 e50 -b -c -d -e", 1, 140, (uint64_t[]){90, 120, 50, 90, 0});
+}
+
+static void test_lower_bound(void **state) {
+  (void)state;
+  vmem_heap_buffer b[8];
+  memset(b, 0, sizeof b);
+  size_t n = events("a10 b30 c20 d40 -a -b -c -d", b);
+  vmem_heap_result r;
+  vmem_error err;
+  assert_int_equal(vmem_heap_pack(b, n, 1, &r, NULL, &err), VMEM_OK);
+  assert_int_equal(r.lower_bound_bytes, 100); /* all four live at time 3 */
+  memset(b, 0, sizeof b);
+  n = events("a10 -a b30 -b", b); /* disjoint: the larger alone */
+  assert_int_equal(vmem_heap_pack(b, n, 1, &r, NULL, &err), VMEM_OK);
+  assert_int_equal(r.lower_bound_bytes, 30);
+  assert_int_equal(r.heap_bytes, 30);
+  assert_int_equal(b[0].offset, 0);
+}
+
+static void test_random(void **state) {
+  (void)state;
+  srand(7);
+  for (int round = 0; round < 200; round++) {
+    vmem_heap_buffer b[40];
+    size_t n = 1 + (size_t)(rand() % 40);
+    for (size_t i = 0; i < n; i++) {
+      b[i].start = rand() % 50;
+      b[i].end = b[i].start + rand() % 20;
+      b[i].size = 1 + (uint64_t)(rand() % 1000);
+    }
+    uint64_t align = 1 + (uint64_t)(rand() % 24);
+    vmem_heap_result r;
+    vmem_error err;
+    assert_int_equal(vmem_heap_pack(b, n, align, &r, NULL, &err), VMEM_OK);
+    assert_true(r.heap_bytes >= r.lower_bound_bytes);
+    for (size_t i = 0; i < n; i++) {
+      assert_int_equal(b[i].offset % align, 0);
+      assert_true(b[i].offset + b[i].size <= r.heap_bytes);
+      for (size_t j = i + 1; j < n; j++) {
+        bool in_time = b[i].start <= b[j].end && b[j].start <= b[i].end;
+        bool in_space = b[i].offset < b[j].offset + b[j].size && b[j].offset < b[i].offset + b[i].size;
+        assert_false(in_time && in_space);
+      }
+    }
+  }
+}
+
+static void test_bad_input(void **state) {
+  (void)state;
+  vmem_heap_buffer b = {10, 5, 4, 0};
+  vmem_heap_result r;
+  vmem_error err;
+  assert_int_equal(vmem_heap_pack(&b, 1, 8, &r, NULL, &err), VMEM_ERR_RANGE);
+  b.end = 6;
+  assert_int_equal(vmem_heap_pack(&b, 1, 0, &r, NULL, &err), VMEM_ERR_ARGUMENT);
+  assert_int_equal(vmem_heap_pack(NULL, 0, 8, &r, NULL, &err), VMEM_OK);
+  assert_int_equal(r.heap_bytes, 0);
+  vmem_heap_buffer huge[2] = {{UINT64_MAX - 4, 0, 1, 0}, {UINT64_MAX - 4, 0, 1, 0}};
+  assert_int_equal(vmem_heap_pack(huge, 2, 1, &r, NULL, &err), VMEM_ERR_OVERFLOW);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_golden), cmocka_unit_test(test_lower_bound),
+                                     cmocka_unit_test(test_random), cmocka_unit_test(test_bad_input)};
+  return RUN(tests);
+}
