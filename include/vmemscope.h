@@ -492,6 +492,40 @@ VMEM_API vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n,
                                     const vmem_allocator *alloc,
                                     vmem_error *err);
 
+/* ## Program-scoped VMEM of an HLO module
+ *
+ * The values in memory space 1 (S(1) in their layouts), their live ranges
+ * over the flattened schedule (called computations inlined before their
+ * caller, as XLA's HloLiveRange does), packed by vmem_heap_pack. A model
+ * of XLA's dataflow rules; docs/program.md says what it leaves out. */
+typedef struct vmem_program_buffer {
+  const vmem_hlo_instruction *instruction;
+  size_t leaf;             /* the tuple leaf (depth-first), 0 for an array */
+  uint64_t bytes, unpadded_bytes;
+  int64_t start, end;      /* inclusive logical times */
+  uint64_t offset;         /* in the packed heap */
+} vmem_program_buffer;
+
+typedef struct vmem_program {
+  size_t count;
+  vmem_program_buffer *buffers; /* by start time */
+  uint64_t peak_bytes;          /* the packed heap */
+  uint64_t lower_bound_bytes;   /* the peak of the live sizes' sum */
+  uint64_t capacity_bytes;      /* the target's physical VMEM */
+  int64_t schedule_length;
+  bool scheduled;               /* is_scheduled=true; else text order */
+  const vmem_allocator *alloc;
+} vmem_program;
+
+/** alignment: of each buffer's offset in the heap (0 = 1). */
+VMEM_API vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m,
+                                           const vmem_target *t,
+                                           uint64_t alignment,
+                                           vmem_program *out,
+                                           const vmem_allocator *alloc,
+                                           vmem_error *err);
+VMEM_API void vmem_program_free(vmem_program *p);
+
 /* ## StableHLO text
  *
  * What jax.jit(f).lower(*args).as_text() prints: read far enough to list

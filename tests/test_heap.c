@@ -113,8 +113,39 @@ static void test_bad_input(void **state) {
   assert_int_equal(vmem_heap_pack(huge, 2, 1, &r, NULL, &err), VMEM_ERR_OVERFLOW);
 }
 
+/* HloLiveRange's Multiply vector (hlo_live_range_test.cc, as the reference
+ * records it): schedule {paramA, paramX, mul} gives paramA [0,3],
+ * paramX [0,3], mul [2,3]. With every value in S(1), the three are live
+ * together at step 2. */
+static void test_live_ranges(void **state) {
+  (void)state;
+  const char *text = "HloModule m, is_scheduled=true\n"
+                     "ENTRY %e (a: f32[8,128], x: f32[8,128]) -> f32[8,128] {\n"
+                     "  %paramA = f32[8,128]{1,0:T(8,128)S(1)} parameter(0)\n"
+                     "  %paramX = f32[8,128]{1,0:T(8,128)S(1)} parameter(1)\n"
+                     "  ROOT %mul = f32[8,128]{1,0:T(8,128)S(1)} multiply(%paramA, %paramX)\n"
+                     "}\n";
+  vmem_error err;
+  vmem_hlo_module *m = vmem_hlo_parse(text, strlen(text), NULL, &err);
+  assert_non_null(m);
+  vmem_program p;
+  assert_int_equal(vmem_hlo_program_vmem(m, vmem_target_find("v5e", 3), 0, &p, NULL, &err), VMEM_OK);
+  assert_int_equal(p.count, 3);
+  assert_int_equal(p.schedule_length, 3);
+  static const int64_t want[3][2] = {{0, 3}, {0, 3}, {2, 3}};
+  for (size_t i = 0; i < 3; i++) {
+    assert_int_equal(p.buffers[i].start, want[i][0]);
+    assert_int_equal(p.buffers[i].end, want[i][1]);
+  }
+  assert_int_equal(p.lower_bound_bytes, 3 * 4096);
+  assert_int_equal(p.peak_bytes, 3 * 4096);
+  vmem_program_free(&p);
+  vmem_hlo_free(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_golden), cmocka_unit_test(test_lower_bound),
-                                     cmocka_unit_test(test_random), cmocka_unit_test(test_bad_input)};
+                                     cmocka_unit_test(test_random), cmocka_unit_test(test_bad_input),
+                                     cmocka_unit_test(test_live_ranges)};
   return RUN(tests);
 }

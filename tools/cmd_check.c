@@ -87,6 +87,8 @@ typedef struct report {
   const vmem_plan_options *opt;
   int worst;            /* the worst kernel verdict: 0 fits, 1 at risk, 2 over */
   bool bad_body;        /* a kernel body that could not be read */
+  vmem_program prog;    /* program-scoped VMEM: the S(1) values packed */
+  bool has_prog;
 } report;
 
 /* Opcodes that define no buffer of their own: their result is an operand's
@@ -395,6 +397,56 @@ static void print_summary(const report *r, size_t top) {
   free(big);
 }
 
+/* Program-scoped VMEM: the S(1) values, their packed heap against
+ * physical VMEM, and the largest of them with their live ranges. */
+static void print_program(const report *r, size_t top) {
+  const vmem_program *p = &r->prog;
+  char a[48], b[48], c[48];
+  if (!p->count) {
+    printf("\nprogram-scoped VMEM: no value is laid out in S(1)\n");
+    return;
+  }
+  printf("\nprogram-scoped VMEM (values laid out in S(1), live over the %s schedule of %" PRId64 " steps):\n",
+         p->scheduled ? "given" : "text-order (not scheduled)", p->schedule_length);
+  printf("  %zu values; peak live %s (lower bound), packed %s (best fit, as XLA's heap simulator), physical %s\n",
+         p->count, cli_bytes(a, sizeof a, p->lower_bound_bytes), cli_bytes(b, sizeof b, p->peak_bytes),
+         cli_human(c, sizeof c, p->capacity_bytes));
+  if (p->peak_bytes > p->capacity_bytes)
+    printf("  verdict: DOES NOT FIT — the program values alone exceed physical VMEM by %s (the compiler's 'Ran out "
+           "of memory in memory space vmem. Used X of Y vmem'); move values out of S(1)\n",
+           cli_human(a, sizeof a, p->peak_bytes - p->capacity_bytes));
+  else
+    printf("  verdict: fits, %s of physical VMEM left for the scoped reservations (not yet added: issue 7)\n",
+           cli_human(a, sizeof a, p->capacity_bytes - p->peak_bytes));
+  const vmem_program_buffer **big = malloc(p->count * sizeof *big);
+  if (!big)
+    return;
+  for (size_t i = 0; i < p->count; i++)
+    big[i] = &p->buffers[i];
+  for (size_t i = 1; i < p->count; i++) /* largest first; a stable insertion sort keeps schedule order */
+    for (size_t j = i; j > 0 && big[j - 1]->bytes < big[j]->bytes; j--) {
+      const vmem_program_buffer *t = big[j];
+      big[j] = big[j - 1];
+      big[j - 1] = t;
+    }
+  static const int right[] = {0, 1, 1, 1, 1};
+  cli_table tb;
+  table_init(&tb, 5, right);
+  table_add(&tb, "  VALUE", "BYTES", "UNPADDED", "LIVE", "OFFSET");
+  for (size_t i = 0; i < p->count && i < top; i++) {
+    char nm[72], by[32], un[32], lv[48], of[32];
+    vmem_str n = vmem_hlo_instruction_name(big[i]->instruction);
+    snprintf(nm, sizeof nm, "  %%%.*s%s", (int)(n.len > 48 ? 48 : n.len), n.ptr, big[i]->leaf ? " (leaf)" : "");
+    snprintf(lv, sizeof lv, "[%" PRId64 ", %" PRId64 "]", big[i]->start, big[i]->end);
+    snprintf(of, sizeof of, "%" PRIu64, big[i]->offset);
+    table_add(&tb, nm, cli_human(by, sizeof by, big[i]->bytes), cli_human(un, sizeof un, big[i]->unpadded_bytes), lv,
+              of);
+  }
+  table_print(&tb, stdout);
+  table_free(&tb);
+  free(big);
+}
+
 static void print_text(report *r, bool summary, size_t top) {
   vmem_str name = vmem_hlo_name(r->m);
   printf("module %.*s: %zu computations, %zu instructions; target %s\n", (int)name.len, name.ptr,
@@ -417,6 +469,8 @@ static void print_text(report *r, bool summary, size_t top) {
       }
   }
   print_summary(r, top);
+  if (r->has_prog)
+    print_program(r, top);
 }
 
 /* ---- JSON ----------------------------------------------------------------- */
@@ -510,6 +564,29 @@ static json_t *json_report(report *r, size_t top) {
   }
   free(big);
   json_object_set_new(root, "largest", lg);
+  if (r->has_prog) {
+    const vmem_program *p = &r->prog;
+    json_t *pj = json_object(), *bufs = json_array();
+    json_object_set_new(pj, "peak_bytes", json_integer((json_int_t)p->peak_bytes));
+    json_object_set_new(pj, "lower_bound_bytes", json_integer((json_int_t)p->lower_bound_bytes));
+    json_object_set_new(pj, "capacity_bytes", json_integer((json_int_t)p->capacity_bytes));
+    json_object_set_new(pj, "fits", json_boolean(p->peak_bytes <= p->capacity_bytes));
+    json_object_set_new(pj, "schedule_length", json_integer((json_int_t)p->schedule_length));
+    for (size_t i = 0; i < p->count; i++) {
+      const vmem_program_buffer *b = &p->buffers[i];
+      json_t *o = json_object();
+      json_object_set_new(o, "name", json_str(vmem_hlo_instruction_name(b->instruction)));
+      json_object_set_new(o, "leaf", json_integer((json_int_t)b->leaf));
+      json_object_set_new(o, "bytes", json_integer((json_int_t)b->bytes));
+      json_object_set_new(o, "unpadded_bytes", json_integer((json_int_t)b->unpadded_bytes));
+      json_object_set_new(o, "start", json_integer((json_int_t)b->start));
+      json_object_set_new(o, "end", json_integer((json_int_t)b->end));
+      json_object_set_new(o, "offset", json_integer((json_int_t)b->offset));
+      json_array_append_new(bufs, o);
+    }
+    json_object_set_new(pj, "buffers", bufs);
+    json_object_set_new(root, "program", pj);
+  }
   return root;
 }
 
@@ -594,14 +671,21 @@ int cmd_check(int argc, char **argv) {
   if (!(r.m = open_module("check", path)))
     return EXIT_BAD;
   int rc = EXIT_OK;
+  vmem_error perr;
   if (!size_rows(&r))
     rc = EXIT_BAD;
+  else if (!(r.has_prog = vmem_hlo_program_vmem(r.m, t, popt.alignment, &r.prog, NULL, &perr) == VMEM_OK))
+    cli_error("check", "%s: program-scoped VMEM: %s", path, perr.message);
+  if (rc != EXIT_OK)
+    ;
   else if (json)
     rc = cli_print_json(json_report(&r, (size_t)top));
   else
     print_text(&r, summary, (size_t)top);
+  bool prog_over = r.has_prog && r.prog.peak_bytes > r.prog.capacity_bytes;
   if (rc == EXIT_OK)
-    rc = r.bad_body ? EXIT_BAD : r.worst == 2 ? EXIT_OOM : EXIT_OK;
+    rc = r.bad_body || !r.has_prog ? EXIT_BAD : r.worst == 2 || prog_over ? EXIT_OOM : EXIT_OK;
+  vmem_program_free(&r.prog);
   free_rows(&r);
   vmem_hlo_free(r.m);
   return rc;
