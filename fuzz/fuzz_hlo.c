@@ -43,6 +43,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       vmem_shape_size(vmem_hlo_instruction_shape(in), &z, &err);
     }
   }
+  vmem_program prog; /* program-scoped VMEM: packed without overlap, or a coded error */
+  if (vmem_hlo_program_vmem(m, vmem_target_find("v5e", 3), 8, &prog, NULL, &err) == VMEM_OK) {
+    if (prog.peak_bytes < prog.lower_bound_bytes)
+      abort();
+    vmem_program_free(&prog);
+  } else if (err.code == VMEM_OK) {
+    abort();
+  }
   char *a = print(m);
   vmem_hlo_module *again = a ? vmem_hlo_parse(a, strlen(a), NULL, &err) : NULL;
   if (!again || vmem_hlo_instruction_total(again) != vmem_hlo_instruction_total(m))

@@ -275,7 +275,8 @@ vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m, const vmem_target *t
   }
   out->schedule_length = w.t;
   if (st == VMEM_OK) {
-    qsort(out->buffers, out->count, sizeof *out->buffers, by_start);
+    if (out->count) /* buffers is NULL when no value is in S(1) */
+      qsort(out->buffers, out->count, sizeof *out->buffers, by_start);
     st = pack(out, alignment ? alignment : 1, alloc, err);
   }
   vmem__free(alloc, w.by_ptr);
