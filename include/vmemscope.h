@@ -483,6 +483,7 @@ typedef struct vmem_heap_buffer {
 typedef struct vmem_heap_result {
   uint64_t heap_bytes;        /* the packed heap: the highest offset + size */
   uint64_t lower_bound_bytes; /* the peak of the live sizes' sum */
+  int64_t peak_time;          /* the first step at that peak */
 } vmem_heap_result;
 
 /** Places every buffer (sets .offset); offsets are multiples of alignment
@@ -511,6 +512,7 @@ typedef struct vmem_program {
   vmem_program_buffer *buffers; /* by start time */
   uint64_t peak_bytes;          /* the packed heap */
   uint64_t lower_bound_bytes;   /* the peak of the live sizes' sum */
+  int64_t peak_time;            /* the first step at that peak */
   uint64_t capacity_bytes;      /* the target's physical VMEM */
   int64_t schedule_length;
   bool scheduled;               /* is_scheduled=true; else text order */

@@ -63,6 +63,7 @@ static void test_lower_bound(void **state) {
   vmem_error err;
   assert_int_equal(vmem_heap_pack(b, n, 1, &r, NULL, &err), VMEM_OK);
   assert_int_equal(r.lower_bound_bytes, 100); /* all four live at time 3 */
+  assert_int_equal(r.peak_time, 3);
   memset(b, 0, sizeof b);
   n = events("a10 -a b30 -b", b); /* disjoint: the larger alone */
   assert_int_equal(vmem_heap_pack(b, n, 1, &r, NULL, &err), VMEM_OK);

@@ -16,7 +16,7 @@
 static const char help[] =
     "usage: vmemscope check FILE [--target T] [--format F] [--instruction NAME]\n"
     "                        [--json] [--vmem-limit-bytes N] [--flags \"...\"]\n"
-    "                        [--no-env] [--summary] [--top N]\n\n"
+    "                        [--no-env] [--summary] [--timeline] [--top N]\n\n"
     "FILE is an HLO module, StableHLO text (jax.jit(f).lower(x).as_text()), a\n"
     "Pallas kernel as Mosaic MLIR text or bytecode (raw, base64, or a backend_config\n"
     "holding custom_call_config.body), or a JSON kernel spec (docs/kernel-spec.md);\n"
@@ -44,6 +44,7 @@ static const char help[] =
     "  --internal-scratch N    kernel: Mosaic internal scratch in bytes (default: the kernel's,\n"
     "                          else the target's)\n"
     "  --summary               HLO: only the module line, custom calls, totals, largest buffers\n"
+    "  --timeline              HLO: also the program-scoped values live at the peak step\n"
     "  --top N                 HLO: how many of the largest buffers to list (default 10)\n"
     "  --json                  print JSON (docs/json.md; every size in bytes)\n";
 
@@ -88,7 +89,7 @@ typedef struct report {
   int worst;            /* the worst kernel verdict: 0 fits, 1 at risk, 2 over */
   bool bad_body;        /* a kernel body that could not be read */
   vmem_program prog;    /* program-scoped VMEM: the S(1) values packed */
-  bool has_prog;
+  bool has_prog, timeline;
 } report;
 
 /* Opcodes that define no buffer of their own: their result is an operand's
@@ -397,6 +398,23 @@ static void print_summary(const report *r, size_t top) {
   free(big);
 }
 
+/* --timeline: the values live at the peak step, largest first (big is
+ * sorted so), with what padding costs each. */
+static void print_peak(const vmem_program *p, const vmem_program_buffer *const *big) {
+  char a[48], b[48], c[48];
+  printf("\nlive at the peak, step %" PRId64 " (%s):\n", p->peak_time,
+         cli_bytes(a, sizeof a, p->lower_bound_bytes));
+  for (size_t i = 0; i < p->count; i++) {
+    const vmem_program_buffer *v = big[i];
+    if (v->start > p->peak_time || v->end < p->peak_time)
+      continue;
+    vmem_str n = vmem_hlo_instruction_name(v->instruction);
+    printf("  %9s  %%%.*s  live [%" PRId64 ", %" PRId64 "]  at %" PRIu64 "  padding %s\n",
+           cli_human(b, sizeof b, v->bytes), (int)(n.len > 48 ? 48 : n.len), n.ptr, v->start, v->end, v->offset,
+           cli_human(c, sizeof c, v->bytes - v->unpadded_bytes));
+  }
+}
+
 /* Program-scoped VMEM: the S(1) values, their packed heap against
  * physical VMEM, and the largest of them with their live ranges. */
 static void print_program(const report *r, size_t top) {
@@ -444,6 +462,8 @@ static void print_program(const report *r, size_t top) {
   }
   table_print(&tb, stdout);
   table_free(&tb);
+  if (r->timeline)
+    print_peak(p, big);
   free(big);
 }
 
@@ -569,6 +589,7 @@ static json_t *json_report(report *r, size_t top) {
     json_t *pj = json_object(), *bufs = json_array();
     json_object_set_new(pj, "peak_bytes", json_integer((json_int_t)p->peak_bytes));
     json_object_set_new(pj, "lower_bound_bytes", json_integer((json_int_t)p->lower_bound_bytes));
+    json_object_set_new(pj, "peak_time", json_integer((json_int_t)p->peak_time));
     json_object_set_new(pj, "capacity_bytes", json_integer((json_int_t)p->capacity_bytes));
     json_object_set_new(pj, "fits", json_boolean(p->peak_bytes <= p->capacity_bytes));
     json_object_set_new(pj, "schedule_length", json_integer((json_int_t)p->schedule_length));
@@ -598,7 +619,7 @@ int cmd_check(int argc, char **argv) {
   static const char *const formats[] = {"hlo", "stablehlo", "mlir", "bytecode", "spec", NULL};
   cli_args a = {.argc = argc, .argv = argv, .cmd = "check"};
   const char *path = NULL, *target = NULL, *format = NULL, *instr = NULL;
-  bool json = false, summary = false, bad = false, no_env = false;
+  bool json = false, summary = false, bad = false, no_env = false, timeline = false;
   long top = 10;
   vmem_limit_inputs in = {.vmem_limit_bytes = -1};
   vmem_plan_options popt = {.alignment = 0, .internal_scratch = -1, .model_intermediates = true};
@@ -644,6 +665,8 @@ int cmd_check(int argc, char **argv) {
         return cli_usage_error("check", "--top needs a count from 0 to 100000, got '%s'", val);
     } else if (!strcmp(opt, "--json"))
       json = true;
+    else if (!strcmp(opt, "--timeline"))
+      timeline = true;
     else if (!strcmp(opt, "--summary"))
       summary = true;
     else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
@@ -667,7 +690,7 @@ int cmd_check(int argc, char **argv) {
     return check_stablehlo(path, t, &in, &popt, json);
   if (strcmp(format, "hlo") != 0 || instr)
     return check_kernel_file(path, format, instr, t, &in, &popt, json);
-  report r = {.path = path, .t = t, .in = &in, .opt = &popt};
+  report r = {.path = path, .t = t, .in = &in, .opt = &popt, .timeline = timeline};
   if (!(r.m = open_module("check", path)))
     return EXIT_BAD;
   int rc = EXIT_OK;

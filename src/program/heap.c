@@ -80,17 +80,19 @@ static int by_time(const void *x, const void *y) {
   return (a->sign > b->sign) - (a->sign < b->sign);
 }
 
-/* The peak of the sum of live sizes over time. */
-static uint64_t live_peak(const vmem_heap_buffer *bufs, size_t n, event *ev) {
+/* The peak of the sum of live sizes over time, and the first step at it. */
+static uint64_t live_peak(const vmem_heap_buffer *bufs, size_t n, event *ev, int64_t *when) {
   for (size_t i = 0; i < n; i++) {
     ev[2 * i] = (event){bufs[i].start, 1, bufs[i].size};
     ev[2 * i + 1] = (event){bufs[i].end + 1, -1, bufs[i].size};
   }
   qsort(ev, 2 * n, sizeof *ev, by_time);
   uint64_t live = 0, peak = 0;
+  *when = 0;
   for (size_t i = 0; i < 2 * n; i++) {
     live = ev[i].sign > 0 ? live + ev[i].size : live - ev[i].size;
-    peak = live > peak ? live : peak;
+    if (live > peak)
+      peak = live, *when = ev[i].t;
   }
   return peak;
 }
@@ -140,7 +142,7 @@ vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment,
     out->heap_bytes = end > out->heap_bytes ? end : out->heap_bytes;
   }
   if (st == VMEM_OK)
-    out->lower_bound_bytes = live_peak(bufs, n, ev);
+    out->lower_bound_bytes = live_peak(bufs, n, ev, &out->peak_time);
   vmem__free(alloc, ev);
   vmem__free(alloc, o);
   vmem__free(alloc, busy);

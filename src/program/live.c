@@ -238,6 +238,7 @@ static vmem_status pack(vmem_program *p, uint64_t alignment, const vmem_allocato
     p->buffers[i].offset = hb[i].offset;
   p->peak_bytes = r.heap_bytes;
   p->lower_bound_bytes = r.lower_bound_bytes;
+  p->peak_time = r.peak_time;
   vmem__free(alloc, hb);
   return st;
 }
