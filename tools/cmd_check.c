@@ -398,6 +398,69 @@ static void print_summary(const report *r, size_t top) {
   free(big);
 }
 
+/* The k-th array leaf (depth-first) of a shape. */
+static const vmem_shape *leaf_at(const vmem_shape *s, size_t *k) {
+  size_t n = vmem_shape_tuple_count(s);
+  if (!n && !vmem_shape_is_tuple(s))
+    return (*k)-- == 0 ? s : NULL;
+  for (size_t i = 0; i < n; i++) {
+    const vmem_shape *l = leaf_at(vmem_shape_tuple_at(s, i), k);
+    if (l)
+      return l;
+  }
+  return NULL;
+}
+
+/* One entry of the compiler's "Largest program allocations in vmem". */
+static void print_allocation(const report *r, size_t i, const vmem_program_buffer *v) {
+  char sz[32], un[32], ex[32];
+  vmem_format_bytes((int64_t)v->bytes, sz, sizeof sz);
+  printf("  %zu. Size: %s\n", i + 1, sz);
+  vmem_str on = vmem_hlo_instruction_op_name(v->instruction);
+  if (on.len)
+    printf("     Operator: op_name=\"%.*s\"\n", (int)on.len, on.ptr);
+  vmem_error err;
+  vmem_shape *laid = vmem_shape_with_tpu_layout(vmem_hlo_instruction_shape(v->instruction), r->t, NULL, &err);
+  size_t k = v->leaf;
+  const vmem_shape *leaf = laid ? leaf_at(laid, &k) : NULL;
+  char *st = leaf ? shape_text(leaf) : NULL;
+  if (st)
+    printf("     Shape: %s\n", st);
+  free(st);
+  vmem_shape_free(laid);
+  vmem_format_bytes((int64_t)v->unpadded_bytes, un, sizeof un);
+  printf("     Unpadded size: %s\n", un);
+  if (v->bytes > v->unpadded_bytes && v->unpadded_bytes) {
+    vmem_format_bytes((int64_t)(v->bytes - v->unpadded_bytes), ex, sizeof ex);
+    printf("     Extra memory due to padding: %s (%.1fx expansion)\n", ex, (double)v->bytes / (double)v->unpadded_bytes);
+  }
+  vmem_str n = vmem_hlo_instruction_name(v->instruction), op = vmem_hlo_instruction_opcode(v->instruction);
+  printf("     XLA label: %.*s = %.*s(", (int)n.len, n.ptr, (int)op.len, op.ptr);
+  for (size_t o = 0; o < vmem_hlo_instruction_operand_count(v->instruction); o++) {
+    vmem_str on2 = vmem_hlo_instruction_name(vmem_hlo_instruction_operand_at(v->instruction, o));
+    printf("%s%.*s", o ? ", " : "", (int)on2.len, on2.ptr);
+  }
+  printf(")\n     Allocation type: HLO temp\n     ==========================\n\n");
+}
+
+/* When the program values alone exceed physical VMEM: the report the
+ * compiler prints, from this model — the values live at the peak step. */
+static void print_capacity_report(const report *r, const vmem_program_buffer *const *big, size_t top) {
+  const vmem_program *p = &r->prog;
+  char used[32], cap[32], over[32];
+  vmem_format_bytes((int64_t)p->peak_bytes, used, sizeof used);
+  vmem_format_bytes((int64_t)p->capacity_bytes, cap, sizeof cap);
+  vmem_format_bytes((int64_t)(p->peak_bytes - p->capacity_bytes), over, sizeof over);
+  printf("\n  as the compiler would report it (modelled: values and ranges as docs/program.md describes):\n\n");
+  printf("Ran out of memory in memory space vmem. Used %s of %s vmem. Exceeded vmem capacity by %s.\n\n", used, cap,
+         over);
+  printf("Program vmem requirement %s:\n    HLO temp         %s\n\n  Largest program allocations in vmem:\n\n", used,
+         used);
+  for (size_t i = 0, shown = 0; i < p->count && shown < top; i++)
+    if (big[i]->start <= p->peak_time && big[i]->end >= p->peak_time)
+      print_allocation(r, shown++, big[i]);
+}
+
 /* --timeline: the values live at the peak step, largest first (big is
  * sorted so), with what padding costs each. */
 static void print_peak(const vmem_program *p, const vmem_program_buffer *const *big) {
@@ -464,6 +527,8 @@ static void print_program(const report *r, size_t top) {
   table_free(&tb);
   if (r->timeline)
     print_peak(p, big);
+  if (p->peak_bytes > p->capacity_bytes)
+    print_capacity_report(r, big, top);
   free(big);
 }
 
