@@ -451,6 +451,13 @@ typedef struct vmem_hlo_scoped {
   bool config_is_json;       /* backend_config parsed as JSON */
 } vmem_hlo_scoped;
 
+/** A standalone module holding the instruction alone: the computations it
+ *  calls (transitively), parameters in place of its operands, its shape,
+ *  layouts, backend_config and metadata kept — what an XLA bug report
+ *  needs. snprintf semantics; SIZE_MAX with *err set for a parameter. */
+VMEM_API size_t vmem_hlo_print_repro(const vmem_hlo_instruction *i, char *buf,
+                                     size_t cap, vmem_error *err);
+
 /** Decodes the instruction's backend_config. VMEM_OK with all -1 when there
  *  is none; an error (with the offset of the config) when it is malformed
  *  JSON. */

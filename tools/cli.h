@@ -28,6 +28,7 @@ int cmd_explain(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_print(int argc, char **argv);
 int cmd_mlir_text(int argc, char **argv);
+int cmd_repro(int argc, char **argv);
 /* cmd_kernel.c: check on one kernel (from any reader; format NULL: detect),
  * its full report; and the one-line verdict check prints per kernel of a
  * module (returns 0 fits, 1 at risk, 2 over, -1 when it cannot be sized;

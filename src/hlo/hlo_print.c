@@ -83,3 +83,80 @@ size_t vmem_hlo_print(const vmem_hlo_module *m, char *buf, size_t cap) {
     print_computation(&sb, m->comps[c]);
   return sb.len;
 }
+
+/* Marks c and every computation it calls, transitively. */
+static void mark_called(const vmem_hlo_computation *c, bool *marks, unsigned depth) {
+  if (marks[c->index] || depth > 256)
+    return;
+  marks[c->index] = true;
+  for (uint32_t i = 0; i < c->ninstrs; i++) {
+    const vmem_hlo_instruction *in = c->instrs[i];
+    for (uint32_t k = 0; in->kind == HLO_KIND_CALLS && k < in->ncalled; k++)
+      mark_called(in->called[k], marks, depth + 1);
+  }
+}
+
+/* repro ::= header computations-it-calls ENTRY { parameters ROOT in } */
+size_t vmem_hlo_print_repro(const vmem_hlo_instruction *in, char *buf, size_t cap, vmem_error *err) {
+  err_clear(err);
+  const vmem_hlo_module *m = in->parent->module;
+  if (in->kind == HLO_KIND_PARAMETER) {
+    err_set(err, VMEM_ERR_ARGUMENT, vmem_hlo_instruction_offset(in), "a parameter has nothing to reproduce");
+    return SIZE_MAX;
+  }
+  bool *marks = vmem__alloc(&m->a.alloc, m->ncomps ? m->ncomps : 1);
+  if (!marks) {
+    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return SIZE_MAX;
+  }
+  memset(marks, 0, m->ncomps ? m->ncomps : 1);
+  for (uint32_t k = 0; in->kind == HLO_KIND_CALLS && k < in->ncalled; k++)
+    mark_called(in->called[k], marks, 0);
+  strbuf sb;
+  sb_init(&sb, buf, cap);
+  sb_puts(&sb, "HloModule repro_");
+  put_sv(&sb, in->name);
+  sb_puts(&sb, "\n\n// ");
+  put_sv(&sb, in->name);
+  sb_puts(&sb, " alone, from module ");
+  put_sv(&sb, m->name);
+  sb_puts(&sb, ": its called computations, and parameters in place of its operands.\n\n");
+  if (m->frames.len) { /* metadata's stack_frame_id refers to these tables */
+    put_sv(&sb, m->frames);
+    sb_puts(&sb, "\n\n");
+  }
+  for (uint32_t c = 0; c < m->ncomps; c++)
+    if (marks[c] && !m->comps[c]->is_entry)
+      print_computation(&sb, m->comps[c]);
+  vmem__free(&m->a.alloc, marks);
+  /* One parameter per operand position: simple, and what a bug report
+   * needs (an operand named twice becomes two equal parameters). */
+  sb_puts(&sb, "ENTRY %repro (");
+  for (uint32_t k = 0; k < in->noperands; k++) {
+    sb_printf(&sb, "%sp%u: ", k ? ", " : "", k);
+    shape_print_sb(&sb, in->operands[k]->shape);
+  }
+  sb_puts(&sb, ") -> ");
+  shape_print_sb(&sb, in->shape);
+  sb_puts(&sb, " {\n");
+  for (uint32_t k = 0; k < in->noperands; k++) {
+    sb_printf(&sb, "  %%p%u = ", k);
+    shape_print_sb(&sb, in->operands[k]->shape);
+    sb_printf(&sb, " parameter(%u)\n", k);
+  }
+  sb_puts(&sb, "  ROOT %");
+  put_sv(&sb, in->name);
+  sb_puts(&sb, " = ");
+  shape_print_sb(&sb, in->shape);
+  sb_putn(&sb, " ", 1);
+  put_sv(&sb, *in->opcode);
+  sb_putn(&sb, "(", 1);
+  if (in->kind == HLO_KIND_CONSTANT)
+    put_sv(&sb, *in->literal);
+  for (uint32_t k = 0; k < in->noperands; k++)
+    sb_printf(&sb, "%s%%p%u", k ? ", " : "", k);
+  sb_putn(&sb, ")", 1);
+  put_attrs(&sb, in->attrs, in->nattrs);
+  sb_puts(&sb, "\n}\n");
+  return sb.len;
+}

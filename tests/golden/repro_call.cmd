@@ -1,0 +1,1 @@
+$VMEMSCOPE repro program_s1.hlo --instruction c

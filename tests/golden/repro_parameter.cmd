@@ -1,0 +1,1 @@
+$VMEMSCOPE repro kernel.hlo --instruction q

@@ -1,0 +1,84 @@
+/*
+ * cmd_repro.c — `vmemscope repro`: one instruction of an HLO module as a
+ * standalone module, for an XLA bug report (a scoped OOM in a standard HLO
+ * op is likely the compiler's, and the report needs the failing op alone).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char help[] =
+    "usage: vmemscope repro MODULE.hlo --instruction NAME [-o REPRO.hlo]\n\n"
+    "Writes a standalone HLO module holding the instruction NAME: the\n"
+    "computations it calls (fusion bodies, reducers, while bodies, ...),\n"
+    "parameters in place of its operands, and its shape, layouts,\n"
+    "backend_config and metadata as written. The output parses again, and\n"
+    "a Pallas custom call in it has the same kernel and footprint. To stdout\n"
+    "without -o.\n\n"
+    "example:\n"
+    "  vmemscope repro dump/module_0042.after_optimizations.txt --instruction fusion.17 -o fusion17.hlo\n";
+
+int cmd_repro(int argc, char **argv) {
+  static const char *const with_value[] = {"--instruction", "-o", NULL};
+  cli_args a = {.argc = argc, .argv = argv, .cmd = "repro"};
+  const char *path = NULL, *instr = NULL, *out = NULL;
+  bool bad = false;
+  while (a.i < argc && !bad) {
+    const char *val, *opt = cli_next(&a, with_value, &val, &bad);
+    if (bad)
+      break;
+    if (!opt && !path)
+      path = argv[a.i - 1];
+    else if (!opt)
+      return cli_usage_error("repro", "give one HLO file (got a second: '%s')", argv[a.i - 1]);
+    else if (!strcmp(opt, "--instruction"))
+      instr = val;
+    else if (!strcmp(opt, "-o"))
+      out = val;
+    else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+      fputs(help, stdout);
+      return EXIT_OK;
+    } else
+      return cli_usage_error("repro", "unknown option %s", opt);
+  }
+  if (bad)
+    return EXIT_BAD;
+  if (!path || !instr)
+    return cli_usage_error("repro", "give an HLO module and --instruction NAME");
+  size_t len;
+  char *text = cli_read_file(path, &len);
+  if (!text) {
+    cli_error("repro", "%s: cannot open", path);
+    return EXIT_BAD;
+  }
+  vmem_error err;
+  vmem_hlo_module *m = vmem_hlo_parse(text, len, NULL, &err);
+  const vmem_hlo_instruction *in = m ? cli_kernel_instruction("repro", m, instr) : NULL;
+  int rc = EXIT_BAD;
+  if (!m) {
+    cli_file_error("repro", path, text, len, &err);
+  } else if (in) {
+    size_t n = vmem_hlo_print_repro(in, NULL, 0, &err);
+    char *buf = n != SIZE_MAX ? malloc(n + 1) : NULL;
+    FILE *f = buf && out ? fopen(out, "wb") : stdout;
+    if (n == SIZE_MAX)
+      cli_file_error("repro", path, text, len, &err);
+    else if (!buf)
+      cli_error("repro", "out of memory");
+    else if (!f)
+      cli_error("repro", "%s: cannot write", out);
+    else {
+      vmem_hlo_print_repro(in, buf, n + 1, &err);
+      rc = fwrite(buf, 1, n, f) == n ? EXIT_OK : EXIT_BAD;
+      if (f != stdout && fclose(f) != 0)
+        rc = EXIT_BAD;
+      if (rc != EXIT_OK)
+        cli_error("repro", "%s: write failed", out ? out : "stdout");
+    }
+    free(buf);
+  }
+  vmem_hlo_free(m);
+  free(text);
+  return rc;
+}
