@@ -44,8 +44,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
   }
   vmem_program prog; /* program-scoped VMEM: packed without overlap, or a coded error */
-  if (vmem_hlo_program_vmem(m, vmem_target_find("v5e", 3), 8, &prog, NULL, &err) == VMEM_OK) {
-    if (prog.peak_bytes < prog.lower_bound_bytes)
+  vmem_program_options popt = {8, 16 << 20, true};
+  if (vmem_hlo_program_vmem(m, vmem_target_find("v5e", 3), &popt, &prog, NULL, &err) == VMEM_OK) {
+    if (prog.peak_bytes < prog.lower_bound_bytes || prog.used_bytes < prog.lower_bound_bytes)
       abort();
     vmem_program_free(&prog);
   } else if (err.code == VMEM_OK) {

@@ -484,7 +484,9 @@ VMEM_API vmem_kernel *vmem_hlo_instruction_kernel(const vmem_hlo_instruction *i,
 typedef struct vmem_heap_buffer {
   uint64_t size;
   int64_t start, end; /* inclusive logical times */
-  uint64_t offset;    /* set by vmem_heap_pack */
+  uint64_t offset;    /* set by vmem_heap_pack; given when fixed */
+  bool fixed;         /* placed at .offset before the others, as XLA
+                         places scoped reservations at offset 0 */
 } vmem_heap_buffer;
 
 typedef struct vmem_heap_result {
@@ -514,10 +516,19 @@ typedef struct vmem_program_buffer {
   uint64_t offset;         /* in the packed heap */
 } vmem_program_buffer;
 
+typedef struct vmem_program_options {
+  uint64_t alignment;          /* of offsets in the heap; 0 = 1 */
+  uint64_t scoped_limit_bytes; /* the global scoped limit; 0 = no reservations */
+  bool tight;                  /* a kernel reserves its footprint, not its limit */
+} vmem_program_options;
+
 typedef struct vmem_program {
   size_t count;
   vmem_program_buffer *buffers; /* by start time */
-  uint64_t peak_bytes;          /* the packed heap */
+  uint64_t peak_bytes;          /* the packed heap of the values alone */
+  uint64_t used_bytes;          /* with each step's scoped reservation at offset 0 */
+  uint64_t scoped_reservation_bytes; /* the largest reservation */
+  const vmem_hlo_instruction *largest_reservation; /* whose it is, or NULL */
   uint64_t lower_bound_bytes;   /* the peak of the live sizes' sum */
   int64_t peak_time;            /* the first step at that peak */
   uint64_t capacity_bytes;      /* the target's physical VMEM */
@@ -526,10 +537,13 @@ typedef struct vmem_program {
   const vmem_allocator *alloc;
 } vmem_program;
 
-/** alignment: of each buffer's offset in the heap (0 = 1). */
+/** Each executed instruction reserves its scoped memory at offset 0 for
+ *  its step: the compiler's used_scoped_memory_configs where the text has
+ *  it, else its kernel's or its config's limit (opt->tight: a kernel's
+ *  footprint), else opt->scoped_limit_bytes. opt NULL: no reservations. */
 VMEM_API vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m,
                                            const vmem_target *t,
-                                           uint64_t alignment,
+                                           const vmem_program_options *opt,
                                            vmem_program *out,
                                            const vmem_allocator *alloc,
                                            vmem_error *err);

@@ -82,6 +82,7 @@ static void test_random(void **state) {
       b[i].start = rand() % 50;
       b[i].end = b[i].start + rand() % 20;
       b[i].size = 1 + (uint64_t)(rand() % 1000);
+      b[i].fixed = false;
     }
     uint64_t align = 1 + (uint64_t)(rand() % 24);
     vmem_heap_result r;
@@ -100,9 +101,22 @@ static void test_random(void **state) {
   }
 }
 
+/* Fixed buffers keep their offsets and the others go around them. */
+static void test_fixed(void **state) {
+  (void)state;
+  vmem_heap_buffer b[3] = {{100, 0, 0, 0, true}, {100, 2, 2, 0, true}, {10, 0, 2, 0, false}};
+  vmem_heap_result r;
+  vmem_error err;
+  assert_int_equal(vmem_heap_pack(b, 3, 1, &r, NULL, &err), VMEM_OK);
+  assert_int_equal(b[0].offset, 0);
+  assert_int_equal(b[1].offset, 0);
+  assert_int_equal(b[2].offset, 100);
+  assert_int_equal(r.heap_bytes, 110);
+}
+
 static void test_bad_input(void **state) {
   (void)state;
-  vmem_heap_buffer b = {10, 5, 4, 0};
+  vmem_heap_buffer b = {10, 5, 4, 0, false};
   vmem_heap_result r;
   vmem_error err;
   assert_int_equal(vmem_heap_pack(&b, 1, 8, &r, NULL, &err), VMEM_ERR_RANGE);
@@ -110,7 +124,7 @@ static void test_bad_input(void **state) {
   assert_int_equal(vmem_heap_pack(&b, 1, 0, &r, NULL, &err), VMEM_ERR_ARGUMENT);
   assert_int_equal(vmem_heap_pack(NULL, 0, 8, &r, NULL, &err), VMEM_OK);
   assert_int_equal(r.heap_bytes, 0);
-  vmem_heap_buffer huge[2] = {{UINT64_MAX - 4, 0, 1, 0}, {UINT64_MAX - 4, 0, 1, 0}};
+  vmem_heap_buffer huge[2] = {{UINT64_MAX - 4, 0, 1, 0, false}, {UINT64_MAX - 4, 0, 1, 0, false}};
   assert_int_equal(vmem_heap_pack(huge, 2, 1, &r, NULL, &err), VMEM_ERR_OVERFLOW);
 }
 
@@ -130,7 +144,7 @@ static void test_live_ranges(void **state) {
   vmem_hlo_module *m = vmem_hlo_parse(text, strlen(text), NULL, &err);
   assert_non_null(m);
   vmem_program p;
-  assert_int_equal(vmem_hlo_program_vmem(m, vmem_target_find("v5e", 3), 0, &p, NULL, &err), VMEM_OK);
+  assert_int_equal(vmem_hlo_program_vmem(m, vmem_target_find("v5e", 3), NULL, &p, NULL, &err), VMEM_OK);
   assert_int_equal(p.count, 3);
   assert_int_equal(p.schedule_length, 3);
   static const int64_t want[3][2] = {{0, 3}, {0, 3}, {2, 3}};
@@ -140,6 +154,17 @@ static void test_live_ranges(void **state) {
   }
   assert_int_equal(p.lower_bound_bytes, 3 * 4096);
   assert_int_equal(p.peak_bytes, 3 * 4096);
+  assert_int_equal(p.used_bytes, 3 * 4096); /* no reservations asked for */
+  vmem_program_free(&p);
+  /* With a 1 MiB scoped limit: only the multiply executes code, so its
+   * step reserves 1 MiB at offset 0 and the three values sit above it. */
+  vmem_program_options o = {0, 1 << 20, false};
+  assert_int_equal(vmem_hlo_program_vmem(m, vmem_target_find("v5e", 3), &o, &p, NULL, &err), VMEM_OK);
+  assert_int_equal(p.scoped_reservation_bytes, 1 << 20);
+  assert_int_equal(p.used_bytes, (1 << 20) + 3 * 4096);
+  assert_int_equal(p.peak_bytes, 3 * 4096);
+  for (size_t i = 0; i < 3; i++)
+    assert_true(p.buffers[i].offset >= (1 << 20));
   vmem_program_free(&p);
   vmem_hlo_free(m);
 }
@@ -147,6 +172,6 @@ static void test_live_ranges(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_golden), cmocka_unit_test(test_lower_bound),
                                      cmocka_unit_test(test_random), cmocka_unit_test(test_bad_input),
-                                     cmocka_unit_test(test_live_ranges)};
+                                     cmocka_unit_test(test_live_ranges), cmocka_unit_test(test_fixed)};
   return RUN(tests);
 }

@@ -16,7 +16,7 @@
 static const char help[] =
     "usage: vmemscope check FILE [--target T] [--format F] [--instruction NAME]\n"
     "                        [--json] [--vmem-limit-bytes N] [--flags \"...\"]\n"
-    "                        [--no-env] [--summary] [--timeline] [--top N]\n\n"
+    "                        [--no-env] [--summary] [--timeline] [--tight] [--top N]\n\n"
     "FILE is an HLO module, StableHLO text (jax.jit(f).lower(x).as_text()), a\n"
     "Pallas kernel as Mosaic MLIR text or bytecode (raw, base64, or a backend_config\n"
     "holding custom_call_config.body), or a JSON kernel spec (docs/kernel-spec.md);\n"
@@ -45,6 +45,7 @@ static const char help[] =
     "                          else the target's)\n"
     "  --summary               HLO: only the module line, custom calls, totals, largest buffers\n"
     "  --timeline              HLO: also the program-scoped values live at the peak step\n"
+    "  --tight                 HLO: a Pallas kernel reserves its computed footprint, not its limit\n"
     "  --top N                 HLO: how many of the largest buffers to list (default 10)\n"
     "  --json                  print JSON (docs/json.md; every size in bytes)\n";
 
@@ -447,15 +448,18 @@ static void print_allocation(const report *r, size_t i, const vmem_program_buffe
  * compiler prints, from this model — the values live at the peak step. */
 static void print_capacity_report(const report *r, const vmem_program_buffer *const *big, size_t top) {
   const vmem_program *p = &r->prog;
-  char used[32], cap[32], over[32];
-  vmem_format_bytes((int64_t)p->peak_bytes, used, sizeof used);
+  char used[32], cap[32], over[32], temp[32], scoped[32];
+  vmem_format_bytes((int64_t)p->used_bytes, used, sizeof used);
   vmem_format_bytes((int64_t)p->capacity_bytes, cap, sizeof cap);
-  vmem_format_bytes((int64_t)(p->peak_bytes - p->capacity_bytes), over, sizeof over);
-  printf("\n  as the compiler would report it (modelled: values and ranges as docs/program.md describes):\n\n");
+  vmem_format_bytes((int64_t)(p->used_bytes - p->capacity_bytes), over, sizeof over);
+  vmem_format_bytes((int64_t)p->peak_bytes, temp, sizeof temp);
+  vmem_format_bytes((int64_t)p->scoped_reservation_bytes, scoped, sizeof scoped);
+  printf("\n  as the compiler would report it (modelled: values, ranges and reservations as docs/program.md "
+         "describes):\n\n");
   printf("Ran out of memory in memory space vmem. Used %s of %s vmem. Exceeded vmem capacity by %s.\n\n", used, cap,
          over);
-  printf("Program vmem requirement %s:\n    HLO temp         %s\n\n  Largest program allocations in vmem:\n\n", used,
-         used);
+  printf("Program vmem requirement %s:\n    HLO temp         %s\n    scoped           %s\n\n"
+         "  Largest program allocations in vmem:\n\n", used, temp, scoped);
   for (size_t i = 0, shown = 0; i < p->count && shown < top; i++)
     if (big[i]->start <= p->peak_time && big[i]->end >= p->peak_time)
       print_allocation(r, shown++, big[i]);
@@ -483,8 +487,12 @@ static void print_peak(const vmem_program *p, const vmem_program_buffer *const *
 static void print_program(const report *r, size_t top) {
   const vmem_program *p = &r->prog;
   char a[48], b[48], c[48];
+  char d[48], e[48];
+  vmem_str rn = p->largest_reservation ? vmem_hlo_instruction_name(p->largest_reservation) : (vmem_str){"", 0};
   if (!p->count) {
-    printf("\nprogram-scoped VMEM: no value is laid out in S(1)\n");
+    printf("\nprogram-scoped VMEM: no value is laid out in S(1); the largest scoped reservation, %s (%%%.*s), "
+           "%s physical %s\n", cli_bytes(d, sizeof d, p->scoped_reservation_bytes), (int)rn.len, rn.ptr,
+           p->used_bytes > p->capacity_bytes ? "DOES NOT FIT" : "fits", cli_human(e, sizeof e, p->capacity_bytes));
     return;
   }
   printf("\nprogram-scoped VMEM (values laid out in S(1), live over the %s schedule of %" PRId64 " steps):\n",
@@ -492,13 +500,15 @@ static void print_program(const report *r, size_t top) {
   printf("  %zu values; peak live %s (lower bound), packed %s (best fit, as XLA's heap simulator), physical %s\n",
          p->count, cli_bytes(a, sizeof a, p->lower_bound_bytes), cli_bytes(b, sizeof b, p->peak_bytes),
          cli_human(c, sizeof c, p->capacity_bytes));
-  if (p->peak_bytes > p->capacity_bytes)
-    printf("  verdict: DOES NOT FIT — the program values alone exceed physical VMEM by %s (the compiler's 'Ran out "
-           "of memory in memory space vmem. Used X of Y vmem'); move values out of S(1)\n",
-           cli_human(a, sizeof a, p->peak_bytes - p->capacity_bytes));
+  printf("  with each instruction's scoped reservation at offset 0 (the compiler's used figure where the text has "
+         "it, else its limit; the largest %s, %%%.*s): used %s\n", cli_human(d, sizeof d, p->scoped_reservation_bytes),
+         (int)rn.len, rn.ptr, cli_bytes(e, sizeof e, p->used_bytes));
+  if (p->used_bytes > p->capacity_bytes)
+    printf("  verdict: DOES NOT FIT — %s over physical VMEM (the compiler's 'Ran out of memory in memory space vmem. "
+           "Used X of Y vmem'); move values out of S(1), or lower the scoped limits\n",
+           cli_human(a, sizeof a, p->used_bytes - p->capacity_bytes));
   else
-    printf("  verdict: fits, %s of physical VMEM left for the scoped reservations (not yet added: issue 7)\n",
-           cli_human(a, sizeof a, p->capacity_bytes - p->peak_bytes));
+    printf("  verdict: fits, %s of physical VMEM to spare\n", cli_human(a, sizeof a, p->capacity_bytes - p->used_bytes));
   const vmem_program_buffer **big = malloc(p->count * sizeof *big);
   if (!big)
     return;
@@ -527,7 +537,7 @@ static void print_program(const report *r, size_t top) {
   table_free(&tb);
   if (r->timeline)
     print_peak(p, big);
-  if (p->peak_bytes > p->capacity_bytes)
+  if (p->used_bytes > p->capacity_bytes)
     print_capacity_report(r, big, top);
   free(big);
 }
@@ -656,7 +666,9 @@ static json_t *json_report(report *r, size_t top) {
     json_object_set_new(pj, "lower_bound_bytes", json_integer((json_int_t)p->lower_bound_bytes));
     json_object_set_new(pj, "peak_time", json_integer((json_int_t)p->peak_time));
     json_object_set_new(pj, "capacity_bytes", json_integer((json_int_t)p->capacity_bytes));
-    json_object_set_new(pj, "fits", json_boolean(p->peak_bytes <= p->capacity_bytes));
+    json_object_set_new(pj, "scoped_reservation_bytes", json_integer((json_int_t)p->scoped_reservation_bytes));
+    json_object_set_new(pj, "used_bytes", json_integer((json_int_t)p->used_bytes));
+    json_object_set_new(pj, "fits", json_boolean(p->used_bytes <= p->capacity_bytes));
     json_object_set_new(pj, "schedule_length", json_integer((json_int_t)p->schedule_length));
     for (size_t i = 0; i < p->count; i++) {
       const vmem_program_buffer *b = &p->buffers[i];
@@ -676,6 +688,19 @@ static json_t *json_report(report *r, size_t top) {
   return root;
 }
 
+/* Program-scoped VMEM with each instruction's scoped reservation, under
+ * the global scoped limit the flags put in force. */
+static bool program(report *r, const vmem_limit_inputs *in, const vmem_plan_options *popt, bool tight,
+                    vmem_error *err) {
+  vmem_limit_inputs global = *in;
+  global.vmem_limit_bytes = -1;
+  vmem_limits l;
+  if (vmem_limits_resolve(r->t, &global, &l, err) != VMEM_OK)
+    return false;
+  vmem_program_options o = {popt->alignment, l.effective_bytes, tight};
+  return vmem_hlo_program_vmem(r->m, r->t, &o, &r->prog, NULL, err) == VMEM_OK;
+}
+
 /* ---- commands ------------------------------------------------------------- */
 
 int cmd_check(int argc, char **argv) {
@@ -684,7 +709,7 @@ int cmd_check(int argc, char **argv) {
   static const char *const formats[] = {"hlo", "stablehlo", "mlir", "bytecode", "spec", NULL};
   cli_args a = {.argc = argc, .argv = argv, .cmd = "check"};
   const char *path = NULL, *target = NULL, *format = NULL, *instr = NULL;
-  bool json = false, summary = false, bad = false, no_env = false, timeline = false;
+  bool json = false, summary = false, bad = false, no_env = false, timeline = false, tight = false;
   long top = 10;
   vmem_limit_inputs in = {.vmem_limit_bytes = -1};
   vmem_plan_options popt = {.alignment = 0, .internal_scratch = -1, .model_intermediates = true};
@@ -732,6 +757,8 @@ int cmd_check(int argc, char **argv) {
       json = true;
     else if (!strcmp(opt, "--timeline"))
       timeline = true;
+    else if (!strcmp(opt, "--tight"))
+      tight = true;
     else if (!strcmp(opt, "--summary"))
       summary = true;
     else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
@@ -762,7 +789,7 @@ int cmd_check(int argc, char **argv) {
   vmem_error perr;
   if (!size_rows(&r))
     rc = EXIT_BAD;
-  else if (!(r.has_prog = vmem_hlo_program_vmem(r.m, t, popt.alignment, &r.prog, NULL, &perr) == VMEM_OK))
+  else if (!(r.has_prog = program(&r, &in, &popt, tight, &perr)))
     cli_error("check", "%s: program-scoped VMEM: %s", path, perr.message);
   if (rc != EXIT_OK)
     ;
@@ -770,7 +797,7 @@ int cmd_check(int argc, char **argv) {
     rc = cli_print_json(json_report(&r, (size_t)top));
   else
     print_text(&r, summary, (size_t)top);
-  bool prog_over = r.has_prog && r.prog.peak_bytes > r.prog.capacity_bytes;
+  bool prog_over = r.has_prog && r.prog.used_bytes > r.prog.capacity_bytes;
   if (rc == EXIT_OK)
     rc = r.bad_body || !r.has_prog ? EXIT_BAD : r.worst == 2 || prog_over ? EXIT_OOM : EXIT_OK;
   vmem_program_free(&r.prog);

@@ -36,6 +36,12 @@ typedef struct walk {
   int64_t *visited;                    /* the step a use last reached it: each once per step */
   int64_t t;
   vmem_error *err;
+  const vmem_target *target;
+  const vmem_program_options *opt;
+  const vmem_allocator *alloc;
+  uint64_t *resv;                      /* per step: the scoped reservation */
+  const vmem_hlo_instruction **resv_in; /* per step: the instruction reserving it */
+  size_t resv_cap;
 } walk;
 
 static int by_address(const void *x, const void *y) {
@@ -126,6 +132,58 @@ static void use(walk *w, const vmem_hlo_instruction *in, unsigned depth) {
     use(w, in->operands[k], depth + 1);
 }
 
+/* An instruction's scoped reservation: the compiler's own figure
+ * (used_scoped_memory_configs) where the text has it; a Pallas kernel's
+ * limit (--tight: its computed footprint with internal scratch); the
+ * limit of its scoped_memory_configs; else the global scoped limit. The
+ * last three are upper bounds. Parameters and constants reserve nothing. */
+static uint64_t reservation(const walk *w, const vmem_hlo_instruction *in) {
+  if (in->kind == HLO_KIND_PARAMETER || in->kind == HLO_KIND_CONSTANT || !defines(in))
+    return 0;
+  vmem_hlo_scoped sc;
+  vmem_error e;
+  if (vmem_hlo_instruction_scoped(in, &sc, &e) != VMEM_OK)
+    return w->opt->scoped_limit_bytes;
+  if (sc.used_bytes >= 0)
+    return (uint64_t)sc.used_bytes;
+  uint64_t limit = sc.limit_bytes >= 0 ? (uint64_t)sc.limit_bytes : w->opt->scoped_limit_bytes;
+  vmem_kernel *k = sc.has_kernel_body ? vmem_hlo_instruction_kernel(in, w->alloc, &e) : NULL;
+  if (k && vmem_kernel_vmem_limit_bytes(k) >= 0)
+    limit = (uint64_t)vmem_kernel_vmem_limit_bytes(k);
+  vmem_footprint f;
+  if (k && w->opt->tight && vmem_kernel_footprint(k, w->target, NULL, &f, &e) == VMEM_OK) {
+    limit = f.scoped_bytes + f.internal_scratch_bytes;
+    vmem_footprint_free(&f);
+  }
+  vmem_kernel_free(k);
+  return limit;
+}
+
+/* Records step t's reservation, growing the per-step arrays. */
+static bool reserve_step(walk *w, const vmem_hlo_instruction *in) {
+  if ((size_t)w->t == w->resv_cap) {
+    size_t cap = w->resv_cap ? 2 * w->resv_cap : 256;
+    uint64_t *r = vmem__alloc(w->alloc, cap * sizeof *r);
+    const vmem_hlo_instruction **ri = vmem__alloc(w->alloc, cap * sizeof *ri);
+    if (!r || !ri) {
+      vmem__free(w->alloc, r);
+      vmem__free(w->alloc, ri);
+      err_set(w->err, VMEM_ERR_NOMEM, 0, "out of memory");
+      return false;
+    }
+    if (w->resv_cap) {
+      memcpy(r, w->resv, w->resv_cap * sizeof *r);
+      memcpy(ri, w->resv_in, w->resv_cap * sizeof *ri);
+    }
+    vmem__free(w->alloc, w->resv);
+    vmem__free(w->alloc, w->resv_in);
+    w->resv = r, w->resv_in = ri, w->resv_cap = cap;
+  }
+  w->resv[w->t] = w->opt->scoped_limit_bytes ? reservation(w, in) : 0;
+  w->resv_in[w->t] = in;
+  return true;
+}
+
 static bool run(walk *w, const vmem_hlo_computation *c, unsigned depth);
 
 /* The computations an instruction's schedule inlines before it. */
@@ -156,6 +214,8 @@ static bool run(walk *w, const vmem_hlo_computation *c, unsigned depth) {
       w->start[x] = in->kind == HLO_KIND_PARAMETER ? span_start : w->t;
     if (w->end[x] < w->t)
       w->end[x] = w->t;
+    if (!reserve_step(w, in))
+      return false;
     w->t++;
   }
   return true;
@@ -224,33 +284,51 @@ static int by_start(const void *x, const void *y) {
   return (a->leaf > b->leaf) - (a->leaf < b->leaf);
 }
 
-static vmem_status pack(vmem_program *p, uint64_t alignment, const vmem_allocator *alloc, vmem_error *err) {
-  vmem_heap_buffer *hb = vmem__alloc(alloc, (p->count ? p->count : 1) * sizeof *hb);
+/* Packs the values alone (peak_bytes), then again with each step's scoped
+ * reservation fixed at offset 0 (used_bytes; the offsets reported). */
+static vmem_status pack(vmem_program *p, const walk *w, uint64_t alignment, vmem_error *err) {
+  size_t nres = 0;
+  for (int64_t t = 0; t < w->t; t++)
+    nres += w->resv[t] > 0;
+  vmem_heap_buffer *hb = vmem__alloc(w->alloc, (p->count + nres + 1) * sizeof *hb);
   if (!hb) {
     err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
     return VMEM_ERR_NOMEM;
   }
   for (size_t i = 0; i < p->count; i++)
-    hb[i] = (vmem_heap_buffer){p->buffers[i].bytes, p->buffers[i].start, p->buffers[i].end, 0};
+    hb[i] = (vmem_heap_buffer){p->buffers[i].bytes, p->buffers[i].start, p->buffers[i].end, 0, false};
   vmem_heap_result r;
-  vmem_status st = vmem_heap_pack(hb, p->count, alignment, &r, alloc, err);
-  for (size_t i = 0; st == VMEM_OK && i < p->count; i++)
-    p->buffers[i].offset = hb[i].offset;
+  vmem_status st = vmem_heap_pack(hb, p->count, alignment, &r, w->alloc, err);
   p->peak_bytes = r.heap_bytes;
   p->lower_bound_bytes = r.lower_bound_bytes;
   p->peak_time = r.peak_time;
-  vmem__free(alloc, hb);
+  size_t n = p->count;
+  for (int64_t t = 0; t < w->t; t++) {
+    if (w->resv[t] > p->scoped_reservation_bytes) {
+      p->scoped_reservation_bytes = w->resv[t];
+      p->largest_reservation = w->resv_in[t];
+    }
+    if (w->resv[t] > 0)
+      hb[n++] = (vmem_heap_buffer){w->resv[t], t, t, 0, true};
+  }
+  if (st == VMEM_OK && (st = vmem_heap_pack(hb, n, alignment, &r, w->alloc, err)) == VMEM_OK) {
+    p->used_bytes = r.heap_bytes;
+    for (size_t i = 0; i < p->count; i++)
+      p->buffers[i].offset = hb[i].offset;
+  }
+  vmem__free(w->alloc, hb);
   return st;
 }
 
-vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m, const vmem_target *t, uint64_t alignment,
+vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m, const vmem_target *t, const vmem_program_options *opt,
                                   vmem_program *out, const vmem_allocator *alloc, vmem_error *err) {
+  static const vmem_program_options none = {0, 0, false};
   err_clear(err);
   memset(out, 0, sizeof *out);
   out->alloc = alloc;
   out->scheduled = m->is_scheduled;
   out->capacity_bytes = vmem_target_u64(t, VMEM_FACT_VMEM_BYTES);
-  walk w = {m, NULL, m->total_instrs, NULL, NULL, NULL, 0, err};
+  walk w = {m, NULL, m->total_instrs, NULL, NULL, NULL, 0, err, t, opt ? opt : &none, alloc, NULL, NULL, 0};
   size_t room = w.n ? w.n : 1;
   w.by_ptr = vmem__alloc(alloc, room * sizeof *w.by_ptr);
   w.start = vmem__alloc(alloc, room * sizeof *w.start);
@@ -278,12 +356,14 @@ vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m, const vmem_target *t
   if (st == VMEM_OK) {
     if (out->count) /* buffers is NULL when no value is in S(1) */
       qsort(out->buffers, out->count, sizeof *out->buffers, by_start);
-    st = pack(out, alignment ? alignment : 1, alloc, err);
+    st = pack(out, &w, w.opt->alignment ? w.opt->alignment : 1, err);
   }
   vmem__free(alloc, w.by_ptr);
   vmem__free(alloc, w.start);
   vmem__free(alloc, w.end);
   vmem__free(alloc, w.visited);
+  vmem__free(alloc, w.resv);
+  vmem__free(alloc, w.resv_in);
   if (st != VMEM_OK)
     vmem_program_free(out);
   return st;
