@@ -507,12 +507,14 @@ static bool read_window(mreader *r, sv w, size_t grid_rank, kernel_operand *op, 
   if (n < 0)
     return fail(r, VMEM_ERR_SYNTAX, off(r, wb.ptr), "expected window_bounds = array<i64: ...>");
   /* The memref is the window with squeezed (size-1) dims dropped. */
-  size_t a = 0, b = 0;
+  size_t a = 0, b = 0, nkept = 0, kept[VMEM_KERNEL_MAX_RANK];
   while (a < (size_t)n || b < t->rank) {
     if (a < (size_t)n && bounds[a] == 1 && !(b < t->rank && t->dims[b] == 1 && (size_t)n - a == t->rank - b)) {
       a++;
       continue;
     }
+    if (a < (size_t)n && nkept < VMEM_KERNEL_MAX_RANK)
+      kept[nkept++] = a;
     if (a >= (size_t)n || b >= t->rank || bounds[a] != t->dims[b])
       return fail(r, VMEM_ERR_RANGE, off(r, wb.ptr),
                   "window_bounds (rank %ld) do not match the operand's memref (rank %zu)", n, t->rank);
@@ -534,7 +536,15 @@ static bool read_window(mreader *r, sv w, size_t grid_rank, kernel_operand *op, 
   if (!f)
     return fail(r, VMEM_ERR_UNKNOWN, off(r, tr.ptr), "missing @%.*s: the index map is not in the module",
                 (int)fname.len, fname.ptr);
-  return read_index_map(r, f, grid_rank, op, (size_t)n);
+  if (!read_index_map(r, f, grid_rank, op, (size_t)n))
+    return false;
+  /* The block is the memref: keep the index of each dim it has, so that
+   * every per-dim field matches the block's rank. A squeezed dim's axis
+   * is then not seen by fit's fetch count (a modelled figure). */
+  for (size_t d = 0; d < nkept; d++)
+    op->pub.index_axis[d] = op->pub.index_axis[kept[d]];
+  op->pub.rank = nkept;
+  return true;
 }
 
 /* The kernel func: the first with window_params or dimension_semantics. */
