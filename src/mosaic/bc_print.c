@@ -331,8 +331,10 @@ static bool print_entry_fallback(printer *p, const bc_entry *e, bool type) {
   return true;
 }
 
-static bool print_type(printer *p, uint64_t type) {
-  const bc_entry *e = type_entry(p, type);
+static bool print_builtin_attr(printer *p, const bc_entry *e, bc_cursor *c, uint64_t code);
+
+/* An attribute or type entry: a builtin one by its code, else as stored. */
+static bool print_entry(printer *p, const bc_entry *e, bool type) {
   bc_cursor c;
   uint64_t code;
   bool builtin, ok;
@@ -340,10 +342,15 @@ static bool print_type(printer *p, uint64_t type) {
     return false;
   if (!builtin_code(p, e, &c, &code, &builtin))
     return false;
-  ok = builtin ? print_builtin_type(p, e, &c, code) : print_entry_fallback(p, e, true);
+  ok = !builtin ? print_entry_fallback(p, e, type)
+       : type   ? print_builtin_type(p, e, &c, code)
+                : print_builtin_attr(p, e, &c, code);
   p->depth--;
   return ok;
 }
+
+static bool print_type(printer *p, uint64_t type) { return print_entry(p, type_entry(p, type), true); }
+static bool print_attr(printer *p, uint64_t attr) { return print_entry(p, attr_entry(p, attr), false); }
 
 /* ---- integer and float values ----------------------------------------- */
 
@@ -656,20 +663,6 @@ static bool print_builtin_attr(printer *p, const bc_entry *e, bc_cursor *c, uint
   default: /* 19 dense strings, 20 sparse: never in a kernel signature */
     return fail(p, VMEM_ERR_UNSUPPORTED, e->start, "undecodable builtin attribute code");
   }
-}
-
-static bool print_attr(printer *p, uint64_t attr) {
-  const bc_entry *e = attr_entry(p, attr);
-  bc_cursor c;
-  uint64_t code;
-  bool builtin, ok;
-  if (!enter(p, e->start) || over_budget(p, e->start))
-    return false;
-  if (!builtin_code(p, e, &c, &code, &builtin))
-    return false;
-  ok = builtin ? print_builtin_attr(p, e, &c, code) : print_entry_fallback(p, e, false);
-  p->depth--;
-  return ok;
 }
 
 /* The value of `key` in a DictionaryAttr, or false with *found unset. */
