@@ -76,7 +76,8 @@ void sb_putn(strbuf *sb, const char *s, size_t n) {
   if (sb->buf && sb->len + 1 < sb->cap) {
     size_t room = sb->cap - 1 - sb->len;
     size_t k = n < room ? n : room;
-    memcpy(sb->buf + sb->len, s, k);
+    if (k) /* an empty view may have a NULL pointer */
+      memcpy(sb->buf + sb->len, s, k);
     sb->buf[sb->len + k] = '\0';
   }
   sb->len += n;
