@@ -47,7 +47,12 @@ static const char help[] =
     "  --timeline              HLO: also the program-scoped values live at the peak step\n"
     "  --tight                 HLO: a Pallas kernel reserves its computed footprint, not its limit\n"
     "  --top N                 HLO: how many of the largest buffers to list (default 10)\n"
-    "  --json                  print JSON (docs/json.md; every size in bytes)\n";
+    "  --json                  print JSON (docs/json.md; every size in bytes)\n\n"
+    "examples:\n"
+    "  vmemscope check kernel.json --target v6e\n"
+    "  vmemscope check module.hlo --summary --timeline\n"
+    "  vmemscope check jit_f.stablehlo.mlir --instruction matmul_kernel\n"
+    "  LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=65536 vmemscope check kernel.mlir --json\n";
 
 /* Which reader a file wants, from its first 8 KiB (cli_detect_format). */
 static const char *detect_format(const char *path) {
@@ -64,7 +69,9 @@ static const char print_help[] =
     "usage: vmemscope print FILE.hlo\n\n"
     "Parses an HLO module and prints it back canonically: '%' names, one\n"
     "instruction per line, operands by name, attributes as written. The output\n"
-    "parses to the same module.\n";
+    "parses to the same module.\n\n"
+    "examples:\n"
+    "  vmemscope print module.hlo > canonical.hlo\n";
 
 /* One instruction, sized. */
 typedef struct row {

@@ -24,7 +24,11 @@ static const char help[] =
     "               when it is a Pallas custom call, its kernel set against the figures\n"
     "  --json       print JSON (docs/json.md)\n\n"
     "Exit status: 1 when an error was explained, 0 when none was found, 2 when\n"
-    "the input cannot be read.\n";
+    "the input cannot be read.\n\n"
+    "examples:\n"
+    "  vmemscope explain train.log\n"
+    "  kubectl logs pod | vmemscope explain --target v5e\n"
+    "  vmemscope explain err.txt --hlo module.hlo --json\n";
 
 enum { MIB = 1 << 20 };
 

@@ -43,7 +43,11 @@ static const char help[] =
     "  --step-overhead-us X  the per-grid-step overhead (default 0.35; no public source)\n"
     "  --flops N             the kernel's total FLOPs (for MLIR, which does not say)\n"
     "  --target T, --flags \"...\", --no-env, --json   as for check\n\n"
-    "Exit status: 0 when something fits, 1 when nothing does, 2 on bad input.\n";
+    "Exit status: 0 when something fits, 1 when nothing does, 2 on bad input.\n\n"
+    "examples:\n"
+    "  vmemscope fit kernel.json --top 5\n"
+    "  vmemscope fit kernel.json --param bm=128..2048:pow2 --buffers --physical\n"
+    "  vmemscope fit module.hlo --instruction flash_attention_kernel.7 --target v6e\n";
 
 enum { MAX_VALUES = 4096, MAX_P = 16, MAX_OPS_B = 8 };
 

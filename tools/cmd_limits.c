@@ -21,7 +21,10 @@ static const char help[] =
     "  --flags \"...\"           libtpu flags to apply, as in LIBTPU_INIT_ARGS\n"
     "  --vmem-limit-bytes N    a kernel's vmem_limit_bytes request\n"
     "  --no-env                ignore LIBTPU_INIT_ARGS and XLA_FLAGS\n"
-    "  --json                  print JSON (all sizes in bytes)\n";
+    "  --json                  print JSON (all sizes in bytes)\n\n"
+    "examples:\n"
+    "  vmemscope limits --target v6e\n"
+    "  vmemscope limits --flags \"--xla_tpu_scoped_vmem_limit_kib=98304\" --vmem-limit-bytes 134217728\n";
 
 static json_t *json_limits(const vmem_target *t, const vmem_limits *l) {
   json_t *o = cli_json_root("limits"), *w = json_array();

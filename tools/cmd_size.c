@@ -18,7 +18,10 @@ static const char help[] =
 "options:\n"
     "  --file F     read shapes from F, one per line ('#' starts a comment; - is stdin)\n"
     "  --target T   TPU generation (v2 v3 v4 v5e v5p v6e 7x 8i 8t, or an alias)\n"
-    "  --json       print JSON: {\"target\", \"shapes\": [{\"shape\", \"layout\", \"bytes\", ...}]}\n";
+    "  --json       print JSON: {\"target\", \"shapes\": [{\"shape\", \"layout\", \"bytes\", ...}]}\n\n"
+    "examples:\n"
+    "  vmemscope size 'bf16[129,1024]' --target 7x\n"
+    "  vmemscope size --file shapes.txt --json\n";
 
 typedef struct sized {
   const char *input;

@@ -12,7 +12,10 @@ static const char help[] =
     "The embedded table of TPU generations. Without NAME, one line per target;\n"
     "with NAME, every fact of that target with its source and whether it is\n"
     "documented, observed in compiler output, or derived. Memories are per\n"
-    "TensorCore; HBM, bandwidth and FLOP/s per chip. JSON sizes are in bytes.\n";
+    "TensorCore; HBM, bandwidth and FLOP/s per chip. JSON sizes are in bytes.\n\n"
+    "examples:\n"
+    "  vmemscope targets\n"
+    "  vmemscope targets v6e --json\n";
 
 /* A fact's value for people: sizes in the compiler's format, rates with SI
  * prefixes, counts as integers. */
