@@ -484,9 +484,10 @@ VMEM_API vmem_kernel *vmem_hlo_instruction_kernel(const vmem_hlo_instruction *i,
 typedef struct vmem_heap_buffer {
   uint64_t size;
   int64_t start, end; /* inclusive logical times */
-  uint64_t offset;    /* set by vmem_heap_pack; given when fixed */
-  bool fixed;         /* placed at .offset before the others, as XLA
-                         places scoped reservations at offset 0 */
+  uint64_t offset;    /* set by vmem_heap_pack */
+  uint64_t floor;     /* the lowest offset allowed: above the scoped
+                         reservations XLA places at offset 0 during the
+                         buffer's life (0: none) */
 } vmem_heap_buffer;
 
 typedef struct vmem_heap_result {

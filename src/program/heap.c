@@ -4,8 +4,8 @@
  * by size, then duration, descending; each placed at the smallest aligned
  * free chunk among the buffers already placed that overlap it in time
  * (ties to the lower offset), the open top of the heap only when no gap
- * fits; fixed buffers (scoped reservations) keep their offsets and are
- * placed first. Live ranges are inclusive. The lower bound is the peak of the sum
+ * fits; never below a buffer's floor (the scoped reservations at offset
+ * 0 during its life). Live ranges are inclusive. The lower bound is the peak of the sum
  * of live sizes (XLA's NoFragmentationStatsHeap).
  *
  * Facts and golden vectors: ../shared/reference/hlo_format.md §3.1.
@@ -21,11 +21,9 @@ typedef struct order {
   size_t index;
 } order;
 
-/* fixed first; then size desc, duration desc, input order (XLA: the id) */
+/* size desc, duration desc, then input order (XLA: the buffer id) */
 static int spatial(const void *x, const void *y) {
   const order *a = x, *b = y;
-  if (a->b->fixed != b->b->fixed)
-    return a->b->fixed ? -1 : 1;
   if (a->b->size != b->b->size)
     return a->b->size > b->b->size ? -1 : 1;
   int64_t da = a->b->end - a->b->start, db = b->b->end - b->b->start;
@@ -115,7 +113,7 @@ vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment,
     }
   size_t room = n ? n : 1;
   order *o = vmem__alloc(alloc, room * sizeof *o);
-  chunk *busy = vmem__alloc(alloc, room * sizeof *busy);
+  chunk *busy = vmem__alloc(alloc, (room + 1) * sizeof *busy);
   size_t *placed = vmem__alloc(alloc, room * sizeof *placed);
   event *ev = vmem__alloc(alloc, 2 * room * sizeof *ev);
   vmem_status st = VMEM_OK;
@@ -136,7 +134,9 @@ vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment,
         busy[nbusy++] = (chunk){p->offset, p->offset + p->size};
     }
     uint64_t end;
-    if ((!b->fixed && !best_fit(b, busy, nbusy, alignment, &b->offset)) || !ck_add(b->offset, b->size, &end)) {
+    if (b->floor) /* the reservations below it: one busy chunk from 0 */
+      busy[nbusy++] = (chunk){0, b->floor};
+    if (!best_fit(b, busy, nbusy, alignment, &b->offset) || !ck_add(b->offset, b->size, &end)) {
       err_set(err, VMEM_ERR_OVERFLOW, o[i].index, "heap: offsets past 2^64 bytes");
       st = VMEM_ERR_OVERFLOW;
       break;

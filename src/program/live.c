@@ -284,39 +284,62 @@ static int by_start(const void *x, const void *y) {
   return (a->leaf > b->leaf) - (a->leaf < b->leaf);
 }
 
-/* Packs the values alone (peak_bytes), then again with each step's scoped
- * reservation fixed at offset 0 (used_bytes; the offsets reported). */
+/* The largest reservation over steps [lo, hi]: a max segment tree over
+ * the steps (tree[n + t] = r(t)), O(log n) a query. */
+static uint64_t range_max(const uint64_t *tree, size_t n, size_t lo, size_t hi) {
+  uint64_t m = 0;
+  for (lo += n, hi += n + 1; lo < hi; lo >>= 1, hi >>= 1) {
+    if (lo & 1)
+      m = tree[lo] > m ? tree[lo] : m, lo++;
+    if (hi & 1)
+      --hi, m = tree[hi] > m ? tree[hi] : m;
+  }
+  return m;
+}
+
+/* Packs the values alone (peak_bytes), then again with each value kept
+ * above the scoped reservations at offset 0 during its life (used_bytes;
+ * the offsets reported). A reservation spans one step, so the space it
+ * takes from a value is [0, the largest over the value's range). */
 static vmem_status pack(vmem_program *p, const walk *w, uint64_t alignment, vmem_error *err) {
-  size_t nres = 0;
-  for (int64_t t = 0; t < w->t; t++)
-    nres += w->resv[t] > 0;
-  vmem_heap_buffer *hb = vmem__alloc(w->alloc, (p->count + nres + 1) * sizeof *hb);
-  if (!hb) {
+  size_t steps = (size_t)w->t;
+  vmem_heap_buffer *hb = vmem__alloc(w->alloc, (p->count + 1) * sizeof *hb);
+  uint64_t *tree = vmem__alloc(w->alloc, (2 * steps + 1) * sizeof *tree);
+  if (!hb || !tree) {
+    vmem__free(w->alloc, hb);
+    vmem__free(w->alloc, tree);
     err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
     return VMEM_ERR_NOMEM;
   }
+  for (size_t t = 0; t < steps; t++) {
+    tree[steps + t] = w->resv[t];
+    if (w->resv[t] > p->scoped_reservation_bytes) {
+      p->scoped_reservation_bytes = w->resv[t];
+      p->largest_reservation = w->resv_in[t];
+    }
+  }
+  for (size_t i = steps; i-- > 1;)
+    tree[i] = tree[2 * i] > tree[2 * i + 1] ? tree[2 * i] : tree[2 * i + 1];
   for (size_t i = 0; i < p->count; i++)
-    hb[i] = (vmem_heap_buffer){p->buffers[i].bytes, p->buffers[i].start, p->buffers[i].end, 0, false};
+    hb[i] = (vmem_heap_buffer){p->buffers[i].bytes, p->buffers[i].start, p->buffers[i].end, 0, 0};
   vmem_heap_result r;
   vmem_status st = vmem_heap_pack(hb, p->count, alignment, &r, w->alloc, err);
   p->peak_bytes = r.heap_bytes;
   p->lower_bound_bytes = r.lower_bound_bytes;
   p->peak_time = r.peak_time;
-  size_t n = p->count;
-  for (int64_t t = 0; t < w->t; t++) {
-    if (w->resv[t] > p->scoped_reservation_bytes) {
-      p->scoped_reservation_bytes = w->resv[t];
-      p->largest_reservation = w->resv_in[t];
-    }
-    if (w->resv[t] > 0)
-      hb[n++] = (vmem_heap_buffer){w->resv[t], t, t, 0, true};
+  for (size_t i = 0; i < p->count; i++) {
+    const vmem_program_buffer *b = &p->buffers[i];
+    size_t hi = (size_t)b->end < steps ? (size_t)b->end : steps - 1; /* live-out values end at `steps` */
+    hb[i] = (vmem_heap_buffer){b->bytes, b->start, b->end, 0,
+                               steps ? range_max(tree, steps, (size_t)b->start, hi) : 0};
   }
-  if (st == VMEM_OK && (st = vmem_heap_pack(hb, n, alignment, &r, w->alloc, err)) == VMEM_OK) {
-    p->used_bytes = r.heap_bytes;
+  if (st == VMEM_OK && (st = vmem_heap_pack(hb, p->count, alignment, &r, w->alloc, err)) == VMEM_OK) {
+    p->used_bytes = r.heap_bytes > p->scoped_reservation_bytes ? r.heap_bytes : p->scoped_reservation_bytes;
     for (size_t i = 0; i < p->count; i++)
       p->buffers[i].offset = hb[i].offset;
   }
   vmem__free(w->alloc, hb);
+  vmem__free(w->alloc, tree);
   return st;
 }
 
