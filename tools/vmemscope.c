@@ -28,7 +28,25 @@ static void usage(FILE *f) {
     fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
   fprintf(f, "\nRun 'vmemscope COMMAND --help' for a command's options.\n"
              "Targets: --target T, else $VMEMSCOPE_TARGET, else v5e.\n"
+             "--quiet (or -q) with any command prints only errors: the exit status says it.\n"
              "Exit status: 0 ok, 1 an OOM found or predicted, 2 bad usage or input.\n");
+}
+
+/* --quiet (any command): only the exit status and errors. The option is
+ * taken out of the arguments and standard output closed to /dev/null, so
+ * every command honours it the same way. Returns the new count. */
+static int quiet_args(int argc, char **argv) {
+  int n = 0;
+  bool quiet = false;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
+      quiet = true;
+    else
+      argv[n++] = argv[i];
+  }
+  if (quiet && !freopen("/dev/null", "w", stdout))
+    cli_error(NULL, "--quiet: cannot close standard output");
+  return n;
 }
 
 int main(int argc, char **argv) {
@@ -47,7 +65,7 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < NCOMMANDS; i++)
     if (!strcmp(cmd, commands[i].name))
-      return commands[i].run(argc - 2, argv + 2);
+      return commands[i].run(quiet_args(argc - 2, argv + 2), argv + 2);
   cli_error(NULL, "unknown command '%s' (see 'vmemscope --help')", cmd);
   return EXIT_BAD;
 }
