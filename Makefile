@@ -53,6 +53,7 @@ bench: bootstrap
 	@echo "== bench_explain"; build-bench/bench_explain 100
 	@echo "== bench_fit"; build-bench/bench_fit
 	@echo "== bench_stablehlo"; build-bench/bench_stablehlo 100
+	@echo "== bench_program"; build-bench/bench_program 200000
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
