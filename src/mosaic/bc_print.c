@@ -778,6 +778,15 @@ static bool skip_refs(printer *p, bc_cursor *c, uint64_t n, uint64_t limit, cons
   return true;
 }
 
+/* list ::= n:varint index^n — its count and where its indices start (they
+ * are read again when printed), each index checked against `limit`. */
+static bool index_list(printer *p, bc_cursor *c, uint64_t limit, const char *what, uint64_t *n, size_t *at) {
+  if (!bc_count(c, 1, n))
+    return false;
+  *at = c->pos;
+  return skip_refs(p, c, *n, limit, what);
+}
+
 /* useListOrders(range) ::= [n] ([value] (count<<1|pairs) idx^count)^n */
 static bool skip_use_lists(printer *p, bc_cursor *c, uint64_t range) {
   uint64_t n = 1, x, k;
@@ -818,10 +827,7 @@ static bool read_head(printer *p, bc_cursor *c, region_vals *rv, op_head *h) {
   if ((h->has_props = mask & 0x40) && !bc_varint(c, &x))
     return false;
   if (mask & 0x02) {
-    if (!bc_count(c, 1, &h->nresults))
-      return false;
-    h->results_at = c->pos;
-    if (!skip_refs(p, c, h->nresults, p->f->ntypes, "type index out of range"))
+    if (!index_list(p, c, p->f->ntypes, "type index out of range", &h->nresults, &h->results_at))
       return false;
     h->numbered = rv->end > 0;
     h->first_result = (uint32_t)rv->next;
@@ -831,20 +837,10 @@ static bool read_head(printer *p, bc_cursor *c, region_vals *rv, op_head *h) {
       if (!type_ref(p, &rc, &x) || !define(p, rv, (uint32_t)x, konst ? 'c' : 'v', h->at))
         return false;
   }
-  if (mask & 0x04) {
-    if (!bc_count(c, 1, &h->noperands))
-      return false;
-    h->operands_at = c->pos;
-    if (!skip_refs(p, c, h->noperands, UINT64_MAX, ""))
-      return false;
-  }
-  if (mask & 0x08) {
-    if (!bc_count(c, 1, &h->nsuccs))
-      return false;
-    h->succs_at = c->pos;
-    if (!skip_refs(p, c, h->nsuccs, UINT64_MAX, ""))
-      return false;
-  }
+  if (mask & 0x04 && !index_list(p, c, UINT64_MAX, "", &h->noperands, &h->operands_at))
+    return false;
+  if (mask & 0x08 && !index_list(p, c, UINT64_MAX, "", &h->nsuccs, &h->succs_at))
+    return false;
   if (mask & 0x20 && !skip_use_lists(p, c, h->nresults))
     return false;
   if (mask & 0x10) {
