@@ -94,7 +94,9 @@ vmem_kernel *hlo_config_kernel(const json_t *config, const kernel_arrays *io, vm
   json_t *ccc = json_object_get(config, "custom_call_config");
   json_t *body = json_object_get(ccc, "body");
   vmem_kernel *k = NULL;
-  if (!json_is_string(body)) {
+  if (body && !json_is_string(body)) {
+    err_set(err, VMEM_ERR_SYNTAX, at, "custom_call_config.body is not a string: no Mosaic kernel body to read");
+  } else if (!body) {
     err_set(err, VMEM_ERR_UNSUPPORTED, at, "no Mosaic kernel body (custom_call_config.body) in the backend_config");
   } else if (!(k = vmem_kernel_from_bytecode(json_string_value(body), json_string_length(body), alloc, err))) {
     /* err->offset is within the body: make it one in the source text. */

@@ -1,0 +1,1 @@
+$VMEMSCOPE check body_not_string.mlir
