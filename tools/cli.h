@@ -29,6 +29,7 @@ int cmd_fit(int argc, char **argv);
 int cmd_print(int argc, char **argv);
 int cmd_mlir_text(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 /* cmd_kernel.c: check on one kernel (from any reader; format NULL: detect),
  * its full report; and the one-line verdict check prints per kernel of a
  * module (returns 0 fits, 1 at risk, 2 over, -1 when it cannot be sized;
@@ -89,8 +90,10 @@ char *cli_read_file(const char *path, size_t *len);
 /* A whole number of bytes (>= 0) from an option value. */
 bool cli_parse_bytes(const char *val, int64_t *out);
 
-/* Prints a JSON value to stdout and frees it. */
+/* Prints a JSON value to stdout and frees it; while a capture slot is set
+ * (`report` running another command), hands it to the slot instead. */
 int cli_print_json(json_t *v);
+void cli_capture_json(json_t **slot);
 
 /* A simple aligned text table. */
 typedef struct cli_table {
@@ -127,5 +130,14 @@ vmem_kernel *cli_load_kernel(const char *cmd, const char *path, const char *form
  * name, or kernel_name), or the only one. */
 vmem_kernel *cli_stablehlo_kernel(const char *cmd, const char *path, const char *text, size_t len,
                                   const char *instr);
+
+/* report_html.c: the HTML report from the JSON documents of check,
+ * explain and fit (any may be NULL); status is the command's exit status. */
+typedef struct report_docs {
+  const char *input, *target;
+  uint64_t physical; /* physical VMEM of the target */
+  json_t *check, *explain, *fit;
+} report_docs;
+void report_html(FILE *f, const report_docs *d, int status);
 
 #endif

@@ -142,7 +142,18 @@ json_t *cli_json_root(const char *command) {
   return o;
 }
 
+/* The CLI is a program, so this one slot may be static: `report` sets it
+ * around a call to check, explain or fit, and takes the document back. */
+static json_t **capture_slot;
+
+void cli_capture_json(json_t **slot) { capture_slot = slot; }
+
 int cli_print_json(json_t *v) {
+  if (v && capture_slot) {
+    json_decref(*capture_slot);
+    *capture_slot = v;
+    return EXIT_OK;
+  }
   if (!v) {
     cli_error(NULL, "out of memory building JSON");
     return EXIT_BAD;

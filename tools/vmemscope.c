@@ -11,6 +11,7 @@ static const cli_command commands[] = {
     {"fit", "search the block sizes (and buffers, coloring) of a kernel that fit, ranked by a cost model", cmd_fit},
     {"mlir-text", "decode a Pallas kernel's Mosaic bytecode and print it as MLIR text", cmd_mlir_text},
     {"print", "print an HLO module back canonically", cmd_print},
+    {"report", "a self-contained HTML memory report of a module, kernel or log", cmd_report},
     {"repro", "one HLO instruction as a standalone module, for a bug report", cmd_repro},
     {"size", "exact padded and unpadded bytes of XLA shapes on a TPU", cmd_size},
     {"targets", "the TPU generation table, with sources", cmd_targets},

@@ -1,0 +1,1 @@
+$VMEMSCOPE report empty.hlo -o /dev/null

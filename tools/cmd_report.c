@@ -1,0 +1,180 @@
+/*
+ * cmd_report.c — `vmemscope report INPUT [-o FILE] [--fit]`: runs check
+ * (or explain, on a compiler log) and optionally fit in JSON mode, takes
+ * their documents back, and renders one self-contained HTML page.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char help[] =
+    "usage: vmemscope report INPUT [-o FILE] [--fit] [--log] [--target T] [OPTIONS...]\n\n"
+    "One self-contained HTML file (inline SVG and CSS, a few lines of inline JS,\n"
+    "nothing fetched) for an HLO module, StableHLO, a Pallas kernel or a compiler\n"
+    "log: scoped VMEM per instruction or kernel against its limit, each kernel's\n"
+    "allocations as a stacked bar against the limit and physical VMEM, program-\n"
+    "scoped VMEM over schedule time with the buffers live at the peak, and the\n"
+    "diagnostics and remedies. The figures are those of check/explain --json.\n\n"
+    "options:\n"
+    "  -o, --output FILE   write the page here (default: standard output)\n"
+    "  --fit               a kernel: add the Pareto front of block sizes (fit --json)\n"
+    "  --log               INPUT is a compiler log (detected when it holds a TPU\n"
+    "                      memory error and is not HLO)\n"
+    "  other options       passed to check (or explain with --log): --target,\n"
+    "                      --instruction, --vmem-limit-bytes, --flags, --no-env, --tight,\n"
+    "                      --hlo, --kernel, ...\n\n"
+    "Exit status: as check or explain (1 when something does not fit), 2 on bad input.\n\n"
+    "examples:\n"
+    "  vmemscope report module.hlo -o vmem.html\n"
+    "  vmemscope report kernel.json --fit --target v6e -o kernel.html\n"
+    "  vmemscope report train.log --hlo module.hlo -o oom.html\n";
+
+/* Options fit also understands, passed on to it with their values. */
+static const char *const fit_shared[] = {"--target", "--instruction", "--vmem-limit-bytes", "--flags",
+                                         "--format", NULL};
+
+typedef struct rargs {
+  const char *input, *output, *target;
+  bool fit, log, help;
+  int n;           /* passed-through arguments */
+  char *pass[64];
+} rargs;
+
+static bool takes_value(const char *a) {
+  static const char *const v[] = {"--target", "--instruction", "--vmem-limit-bytes", "--flags", "--format",
+                                  "--align", "--internal-scratch", "--top", "--hlo", "--kernel", NULL};
+  for (size_t i = 0; v[i]; i++)
+    if (!strcmp(a, v[i]))
+      return true;
+  return false;
+}
+
+static int parse_args(rargs *r, int argc, char **argv) {
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+      r->help = true;
+    else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+      if (++i == argc)
+        return cli_usage_error("report", "option %s needs a value", a);
+      r->output = argv[i];
+    } else if (!strncmp(a, "--output=", 9))
+      r->output = a + 9;
+    else if (!strcmp(a, "--fit"))
+      r->fit = true;
+    else if (!strcmp(a, "--log"))
+      r->log = true;
+    else if (a[0] != '-' || !a[1]) {
+      if (r->input)
+        return cli_usage_error("report", "give one input (got a second: '%s')", a);
+      r->input = a;
+    } else {
+      if (r->n + 2 >= (int)(sizeof r->pass / sizeof *r->pass))
+        return cli_usage_error("report", "too many options");
+      r->pass[r->n++] = argv[i];
+      if (!strcmp(a, "--target") && i + 1 < argc)
+        r->target = argv[i + 1];
+      else if (!strncmp(a, "--target=", 9))
+        r->target = a + 9;
+      if (takes_value(a) && i + 1 < argc)
+        r->pass[r->n++] = argv[++i];
+    }
+  }
+  return EXIT_OK;
+}
+
+/* A compiler log: it carries a TPU memory error and is not an HLO module. */
+static bool looks_like_log(const char *path) {
+  size_t len;
+  char *text = cli_read_file(path, &len);
+  if (!text)
+    return false;
+  bool log = !strstr(text, "HloModule ") && !strstr(text, "func.func") &&
+             (strstr(text, "Ran out of memory") || strstr(text, "RESOURCE_EXHAUSTED"));
+  free(text);
+  return log;
+}
+
+/* The commands take char ** (as main's argv) and never write to it. */
+static char opt_json[] = "--json", opt_top[] = "--top", top_n[] = "200";
+
+/* Runs cmd on INPUT --json with the given extra arguments; the document
+ * it prints lands in *doc. */
+static int run_json(int (*cmd)(int, char **), const rargs *r, char **extra, int nextra, json_t **doc) {
+  char *argv[80];
+  int n = 0;
+  argv[n++] = (char *)(uintptr_t)r->input; /* read only, as above */
+  argv[n++] = opt_json;
+  for (int i = 0; i < nextra; i++)
+    argv[n++] = extra[i];
+  argv[n] = NULL;
+  cli_capture_json(doc);
+  int rc = cmd(n, argv);
+  cli_capture_json(NULL);
+  return rc;
+}
+
+/* The arguments of check that fit shares, plus --top 200. */
+static int fit_args(const rargs *r, char **out) {
+  int n = 0;
+  for (int i = 0; i < r->n; i++)
+    for (size_t k = 0; fit_shared[k]; k++)
+      if (!strncmp(r->pass[i], fit_shared[k], strlen(fit_shared[k]))) {
+        out[n++] = r->pass[i];
+        if (!strchr(r->pass[i], '=') && i + 1 < r->n)
+          out[n++] = r->pass[++i];
+        break;
+      }
+  out[n++] = opt_top;
+  out[n++] = top_n;
+  return n;
+}
+
+static int write_page(const rargs *r, const report_docs *d, int status) {
+  FILE *f = r->output && strcmp(r->output, "-") ? fopen(r->output, "w") : stdout;
+  if (!f) {
+    cli_error("report", "%s: cannot write", r->output);
+    return EXIT_BAD;
+  }
+  report_html(f, d, status);
+  bool ok = !ferror(f);
+  if (f != stdout)
+    ok = (fclose(f) == 0) && ok;
+  if (!ok) {
+    cli_error("report", "%s: write failed", r->output ? r->output : "standard output");
+    return EXIT_BAD;
+  }
+  return status;
+}
+
+int cmd_report(int argc, char **argv) {
+  rargs r = {0};
+  if (parse_args(&r, argc, argv) != EXIT_OK)
+    return EXIT_BAD;
+  if (r.help) {
+    fputs(help, stdout);
+    return EXIT_OK;
+  }
+  if (!r.input)
+    return cli_usage_error("report", "give an HLO module, a kernel or a log");
+  const vmem_target *t = cli_target("report", r.target);
+  if (!t)
+    return EXIT_BAD;
+  report_docs d = {r.input, vmem_target_name(t), vmem_target_u64(t, VMEM_FACT_VMEM_BYTES), NULL, NULL, NULL};
+  bool log = r.log || looks_like_log(r.input);
+  int rc = run_json(log ? cmd_explain : cmd_check, &r, r.pass, r.n, log ? &d.explain : &d.check);
+  if (rc == EXIT_OK || rc == EXIT_OOM) {
+    if (r.fit && !log) {
+      char *extra[80];
+      int n = fit_args(&r, extra), frc = run_json(cmd_fit, &r, extra, n, &d.fit);
+      rc = frc == EXIT_BAD ? EXIT_BAD : rc;
+    }
+    if (rc != EXIT_BAD)
+      rc = write_page(&r, &d, rc);
+  }
+  json_decref(d.check);
+  json_decref(d.explain);
+  json_decref(d.fit);
+  return rc;
+}

@@ -1,0 +1,604 @@
+/*
+ * report_html.c — the HTML memory report: one self-contained file (inline
+ * CSS, inline SVG, a few lines of inline JS; nothing fetched) rendered from
+ * the JSON documents of check, explain and fit (docs/json.md), so the page
+ * shows exactly the figures `--json` prints.
+ *
+ * Each section is one function over one part of a document. Sizes are
+ * printed in the compiler's format with the exact bytes in the hover title.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum { SVG_W = 960, LABEL_W = 300, ROW_H = 20, MAX_ROWS = 200, MAX_RECTS = 5000 };
+
+/* ---- small helpers ---------------------------------------------------------- */
+
+static void esc(FILE *f, const char *s) {
+  for (; s && *s; s++)
+    switch (*s) {
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '&': fputs("&amp;", f); break;
+    case '"': fputs("&quot;", f); break;
+    default: fputc(*s, f);
+    }
+}
+
+static const char *jstr(const json_t *o, const char *key) {
+  const char *s = json_string_value(json_object_get(o, key));
+  return s ? s : "";
+}
+
+static uint64_t jbytes(const json_t *o, const char *key) {
+  json_int_t v = json_integer_value(json_object_get(o, key));
+  return v > 0 ? (uint64_t)v : 0;
+}
+
+static bool jtrue(const json_t *o, const char *key) { return json_is_true(json_object_get(o, key)); }
+
+/* "28.0M" and, for titles, "28.0M (29360128 bytes)". */
+static const char *human(char *b, size_t cap, uint64_t v) { return cli_human(b, cap, v); }
+static void title_bytes(FILE *f, uint64_t v) {
+  char b[32];
+  fprintf(f, "%s (%" PRIu64 " bytes)", human(b, sizeof b, v), v);
+}
+
+static double frac(uint64_t v, uint64_t scale) { return scale ? (double)v / (double)scale : 0.0; }
+
+/* ---- page frame ------------------------------------------------------------- */
+
+static const char css[] =
+    "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1000px;color:#1d232b;padding:0 16px}"
+    "h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #d8dde3}"
+    ".sub{color:#5b6673;margin:0 0 16px}.cards{display:flex;gap:12px;flex-wrap:wrap}"
+    ".card{border:1px solid #d8dde3;border-radius:6px;padding:8px 12px;min-width:150px}"
+    ".card b{display:block;font-size:18px}.card.over{border-color:#c62828;background:#fdecea}"
+    ".card.ok{border-color:#2e7d32;background:#edf7ee}"
+    "table{border-collapse:collapse;margin:8px 0;font-size:13px}th,td{padding:3px 8px;text-align:left;"
+    "border-bottom:1px solid #eceff2}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
+    "th{cursor:pointer;background:#f4f6f8}tr.over td{color:#b71c1c}.model{color:#6a5d00;font-style:italic}"
+    "svg text{font:11px system-ui,sans-serif}.note{color:#5b6673;font-size:13px}"
+    "pre{background:#f4f6f8;padding:8px;overflow-x:auto}";
+
+/* Sorting by a header click; marks the page rendered so a test can tell
+ * the script ran in the browser. */
+static const char js[] =
+    "document.querySelectorAll('table.sortable th').forEach(function(th,i){th.addEventListener('click',"
+    "function(){var tb=th.closest('table').tBodies[0],rows=Array.from(tb.rows),d=th.dataset.dir==='a'?-1:1;"
+    "th.dataset.dir=d>0?'a':'d';rows.sort(function(a,b){var x=a.cells[i].dataset.v||a.cells[i].textContent,"
+    "y=b.cells[i].dataset.v||b.cells[i].textContent,p=parseFloat(x),q=parseFloat(y);"
+    "return d*(isNaN(p)||isNaN(q)?x.localeCompare(y):p-q)});rows.forEach(function(r){tb.appendChild(r)})})});"
+    "document.body.dataset.rendered='yes';";
+
+static void page_open(FILE *f, const char *title, const char *sub) {
+  fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>vmemscope: ", f);
+  esc(f, title);
+  fprintf(f, "</title>\n<style>%s</style></head>\n<body>\n<h1>", css);
+  esc(f, title);
+  fputs("</h1>\n<p class=\"sub\">", f);
+  esc(f, sub);
+  fputs("</p>\n", f);
+}
+
+static void page_close(FILE *f) {
+  fprintf(f, "<p class=\"note\">Made by vmemscope %s. Exact figures are computed from the input; figures "
+             "marked <span class=\"model\">modelled</span> rebuild a closed compiler's behaviour from public "
+             "facts.</p>\n<script>%s</script>\n</body></html>\n",
+          vmem_version(), js);
+}
+
+static void card(FILE *f, const char *cls, const char *label, const char *value) {
+  fprintf(f, "<div class=\"card %s\"><span>", cls);
+  esc(f, label);
+  fputs("</span><b>", f);
+  esc(f, value);
+  fputs("</b></div>\n", f);
+}
+
+/* ---- scoped VMEM against a limit: one bar per kernel or instruction --------- */
+
+typedef struct bar {
+  const char *name, *what;
+  uint64_t value, limit;
+} bar;
+
+static int bar_desc(const void *a, const void *b) {
+  const bar *x = a, *y = b;
+  return x->value < y->value ? 1 : x->value > y->value ? -1 : strcmp(x->name, y->name);
+}
+
+static void bar_row(FILE *f, const bar *b, size_t i, uint64_t scale) {
+  double w = SVG_W - LABEL_W - 10, y = (double)i * ROW_H;
+  bool over = b->value > b->limit;
+  char v[32], l[32];
+  fprintf(f, "<g class=\"bar%s\" data-name=\"", over ? " over" : "");
+  esc(f, b->name);
+  fprintf(f, "\" data-bytes=\"%" PRIu64 "\"><title>", b->value);
+  esc(f, b->name);
+  fprintf(f, " (%s): ", b->what);
+  title_bytes(f, b->value);
+  fputs(" of limit ", f);
+  title_bytes(f, b->limit);
+  fprintf(f, "%s</title>\n<text x=\"0\" y=\"%.0f\">", over ? ", OVER" : "", y + 14);
+  size_t n = strlen(b->name);
+  if (n > 44) {
+    esc(f, "...");
+    esc(f, b->name + n - 41);
+  } else {
+    esc(f, b->name);
+  }
+  fprintf(f, "</text><rect x=\"%d\" y=\"%.0f\" width=\"%.1f\" height=\"14\" fill=\"%s\"/>", LABEL_W, y + 3,
+          w * frac(b->value, scale), over ? "#d32f2f" : "#5c8fd6");
+  fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#222\" stroke-width=\"2\"/>",
+          LABEL_W + w * frac(b->limit, scale), LABEL_W + w * frac(b->limit, scale), y + 1, y + 19);
+  fprintf(f, "<text x=\"%.1f\" y=\"%.0f\">%s / %s</text></g>\n", LABEL_W + 4 + w * frac(b->value, scale), y + 14,
+          human(v, sizeof v, b->value), human(l, sizeof l, b->limit));
+}
+
+static void bars_svg(FILE *f, bar *bars, size_t n) {
+  qsort(bars, n, sizeof *bars, bar_desc);
+  size_t shown = n < MAX_ROWS ? n : MAX_ROWS;
+  uint64_t scale = 1;
+  for (size_t i = 0; i < shown; i++) {
+    scale = bars[i].value > scale ? bars[i].value : scale;
+    scale = bars[i].limit > scale ? bars[i].limit : scale;
+  }
+  scale += scale / 4; /* room for the figures right of the longest bar */
+  fprintf(f, "<svg id=\"scoped-bars\" width=\"%d\" height=\"%zu\" role=\"img\">\n", SVG_W, shown * ROW_H + 4);
+  for (size_t i = 0; i < shown; i++)
+    bar_row(f, &bars[i], i, scale);
+  fputs("</svg>\n", f);
+  if (n > shown)
+    fprintf(f, "<p class=\"note\">%zu more not shown.</p>\n", n - shown);
+  fputs("<p class=\"note\">A bar is the scoped VMEM, the black tick the limit it must fit; red bars are over.</p>\n",
+        f);
+}
+
+/* ---- a kernel's stack: each allocation at its offset ------------------------ */
+
+static const char *kind_colour(const char *kind) {
+  return !strcmp(kind, "window") ? "#5c8fd6" : !strcmp(kind, "scratch") ? "#8e6bbf"
+       : !strcmp(kind, "internal scratch") ? "#9aa5b1" : "#e0a030";
+}
+
+static void stack_marker(FILE *f, const char *label, uint64_t at, uint64_t scale, int y) {
+  double x = 10 + (SVG_W - 20) * frac(at, scale);
+  char b[32];
+  fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"20\" y2=\"78\" stroke=\"#222\" stroke-dasharray=\"4 2\"/>"
+             "<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">%s %s</text>\n",
+          x, x, x - 2, y, label, human(b, sizeof b, at));
+}
+
+static void stack_rect(FILE *f, const json_t *a, uint64_t scale) {
+  const char *kind = jstr(a, "kind"), *who = *jstr(a, "operand") ? jstr(a, "operand") : jstr(a, "note");
+  uint64_t off = jbytes(a, "offset"), bytes = jbytes(a, "bytes");
+  fprintf(f, "<rect class=\"alloc\" x=\"%.1f\" y=\"30\" width=\"%.1f\" height=\"40\" fill=\"%s\" stroke=\"#fff\">"
+             "<title>",
+          10 + (SVG_W - 20) * frac(off, scale), (SVG_W - 20) * frac(bytes, scale), kind_colour(kind));
+  esc(f, kind);
+  fputs(" ", f);
+  esc(f, who);
+  fprintf(f, " x%" PRId64 ": ", (int64_t)json_integer_value(json_object_get(a, "buffers")));
+  title_bytes(f, bytes);
+  fprintf(f, " at offset %" PRIu64 "%s</title></rect>\n", off, jtrue(a, "exact") ? "" : " (modelled)");
+  double w = (SVG_W - 20) * frac(bytes, scale);
+  if (w > 7.0 * (double)strlen(who) + 6) { /* the name inside the segment when it fits */
+    fprintf(f, "<text x=\"%.1f\" y=\"54\" fill=\"#fff\">", 13 + (SVG_W - 20) * frac(off, scale));
+    esc(f, who);
+    fputs("</text>\n", f);
+  }
+}
+
+static void stack_legend(FILE *f) {
+  static const char *const kinds[] = {"window", "scratch", "internal scratch", "modelled"};
+  fputs("<p class=\"legend\">", f);
+  for (size_t i = 0; i < 4; i++)
+    fprintf(f, "<span style=\"display:inline-block;width:10px;height:10px;background:%s\"></span> %s%s ",
+            kind_colour(kinds[i]), kinds[i], i < 2 ? " (exact)" : " (modelled)");
+  fputs("</p>\n", f);
+}
+
+static void alloc_table(FILE *f, const json_t *allocs) {
+  fputs("<table class=\"sortable allocs\"><thead><tr><th>kind</th><th>operand</th><th>block</th>"
+        "<th class=\"n\">buffers</th><th class=\"n\">bytes</th><th class=\"n\">offset</th><th>figure</th></tr>"
+        "</thead><tbody>\n",
+        f);
+  for (size_t i = 0; i < json_array_size(allocs); i++) {
+    const json_t *a = json_array_get(allocs, i);
+    char b[32];
+    fputs("<tr><td>", f);
+    esc(f, jstr(a, "kind"));
+    fputs("</td><td>", f);
+    esc(f, *jstr(a, "operand") ? jstr(a, "operand") : jstr(a, "note"));
+    fputs("</td><td>", f);
+    esc(f, jstr(a, "block"));
+    fprintf(f, "</td><td class=\"n\">%" PRId64 "</td><td class=\"n\" data-v=\"%" PRIu64 "\">%s</td>"
+               "<td class=\"n\">%" PRIu64 "</td><td>%s</td></tr>\n",
+            (int64_t)json_integer_value(json_object_get(a, "buffers")), jbytes(a, "bytes"),
+            human(b, sizeof b, jbytes(a, "bytes")), jbytes(a, "offset"),
+            jtrue(a, "exact") ? "exact" : "<span class=\"model\">modelled</span>");
+  }
+  fputs("</tbody></table>\n", f);
+}
+
+static void remedies(FILE *f, const json_t *k) {
+  const json_t *rm = json_object_get(k, "remedies");
+  if (!rm)
+    return;
+  char b[32];
+  fputs("<h3>Remedies</h3><ul class=\"remedies\">\n", f);
+  const json_t *sh = json_object_get(rm, "shrink");
+  for (size_t i = 0; i < json_array_size(sh); i++) {
+    const json_t *s = json_array_get(sh, i);
+    fputs("<li>shrink ", f);
+    esc(f, *jstr(s, "param") ? jstr(s, "param") : jstr(s, "operand"));
+    fprintf(f, " from %" PRId64 " to %" PRId64 ": scoped %s</li>\n",
+            (int64_t)json_integer_value(json_object_get(s, "from")),
+            (int64_t)json_integer_value(json_object_get(s, "to")), human(b, sizeof b, jbytes(s, "scoped_bytes")));
+  }
+  fprintf(f, "<li>or request <code>vmem_limit_bytes=%" PRIu64 "</code>%s</li>\n", jbytes(rm, "vmem_limit_bytes"),
+          jtrue(rm, "within_physical") ? " (within physical VMEM)" : " (beyond physical VMEM: not possible)");
+  const json_t *b1 = json_object_get(rm, "buffered1");
+  for (size_t i = 0; i < json_array_size(b1); i++) {
+    fputs("<li>or single-buffer <code>", f);
+    esc(f, json_string_value(json_array_get(b1, i)));
+    fputs("</code> with <code>pipeline_mode=pl.Buffered(1)</code></li>\n", f);
+  }
+  fputs("</ul>\n", f);
+}
+
+/* One kernel: its stacked allocations against the limit and physical VMEM. */
+static void kernel_section(FILE *f, const json_t *k, uint64_t physical) {
+  uint64_t stack = jbytes(k, "stack_bytes"), limit = jbytes(k, "limit_bytes");
+  uint64_t scale = stack > limit ? stack : limit;
+  scale = (physical > scale ? physical : scale) + scale / 50;
+  char s[32], l[32];
+  fprintf(f, "<section class=\"kernel\" data-kernel=\"");
+  esc(f, jstr(k, "name"));
+  fputs("\"><h2>Kernel ", f);
+  esc(f, jstr(k, "name"));
+  fprintf(f, ": scoped %s of %s (%s limit) &mdash; %s</h2>\n", human(s, sizeof s, jbytes(k, "scoped_bytes")),
+          human(l, sizeof l, limit), jstr(k, "limit_origin"),
+          !jtrue(k, "fits") ? "<b class=\"verdict over\">DOES NOT FIT (E1001)</b>"
+          : jtrue(k, "at_risk") ? "<b class=\"verdict\">fits, at risk</b>" : "<b class=\"verdict ok\">fits</b>");
+  fprintf(f, "<svg class=\"stack\" width=\"%d\" height=\"92\" role=\"img\">\n", SVG_W);
+  const json_t *allocs = json_object_get(k, "allocations");
+  for (size_t i = 0; i < json_array_size(allocs); i++)
+    stack_rect(f, json_array_get(allocs, i), scale);
+  stack_marker(f, "limit", limit, scale, 14);
+  if (physical)
+    stack_marker(f, "physical VMEM", physical, scale, 90);
+  fputs("</svg>\n", f);
+  stack_legend(f);
+  alloc_table(f, allocs);
+  remedies(f, k);
+  fputs("</section>\n", f);
+}
+
+/* ---- program-scoped VMEM over schedule time --------------------------------- */
+
+static bool live_at(const json_t *b, uint64_t t) { return jbytes(b, "start") <= t && t <= jbytes(b, "end"); }
+
+static void timeline_rect(FILE *f, const json_t *b, double xs, double ys, int h) {
+  uint64_t st = jbytes(b, "start"), en = jbytes(b, "end"), off = jbytes(b, "offset"), by = jbytes(b, "bytes");
+  fprintf(f, "<rect class=\"buf\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#5c8fd6\" "
+             "fill-opacity=\"0.75\" stroke=\"#1d4f91\" stroke-width=\"0.5\"><title>",
+          40 + xs * (double)st, h - 20 - ys * (double)(off + by), xs * (double)(en - st + 1), ys * (double)by);
+  esc(f, jstr(b, "name"));
+  fputs(": ", f);
+  title_bytes(f, by);
+  fprintf(f, ", steps %" PRIu64 "..%" PRIu64 ", offset %" PRIu64 "</title></rect>\n", st, en, off);
+}
+
+static void timeline_svg(FILE *f, const json_t *p) {
+  const json_t *bufs = json_object_get(p, "buffers");
+  uint64_t steps = jbytes(p, "schedule_length"), peak_t = jbytes(p, "peak_time"), cap = jbytes(p, "capacity_bytes");
+  uint64_t top = jbytes(p, "used_bytes") > cap ? jbytes(p, "used_bytes") : cap;
+  const int h = 320;
+  double xs = (SVG_W - 60) / (double)(steps ? steps : 1), ys = (h - 40) / (double)(top ? top : 1);
+  char b[32];
+  fprintf(f, "<svg id=\"timeline\" width=\"%d\" height=\"%d\" role=\"img\">\n", SVG_W, h);
+  fprintf(f, "<rect x=\"40\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f3e5c0\"><title>largest scoped "
+             "reservation: ",
+          h - 20 - ys * (double)jbytes(p, "scoped_reservation_bytes"), xs * (double)steps,
+          ys * (double)jbytes(p, "scoped_reservation_bytes"));
+  title_bytes(f, jbytes(p, "scoped_reservation_bytes"));
+  fputs(" at offset 0 (modelled)</title></rect>\n", f);
+  for (size_t i = 0; i < json_array_size(bufs) && i < MAX_RECTS; i++)
+    timeline_rect(f, json_array_get(bufs, i), xs, ys, h);
+  double px = 40 + xs * ((double)peak_t + 0.5), cy = h - 20 - ys * (double)cap;
+  fprintf(f, "<line id=\"peak\" x1=\"%.1f\" x2=\"%.1f\" y1=\"10\" y2=\"%d\" stroke=\"#c62828\" stroke-width=\"2\">"
+             "<title>peak at step %" PRIu64 "</title></line><text x=\"%.1f\" y=\"10\" fill=\"#c62828\">peak, step %"
+             PRIu64 "</text>\n",
+          px, px, h - 20, peak_t, px + 3, peak_t);
+  fprintf(f, "<line x1=\"40\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222\" stroke-dasharray=\"6 3\"/>"
+             "<text x=\"44\" y=\"%.1f\">physical VMEM %s</text>\n",
+          SVG_W - 20, cy, cy, cy - 3, human(b, sizeof b, cap));
+  fprintf(f, "<line x1=\"40\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#888\"/><text x=\"40\" y=\"%d\">step 0</text>"
+             "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">step %" PRIu64 "</text>\n",
+          SVG_W - 20, h - 20, h - 20, h - 6, SVG_W - 20, h - 6, steps ? steps - 1 : 0);
+  fputs("</svg>\n", f);
+}
+
+static int by_bytes(const void *a, const void *b) {
+  uint64_t x = jbytes(*(json_t *const *)a, "bytes"), y = jbytes(*(json_t *const *)b, "bytes");
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static uint64_t waste(const json_t *b) { return jbytes(b, "bytes") - jbytes(b, "unpadded_bytes"); }
+
+static int by_waste(const void *a, const void *b) {
+  uint64_t x = waste(*(json_t *const *)a), y = waste(*(json_t *const *)b);
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void peak_table(FILE *f, const char *id, json_t **live, size_t n) {
+  fprintf(f, "<table class=\"sortable\" id=\"%s\"><thead><tr><th>buffer</th><th class=\"n\">bytes</th>"
+             "<th class=\"n\">unpadded</th><th class=\"n\">padding</th><th class=\"n\">expansion</th>"
+             "<th class=\"n\">steps</th></tr></thead><tbody>\n",
+          id);
+  for (size_t i = 0; i < n && i < MAX_ROWS; i++) {
+    const json_t *b = live[i];
+    uint64_t by = jbytes(b, "bytes"), un = jbytes(b, "unpadded_bytes");
+    char x[32], y[32], z[32];
+    fputs("<tr><td>", f);
+    esc(f, jstr(b, "name"));
+    fprintf(f, "</td><td class=\"n\" data-v=\"%" PRIu64 "\">%s</td><td class=\"n\" data-v=\"%" PRIu64 "\">%s</td>"
+               "<td class=\"n\" data-v=\"%" PRIu64 "\">%s</td><td class=\"n\">%.1fx</td><td class=\"n\">%" PRIu64
+               "..%" PRIu64 "</td></tr>\n",
+            by, human(x, sizeof x, by), un, human(y, sizeof y, un), by - un, human(z, sizeof z, by - un),
+            un ? (double)by / (double)un : 1.0, jbytes(b, "start"), jbytes(b, "end"));
+  }
+  fputs("</tbody></table>\n", f);
+}
+
+static void program_section(FILE *f, const json_t *p) {
+  const json_t *bufs = json_object_get(p, "buffers");
+  char a[32], b[32], c[32], d[32];
+  bool fits = jtrue(p, "fits");
+  fputs("<section id=\"program\"><h2>Program-scoped VMEM over the schedule</h2>\n<div class=\"cards\">", f);
+  card(f, fits ? "ok" : "over", "used (heap + scoped reservation)", human(a, sizeof a, jbytes(p, "used_bytes")));
+  card(f, "", "physical VMEM", human(b, sizeof b, jbytes(p, "capacity_bytes")));
+  card(f, "", "packed heap", human(c, sizeof c, jbytes(p, "peak_bytes")));
+  card(f, "", "peak live (lower bound)", human(d, sizeof d, jbytes(p, "lower_bound_bytes")));
+  fputs("</div>\n", f);
+  timeline_svg(f, p);
+  fputs("<p class=\"note\">x: schedule step; y: VMEM offset. Each rectangle is a memory-space-1 value placed by "
+        "best-fit packing (exact sizes, <span class=\"model\">modelled</span> placement); the shaded band is the "
+        "largest scoped reservation at offset 0.</p>\n",
+        f);
+  size_t n = 0;
+  json_t **live = malloc((json_array_size(bufs) + 1) * sizeof *live);
+  for (size_t i = 0; live && i < json_array_size(bufs); i++)
+    if (live_at(json_array_get(bufs, i), jbytes(p, "peak_time")))
+      live[n++] = json_array_get(bufs, i);
+  fprintf(f, "<h3>Live at the peak (step %" PRIu64 "), by size</h3>\n", jbytes(p, "peak_time"));
+  if (live)
+    qsort(live, n, sizeof *live, by_bytes);
+  peak_table(f, "peak-by-size", live, n);
+  fputs("<h3>Live at the peak, by padding waste</h3>\n", f);
+  if (live)
+    qsort(live, n, sizeof *live, by_waste);
+  peak_table(f, "peak-by-waste", live, n);
+  free(live);
+  fputs("</section>\n", f);
+}
+
+/* ---- documents -------------------------------------------------------------- */
+
+static void hlo_bars(FILE *f, const json_t *doc) {
+  const json_t *comps = json_object_get(doc, "computations");
+  size_t cap = 0, n = 0;
+  for (size_t c = 0; c < json_array_size(comps); c++)
+    cap += json_array_size(json_object_get(json_array_get(comps, c), "instructions"));
+  bar *bars = malloc((cap + 1) * sizeof *bars);
+  for (size_t c = 0; bars && c < json_array_size(comps); c++) {
+    const json_t *ins = json_object_get(json_array_get(comps, c), "instructions");
+    for (size_t i = 0; i < json_array_size(ins); i++) {
+      const json_t *in = json_array_get(ins, i), *k = json_object_get(in, "kernel");
+      if (k && json_object_get(k, "scoped_bytes"))
+        bars[n++] = (bar){jstr(in, "name"), "kernel, exact", jbytes(k, "scoped_bytes"), jbytes(k, "limit_bytes")};
+      else if (json_is_integer(json_object_get(in, "used_scoped_bytes")) && jbytes(in, "vmem_limit_bytes"))
+        bars[n++] = (bar){jstr(in, "name"), "the compiler's used figure", jbytes(in, "used_scoped_bytes"),
+                          jbytes(in, "vmem_limit_bytes")};
+    }
+  }
+  fputs("<section id=\"scoped\"><h2>Scoped VMEM per instruction</h2>\n", f);
+  if (n)
+    bars_svg(f, bars, n);
+  else
+    fputs("<p class=\"note\">No instruction carries a Pallas kernel or a used scoped figure.</p>\n", f);
+  fputs("</section>\n", f);
+  free(bars);
+}
+
+static void hlo_kernels(FILE *f, const json_t *doc, uint64_t physical) {
+  const json_t *comps = json_object_get(doc, "computations");
+  for (size_t c = 0; c < json_array_size(comps); c++) {
+    const json_t *ins = json_object_get(json_array_get(comps, c), "instructions");
+    for (size_t i = 0; i < json_array_size(ins); i++) {
+      const json_t *k = json_object_get(json_array_get(ins, i), "kernel");
+      if (k && json_object_get(k, "allocations"))
+        kernel_section(f, k, physical);
+    }
+  }
+}
+
+static void check_doc(FILE *f, const json_t *doc, uint64_t physical) {
+  const json_t *ks = json_object_get(doc, "kernels"), *p = json_object_get(doc, "program");
+  if (ks) {
+    bar *bars = malloc((json_array_size(ks) + 1) * sizeof *bars);
+    size_t n = 0;
+    for (size_t i = 0; bars && i < json_array_size(ks); i++) {
+      const json_t *k = json_array_get(ks, i);
+      bars[n++] = (bar){jstr(k, "name"), "kernel, exact", jbytes(k, "scoped_bytes"), jbytes(k, "limit_bytes")};
+    }
+    fputs("<section id=\"scoped\"><h2>Scoped VMEM per kernel</h2>\n", f);
+    bars_svg(f, bars, n);
+    fputs("</section>\n", f);
+    free(bars);
+    for (size_t i = 0; i < json_array_size(ks); i++)
+      kernel_section(f, json_array_get(ks, i), physical);
+    return;
+  }
+  hlo_bars(f, doc);
+  hlo_kernels(f, doc, physical);
+  if (p)
+    program_section(f, p);
+}
+
+static void explain_sizes(FILE *f, const json_t *e) {
+  char a[32], b[32], c[32];
+  if (jbytes(e, "limit_bytes"))
+    fprintf(f, "%s of limit %s", human(a, sizeof a, jbytes(e, "size_bytes")),
+            human(b, sizeof b, jbytes(e, "limit_bytes")));
+  else if (jbytes(e, "capacity_bytes"))
+    fprintf(f, "used %s of %s", human(a, sizeof a, jbytes(e, "used_bytes")),
+            human(b, sizeof b, jbytes(e, "capacity_bytes")));
+  else
+    fprintf(f, "size %s", human(a, sizeof a, jbytes(e, "size_bytes")));
+  if (jbytes(e, "excess_bytes"))
+    fprintf(f, "; excess %s", human(c, sizeof c, jbytes(e, "excess_bytes")));
+}
+
+static void explain_error(FILE *f, const json_t *e) {
+  fputs("<div class=\"diag\"><h3>", f);
+  esc(f, jstr(e, "kind"));
+  fputs(": ", f);
+  esc(f, *jstr(e, "instruction") ? jstr(e, "instruction") : "(no instruction named)");
+  fputs("</h3><p>", f);
+  esc(f, jstr(e, "file"));
+  fputs(": ", f);
+  explain_sizes(f, e);
+  fprintf(f, ". Custom kernel: %s", json_is_true(json_object_get(e, "custom_kernel"))    ? "yes"
+                                    : json_is_false(json_object_get(e, "custom_kernel")) ? "no"
+                                                                                          : "cannot tell");
+  fputs(" (", f);
+  esc(f, jstr(e, "evidence"));
+  fputs(").</p><ul class=\"remedies\">\n", f);
+  const json_t *rs = json_object_get(e, "remedies");
+  for (size_t i = 0; i < json_array_size(rs); i++) {
+    const json_t *r = json_array_get(rs, i);
+    fprintf(f, "<li>request <code>vmem_limit_bytes=%" PRIu64 "</code> or "
+               "<code>--xla_tpu_scoped_vmem_limit_kib=%" PRIu64 "</code>; or shrink blocks by %.2fx%s</li>\n",
+            jbytes(r, "vmem_limit_bytes"), jbytes(r, "xla_tpu_scoped_vmem_limit_kib"),
+            json_number_value(json_object_get(r, "shrink_factor")),
+            jtrue(r, "likely_compiler_bug") ? "; likely a compiler bug: report it with the HLO dump" : "");
+  }
+  fputs("</ul></div>\n", f);
+}
+
+static void explain_doc(FILE *f, const json_t *doc) {
+  const json_t *es = json_object_get(doc, "errors");
+  bar *bars = malloc((json_array_size(es) + 1) * sizeof *bars);
+  size_t n = 0;
+  for (size_t i = 0; bars && i < json_array_size(es); i++) {
+    const json_t *e = json_array_get(es, i);
+    if (jbytes(e, "size_bytes") && jbytes(e, "limit_bytes"))
+      bars[n++] = (bar){*jstr(e, "instruction") ? jstr(e, "instruction") : jstr(e, "kind"), "as the log prints it",
+                        jbytes(e, "size_bytes"), jbytes(e, "limit_bytes")};
+  }
+  fputs("<section id=\"scoped\"><h2>Scoped VMEM the log reports</h2>\n", f);
+  if (n)
+    bars_svg(f, bars, n);
+  free(bars);
+  fputs("</section>\n<section id=\"diagnostics\"><h2>Diagnostics and remedies</h2>\n", f);
+  for (size_t i = 0; i < json_array_size(es); i++)
+    explain_error(f, json_array_get(es, i));
+  if (!json_array_size(es))
+    fputs("<p>No TPU compiler memory error found in the log.</p>\n", f);
+  fputs("</section>\n", f);
+}
+
+/* ---- fit: the Pareto front of footprint against predicted time -------------- */
+
+static int by_needed(const void *a, const void *b) {
+  uint64_t x = jbytes(*(json_t *const *)a, "needed_bytes"), y = jbytes(*(json_t *const *)b, "needed_bytes");
+  return x < y ? -1 : x > y;
+}
+
+/* Sorted by footprint, a candidate is on the front when it is faster than
+ * every smaller one. */
+static size_t pareto(const json_t *cands, json_t **front) {
+  size_t n = 0, k = 0;
+  for (size_t i = 0; i < json_array_size(cands); i++)
+    front[n++] = json_array_get(cands, i);
+  qsort(front, n, sizeof *front, by_needed);
+  double best = 1e300;
+  for (size_t i = 0; i < n; i++) {
+    double t = json_number_value(json_object_get(front[i], "time_s"));
+    if (t < best) {
+      best = t;
+      front[k++] = front[i];
+    }
+  }
+  return k;
+}
+
+static void fit_row(FILE *f, const json_t *c) {
+  char b[32];
+  fputs("<tr><td>", f);
+  const char *key;
+  json_t *v;
+  json_object_foreach((json_t *)json_object_get(c, "params"), key, v) {
+    esc(f, key);
+    fprintf(f, "=%" PRId64 " ", (int64_t)json_integer_value(v));
+  }
+  fprintf(f, "</td><td class=\"n\" data-v=\"%" PRIu64 "\">%s</td><td class=\"n\">%.3g</td><td>%s</td></tr>\n",
+          jbytes(c, "needed_bytes"), human(b, sizeof b, jbytes(c, "needed_bytes")),
+          json_number_value(json_object_get(c, "time_s")) * 1e6, jstr(c, "bound"));
+}
+
+static void fit_doc(FILE *f, const json_t *doc) {
+  const json_t *cands = json_object_get(doc, "candidates");
+  json_t **front = malloc((json_array_size(cands) + 1) * sizeof *front);
+  size_t n = front ? pareto(cands, front) : 0;
+  fprintf(f, "<section id=\"fit\"><h2>Block sizes that fit: the Pareto front</h2>\n<p>%" PRIu64 " candidates "
+             "considered, %" PRIu64 " fit. Among the %zu fastest that fit, these are not beaten on both "
+             "footprint and <span class=\"model\">modelled</span> time.</p>\n",
+          jbytes(doc, "considered"), jbytes(doc, "fitting"), json_array_size(cands));
+  fputs("<table class=\"sortable\" id=\"pareto\"><thead><tr><th>params</th><th class=\"n\">needed</th>"
+        "<th class=\"n\">time (us, modelled)</th><th>bound</th></tr></thead><tbody>\n",
+        f);
+  for (size_t i = 0; i < n; i++)
+    fit_row(f, front[i]);
+  fputs("</tbody></table></section>\n", f);
+  free(front);
+}
+
+/* ---- the page --------------------------------------------------------------- */
+
+static void verdict_cards(FILE *f, const report_docs *d, int status) {
+  const json_t *p = d->check ? json_object_get(d->check, "program") : NULL;
+  fputs("<div class=\"cards\" id=\"verdict\">", f);
+  card(f, status == EXIT_OOM ? "over" : "ok", "verdict",
+       status == EXIT_OOM ? "out of VMEM" : d->explain ? "log explained" : "fits");
+  if (p) {
+    char b[32];
+    card(f, jtrue(p, "fits") ? "ok" : "over", "program-scoped used", human(b, sizeof b, jbytes(p, "used_bytes")));
+  }
+  fputs("</div>\n", f);
+}
+
+void report_html(FILE *f, const report_docs *d, int status) {
+  const char *name = d->check ? jstr(d->check, "module") : "";
+  const json_t *ks = d->check ? json_object_get(d->check, "kernels") : NULL;
+  if (!*name && ks)
+    name = jstr(json_array_get(ks, 0), "name");
+  char title[512], sub[512];
+  snprintf(title, sizeof title, "VMEM report: %s", *name ? name : d->input);
+  snprintf(sub, sizeof sub, "%s, target %s", d->input, d->target);
+  page_open(f, title, sub);
+  verdict_cards(f, d, status);
+  if (d->check)
+    check_doc(f, d->check, d->physical);
+  if (d->explain)
+    explain_doc(f, d->explain);
+  if (d->fit)
+    fit_doc(f, d->fit);
+  page_close(f);
+}
