@@ -74,7 +74,23 @@ void cli_error_at(const char *cmd, const char *what, const char *text, const vme
 void cli_file_error(const char *cmd, const char *path, const char *text, size_t len, const vmem_error *err);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Sizes printed as "272.0K (278528)". */
+/* The terminal (cli_util.c). --bytes: every size with its exact bytes;
+ * colour with --color=always, or auto on a terminal; never with NO_COLOR. */
+typedef enum { CLI_COLOUR_AUTO, CLI_COLOUR_ALWAYS, CLI_COLOUR_NEVER } cli_colour_mode;
+typedef enum { CLI_RESET, CLI_OK, CLI_WARN, CLI_BAD, CLI_DIM } cli_tone_kind;
+void cli_set_style(bool exact_bytes, cli_colour_mode mode);
+const char *cli_tone(cli_tone_kind k); /* an escape sequence, or "" */
+/* "[████·····|···]": used against limit in `width` cells (buf: 4*width+64). */
+const char *cli_usage_bar(char *buf, size_t cap, uint64_t used, uint64_t limit, size_t width);
+/* A progress line on stderr while a large input (over CLI_PROGRESS_BYTES)
+ * is read, when stderr is a terminal; cleared by cli_progress_done. */
+#define CLI_PROGRESS_BYTES (50u * 1000u * 1000u)
+void cli_progress(const char *path, uint64_t bytes, const char *phase);
+void cli_progress_done(void);
+uint64_t cli_file_bytes(const char *path); /* 0 when not a regular file */
+
+/* Sizes printed as "272.0K (278528)"; cli_human prints "272.0K", or as
+ * cli_bytes with --bytes. */
 const char *cli_bytes(char *buf, size_t cap, uint64_t bytes);
 const char *cli_human(char *buf, size_t cap, uint64_t bytes);
 

@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -42,6 +44,7 @@ const char *cli_next(cli_args *a, const char *const *with_value, const char **va
 }
 
 void cli_error(const char *cmd, const char *fmt, ...) {
+  cli_progress_done(); /* an error starts on a clean line */
   va_list ap;
   va_start(ap, fmt);
   fprintf(stderr, "vmemscope%s%s: error: ", cmd ? " " : "", cmd ? cmd : "");
@@ -61,6 +64,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
 }
 
 void cli_error_at(const char *cmd, const char *what, const char *text, const vmem_error *err) {
+  cli_progress_done(); /* an error starts on a clean line */
   size_t len = strlen(text), line, col;
   vmem_locate(text, len, err->offset, &line, &col);
   /* `what` ends in ':' for "file:line:" (then the column follows as
@@ -81,6 +85,7 @@ void cli_error_at(const char *cmd, const char *what, const char *text, const vme
 /* An error in a file: file:line:col, then the line (cut to 160 columns
  * around the caret) with a caret under the position. */
 void cli_file_error(const char *cmd, const char *path, const char *text, size_t len, const vmem_error *err) {
+  cli_progress_done(); /* an error starts on a clean line */
   size_t line, col;
   vmem_locate(text, len, err->offset, &line, &col);
   fprintf(stderr, "vmemscope %s: error: %s:%zu:%zu: %s\n", cmd, path, line, col, err->message);
@@ -120,7 +125,70 @@ const vmem_target *cli_target(const char *cmd, const char *name) {
   return t;
 }
 
+/* ---- the terminal: options every command shares ----------------------------
+ * The CLI is a program, so these few settings may be static: main sets them
+ * once from --bytes and --color before a command runs. */
+static bool exact_bytes;
+static bool colour;
+
+void cli_set_style(bool exact, cli_colour_mode mode) {
+  exact_bytes = exact;
+  const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+  bool tty = isatty(STDOUT_FILENO) && !(term && !strcmp(term, "dumb"));
+  /* NO_COLOR (no-color.org) wins over everything, --color=always included. */
+  colour = !(no && *no) && (mode == CLI_COLOUR_ALWAYS || (mode == CLI_COLOUR_AUTO && tty));
+}
+
+const char *cli_tone(cli_tone_kind k) {
+  static const char *const codes[] = {"\033[0m", "\033[1;32m", "\033[1;33m", "\033[1;31m", "\033[2m"};
+  return colour ? codes[k] : "";
+}
+
+/* A bar of `width` cells: the used part filled, the limit marked '|',
+ * scaled to the larger of the two; coloured by the verdict. */
+const char *cli_usage_bar(char *buf, size_t cap, uint64_t used, uint64_t limit, size_t width) {
+  uint64_t top = used > limit ? used : limit;
+  size_t at = top ? (size_t)((double)limit / (double)top * (double)width) : 0, fill = top ? (size_t)((double)used /
+      (double)top * (double)width + 0.5) : 0, o = 0;
+  const char *tone = cli_tone(used > limit ? CLI_BAD : CLI_OK);
+  o += (size_t)snprintf(buf + o, cap - o, "[%s", tone);
+  for (size_t i = 0; i <= width && o + 8 < cap; i++) {
+    const char *cell = i == at ? "|" : i < fill ? "\u2588" : "\u00b7";
+    if (i == at)
+      o += (size_t)snprintf(buf + o, cap - o, "%s|%s", cli_tone(CLI_RESET), tone);
+    else
+      o += (size_t)snprintf(buf + o, cap - o, "%s", cell);
+  }
+  if (o + 8 < cap)
+    snprintf(buf + o, cap - o, "%s]", cli_tone(CLI_RESET));
+  return buf;
+}
+
+/* ---- a progress line on stderr, for inputs over 50 MB on a terminal ------- */
+static bool progress_shown;
+
+void cli_progress(const char *path, uint64_t bytes, const char *phase) {
+  if (bytes < CLI_PROGRESS_BYTES || !isatty(STDERR_FILENO))
+    return;
+  fprintf(stderr, "\rvmemscope: %s (%.1f MB): %s...\033[K", path, (double)bytes / 1e6, phase);
+  fflush(stderr);
+  progress_shown = true;
+}
+
+uint64_t cli_file_bytes(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+}
+
+void cli_progress_done(void) {
+  if (progress_shown)
+    fputs("\r\033[K", stderr);
+  progress_shown = false;
+}
+
 const char *cli_human(char *buf, size_t cap, uint64_t bytes) {
+  if (exact_bytes)
+    return cli_bytes(buf, cap, bytes);
   vmem_format_bytes((int64_t)bytes, buf, cap);
   return buf;
 }

@@ -510,12 +510,16 @@ static void print_program(const report *r, size_t top) {
   printf("  with each instruction's scoped reservation at offset 0 (the compiler's used figure where the text has "
          "it, else its limit; the largest %s, %%%.*s): used %s\n", cli_human(d, sizeof d, p->scoped_reservation_bytes),
          (int)rn.len, rn.ptr, cli_bytes(e, sizeof e, p->used_bytes));
+  char bar[256];
+  printf("  used   %s %s of %s\n", cli_usage_bar(bar, sizeof bar, p->used_bytes, p->capacity_bytes, 40),
+         cli_human(a, sizeof a, p->used_bytes), cli_human(b, sizeof b, p->capacity_bytes));
   if (p->used_bytes > p->capacity_bytes)
-    printf("  verdict: DOES NOT FIT — %s over physical VMEM (the compiler's 'Ran out of memory in memory space vmem. "
-           "Used X of Y vmem'); move values out of S(1), or lower the scoped limits\n",
-           cli_human(a, sizeof a, p->used_bytes - p->capacity_bytes));
+    printf("  verdict: %sDOES NOT FIT%s — %s over physical VMEM (the compiler's 'Ran out of memory in memory space "
+           "vmem. Used X of Y vmem'); move values out of S(1), or lower the scoped limits\n",
+           cli_tone(CLI_BAD), cli_tone(CLI_RESET), cli_human(a, sizeof a, p->used_bytes - p->capacity_bytes));
   else
-    printf("  verdict: fits, %s of physical VMEM to spare\n", cli_human(a, sizeof a, p->capacity_bytes - p->used_bytes));
+    printf("  verdict: %sfits%s, %s of physical VMEM to spare\n", cli_tone(CLI_OK), cli_tone(CLI_RESET),
+           cli_human(a, sizeof a, p->capacity_bytes - p->used_bytes));
   const vmem_program_buffer **big = malloc(p->count * sizeof *big);
   if (!big)
     return;
@@ -790,14 +794,21 @@ int cmd_check(int argc, char **argv) {
   if (strcmp(format, "hlo") != 0 || instr)
     return check_kernel_file(path, format, instr, t, &in, &popt, json);
   report r = {.path = path, .t = t, .in = &in, .opt = &popt, .timeline = timeline};
-  if (!(r.m = open_module("check", path)))
+  uint64_t bytes = cli_file_bytes(path);
+  cli_progress(path, bytes, "parsing");
+  if (!(r.m = open_module("check", path))) {
+    cli_progress_done();
     return EXIT_BAD;
+  }
   int rc = EXIT_OK;
   vmem_error perr;
+  cli_progress(path, bytes, "sizing every instruction and decoding its kernel");
   if (!size_rows(&r))
     rc = EXIT_BAD;
-  else if (!(r.has_prog = program(&r, &in, &popt, tight, &perr)))
+  else if (cli_progress(path, bytes, "planning program-scoped VMEM"),
+           !(r.has_prog = program(&r, &in, &popt, tight, &perr)))
     cli_error("check", "%s: program-scoped VMEM: %s", path, perr.message);
+  cli_progress_done();
   if (rc != EXIT_OK)
     ;
   else if (json)

@@ -543,7 +543,10 @@ int cmd_explain(int argc, char **argv) {
     if (in != stdin)
       fclose(in);
     vmem_error err;
+    if (text)
+      cli_progress(path, len, "explaining");
     vmem_log_report *r = text ? vmem_explain(text, len, t, NULL, &err) : NULL;
+    cli_progress_done();
     if (!r) {
       cli_error("explain", "%s: %s", path, text ? err.message : "out of memory");
       free(text);

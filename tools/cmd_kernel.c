@@ -136,15 +136,19 @@ static void print_totals(const kreport *r) {
 static void print_verdict(const kreport *r) {
   char b[32], c[32];
   uint64_t lim = r->l.effective_bytes, s = r->f.scoped_bytes;
+  char bar[256];
+  printf("scoped %s %s of %s\n", cli_usage_bar(bar, sizeof bar, s, lim, 40), cli_human(b, sizeof b, s),
+         cli_human(c, sizeof c, lim));
   if (r->verdict == OVER) {
-    printf("verdict: DOES NOT FIT — %s over the limit (E1001)\n", cli_human(b, sizeof b, s - lim));
+    printf("verdict: %sDOES NOT FIT%s — %s over the limit (E1001)\n", cli_tone(CLI_BAD), cli_tone(CLI_RESET),
+           cli_human(b, sizeof b, s - lim));
   } else if (r->verdict == AT_RISK) {
-    printf("verdict: fits by %s, but not with the internal scratch and modelled values (%s) counted — at risk\n",
-           cli_human(b, sizeof b, lim - s),
-           cli_human(c, sizeof c, r->f.internal_scratch_bytes + r->f.modelled_bytes));
+    printf("verdict: %sfits by %s, but not with the internal scratch and modelled values (%s) counted — at risk%s\n",
+           cli_tone(CLI_WARN), cli_human(b, sizeof b, lim - s),
+           cli_human(c, sizeof c, r->f.internal_scratch_bytes + r->f.modelled_bytes), cli_tone(CLI_RESET));
   } else {
-    printf("verdict: fits, %s to spare (internal scratch and modelled values included)\n",
-           cli_human(b, sizeof b, lim - s - r->f.internal_scratch_bytes - r->f.modelled_bytes));
+    printf("verdict: %sfits%s, %s to spare (internal scratch and modelled values included)\n", cli_tone(CLI_OK),
+           cli_tone(CLI_RESET), cli_human(b, sizeof b, lim - s - r->f.internal_scratch_bytes - r->f.modelled_bytes));
   }
 }
 
@@ -350,9 +354,11 @@ int kernel_brief(const vmem_kernel *k, const vmem_target *t, const vmem_limit_in
   } else {
     printf("%skernel %s: ", indent, vmem_kernel_name(k));
     print_grid(k);
-    printf("; scoped %s of %s (%s) -> %s\n", cli_bytes(b, sizeof b, r.f.scoped_bytes),
+    printf("; scoped %s of %s (%s) -> %s%s%s\n", cli_bytes(b, sizeof b, r.f.scoped_bytes),
            cli_human(l, sizeof l, r.l.effective_bytes), vmem_limit_origin_name(r.l.origin),
-           r.verdict == OVER ? "DOES NOT FIT (E1001)" : r.verdict == AT_RISK ? "fits, at risk" : "fits");
+           cli_tone(r.verdict == OVER ? CLI_BAD : r.verdict == AT_RISK ? CLI_WARN : CLI_OK),
+           r.verdict == OVER ? "DOES NOT FIT (E1001)" : r.verdict == AT_RISK ? "fits, at risk" : "fits",
+           cli_tone(CLI_RESET));
   }
   int v = r.verdict == OVER ? 2 : r.verdict == AT_RISK ? 1 : 0;
   vmem_footprint_free(&r.f);

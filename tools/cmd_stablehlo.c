@@ -20,7 +20,9 @@ static vmem_stablehlo *open_stablehlo(const char *cmd, const char *path, char **
     cli_error(cmd, "%s: cannot open", path);
     return NULL;
   }
+  cli_progress(path, len, "parsing");
   vmem_stablehlo *m = vmem_stablehlo_parse(*text, len, NULL, &err);
+  cli_progress_done();
   if (!m) {
     cli_file_error(cmd, path, *text, len, &err);
     free(*text);

@@ -29,22 +29,40 @@ static void usage(FILE *f) {
     fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
   fprintf(f, "\nRun 'vmemscope COMMAND --help' for a command's options.\n"
              "Targets: --target T, else $VMEMSCOPE_TARGET, else v5e.\n"
-             "--quiet (or -q) with any command prints only errors: the exit status says it.\n"
+             "Any command: --quiet (-q) prints only errors, the exit status says it; --bytes\n"
+             "prints every size with its exact bytes; --color=auto|always|never (colour only\n"
+             "on a terminal by default, never when NO_COLOR is set).\n"
              "Exit status: 0 ok, 1 an OOM found or predicted, 2 bad usage or input.\n");
 }
 
-/* --quiet (any command): only the exit status and errors. The option is
- * taken out of the arguments and standard output closed to /dev/null, so
- * every command honours it the same way. Returns the new count. */
-static int quiet_args(int argc, char **argv) {
+/* Options every command takes: --quiet (-q) closes standard output, so
+ * only errors and the exit status remain; --bytes prints each size with its
+ * exact bytes; --color=auto|always|never (and --no-color). They are taken
+ * out of the arguments before the command sees them. Returns the new count,
+ * or -1 after an error. */
+static int global_args(int argc, char **argv) {
   int n = 0;
-  bool quiet = false;
+  bool quiet = false, exact = false;
+  cli_colour_mode mode = CLI_COLOUR_AUTO;
   for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
+    const char *a = argv[i];
+    if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
       quiet = true;
-    else
+    else if (!strcmp(a, "--bytes"))
+      exact = true;
+    else if (!strcmp(a, "--no-color") || !strcmp(a, "--color=never"))
+      mode = CLI_COLOUR_NEVER;
+    else if (!strcmp(a, "--color=always")) /* bare --color is fit's memory coloring */
+      mode = CLI_COLOUR_ALWAYS;
+    else if (!strcmp(a, "--color=auto"))
+      mode = CLI_COLOUR_AUTO;
+    else if (!strncmp(a, "--color=", 8)) {
+      cli_error(NULL, "--color takes auto, always or never, got '%s'", a + 8);
+      return -1;
+    } else
       argv[n++] = argv[i];
   }
+  cli_set_style(exact, mode);
   if (quiet && !freopen("/dev/null", "w", stdout))
     cli_error(NULL, "--quiet: cannot close standard output");
   return n;
@@ -65,8 +83,10 @@ int main(int argc, char **argv) {
     return EXIT_OK;
   }
   for (size_t i = 0; i < NCOMMANDS; i++)
-    if (!strcmp(cmd, commands[i].name))
-      return commands[i].run(quiet_args(argc - 2, argv + 2), argv + 2);
+    if (!strcmp(cmd, commands[i].name)) {
+      int n = global_args(argc - 2, argv + 2);
+      return n < 0 ? EXIT_BAD : commands[i].run(n, argv + 2);
+    }
   cli_error(NULL, "unknown command '%s' (see 'vmemscope --help')", cmd);
   return EXIT_BAD;
 }
