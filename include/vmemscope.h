@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -928,6 +929,22 @@ VMEM_API size_t vmem_template_default_values(const vmem_template *tpl,
  *  allow up to the largest array dimension it sets, in steps of 8 (coarser
  *  when that would be more than 4096 values). */
 VMEM_API size_t vmem_template_padded_values(const vmem_template *tpl, size_t p, int64_t *out, size_t cap);
+
+/* ---- the command line as a call ---------------------------------------------
+ * What the `vmemscope` program does, for bindings (the Python package) and
+ * for programs that want a command's exact output: every command, option,
+ * JSON document (docs/json.md) and exit status is the same. */
+
+/** Runs `vmemscope argv[0] argv[1] ...` (argv[0] is the command, e.g.
+ *  "check"), writing its standard output to out and its errors to err.
+ *  Returns the exit status: 0 ok, 1 an OOM found or predicted, 2 bad usage
+ *  or input. Reentrant and thread-safe; reads the environment as the
+ *  program does (LIBTPU_INIT_ARGS, XLA_FLAGS, VMEMSCOPE_TARGET, NO_COLOR). */
+VMEM_API int vmem_cli_run(int argc, const char *const *argv, FILE *out, FILE *err);
+/** As vmem_cli_run, with both streams collected into NUL-terminated
+ *  strings (*out, *err) that the caller frees with vmem_cli_free. */
+VMEM_API int vmem_cli_capture(int argc, const char *const *argv, char **out, char **err);
+VMEM_API void vmem_cli_free(char *s);
 
 #ifdef __cplusplus
 }

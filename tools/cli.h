@@ -11,6 +11,22 @@
 
 #include "vmemscope.h"
 
+/* One run of the command line (vmem_cli_run): where it writes and the
+ * settings every command shares. The ~350 places that print reach it
+ * through cli_now, a thread-local pointer vmem_cli_run sets for the length
+ * of the call and restores after; so the CLI is reentrant and thread-safe
+ * as a library call, and the library proper (src/) keeps no state at all. */
+typedef struct cli_ctx {
+  FILE *out, *err;
+  bool exact_bytes;     /* --bytes */
+  bool colour;          /* --color, NO_COLOR, a terminal */
+  bool progress_shown;  /* a progress line is on the terminal */
+  json_t **capture;     /* report: cli_print_json hands the document here */
+} cli_ctx;
+extern _Thread_local cli_ctx *cli_now;
+#define CLI_OUT (cli_now->out)
+#define CLI_ERR (cli_now->err)
+
 /* Exit codes, the same for every command. */
 enum { EXIT_OK = 0, EXIT_OOM = 1, EXIT_BAD = 2 };
 

@@ -1,6 +1,7 @@
 /*
  * cli_util.c — option scanning, target choice, error printing, tables.
  */
+#define _POSIX_C_SOURCE 200809L /* fileno, isatty */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -47,18 +48,18 @@ void cli_error(const char *cmd, const char *fmt, ...) {
   cli_progress_done(); /* an error starts on a clean line */
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "vmemscope%s%s: error: ", cmd ? " " : "", cmd ? cmd : "");
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  fprintf(CLI_ERR, "vmemscope%s%s: error: ", cmd ? " " : "", cmd ? cmd : "");
+  vfprintf(CLI_ERR, fmt, ap);
+  fputc('\n', CLI_ERR);
   va_end(ap);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "vmemscope %s: error: ", cmd);
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n(see 'vmemscope %s --help')\n", cmd);
+  fprintf(CLI_ERR, "vmemscope %s: error: ", cmd);
+  vfprintf(CLI_ERR, fmt, ap);
+  fprintf(CLI_ERR, "\n(see 'vmemscope %s --help')\n", cmd);
   va_end(ap);
   return EXIT_BAD;
 }
@@ -71,14 +72,14 @@ void cli_error_at(const char *cmd, const char *what, const char *text, const vme
    * ":col"), else it names an argument ("shape 2,"). */
   size_t wn = strlen(what);
   if (strchr(text, '\n'))
-    fprintf(stderr, "vmemscope %s: error: %s:%zu:%zu: %s\n", cmd, what, line, col, err->message);
+    fprintf(CLI_ERR, "vmemscope %s: error: %s:%zu:%zu: %s\n", cmd, what, line, col, err->message);
   else if (wn && what[wn - 1] == ':')
-    fprintf(stderr, "vmemscope %s: error: %s%zu: %s\n", cmd, what, col, err->message);
+    fprintf(CLI_ERR, "vmemscope %s: error: %s%zu: %s\n", cmd, what, col, err->message);
   else
-    fprintf(stderr, "vmemscope %s: error: %s column %zu: %s\n", cmd, what, col, err->message);
+    fprintf(CLI_ERR, "vmemscope %s: error: %s column %zu: %s\n", cmd, what, col, err->message);
   /* Show the line with a caret under the position (single-line texts). */
   if (!strchr(text, '\n') && len <= 200) {
-    fprintf(stderr, "  %s\n  %*s^\n", text, (int)(col - 1), "");
+    fprintf(CLI_ERR, "  %s\n  %*s^\n", text, (int)(col - 1), "");
   }
 }
 
@@ -88,7 +89,7 @@ void cli_file_error(const char *cmd, const char *path, const char *text, size_t 
   cli_progress_done(); /* an error starts on a clean line */
   size_t line, col;
   vmem_locate(text, len, err->offset, &line, &col);
-  fprintf(stderr, "vmemscope %s: error: %s:%zu:%zu: %s\n", cmd, path, line, col, err->message);
+  fprintf(CLI_ERR, "vmemscope %s: error: %s:%zu:%zu: %s\n", cmd, path, line, col, err->message);
   /* The line itself, cut to 160 columns around the caret. */
   size_t b = err->offset > len ? len : err->offset;
   while (b > 0 && text[b - 1] != '\n')
@@ -104,7 +105,7 @@ void cli_file_error(const char *cmd, const char *path, const char *text, size_t 
   for (size_t i = 0; i < n; i++)
     printable = printable && ((unsigned char)text[b + from - 1 + i] >= 32 || text[b + from - 1 + i] == '\t');
   if (printable && n)
-    fprintf(stderr, "  %.*s\n  %*s^\n", (int)n, text + b + from - 1, (int)(col - from), "");
+    fprintf(CLI_ERR, "  %.*s\n  %*s^\n", (int)n, text + b + from - 1, (int)(col - from), "");
 }
 
 const vmem_target *cli_target(const char *cmd, const char *name) {
@@ -117,31 +118,28 @@ const vmem_target *cli_target(const char *cmd, const char *name) {
     name = "v5e";
   const vmem_target *t = vmem_target_find(name, strlen(name));
   if (!t) {
-    fprintf(stderr, "vmemscope %s: error: %s: unknown target '%s'; known:", cmd, from, name);
+    fprintf(CLI_ERR, "vmemscope %s: error: %s: unknown target '%s'; known:", cmd, from, name);
     for (size_t i = 0; i < vmem_target_count(); i++)
-      fprintf(stderr, " %s", vmem_target_name(vmem_target_at(i)));
-    fputc('\n', stderr);
+      fprintf(CLI_ERR, " %s", vmem_target_name(vmem_target_at(i)));
+    fputc('\n', CLI_ERR);
   }
   return t;
 }
 
-/* ---- the terminal: options every command shares ----------------------------
- * The CLI is a program, so these few settings may be static: main sets them
- * once from --bytes and --color before a command runs. */
-static bool exact_bytes;
-static bool colour;
+/* ---- the terminal: options every command shares ---------------------------- */
 
 void cli_set_style(bool exact, cli_colour_mode mode) {
-  exact_bytes = exact;
+  cli_now->exact_bytes = exact;
   const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
-  bool tty = isatty(STDOUT_FILENO) && !(term && !strcmp(term, "dumb"));
+  int fd = fileno(CLI_OUT); /* -1 for a memory stream */
+  bool tty = fd >= 0 && isatty(fd) && !(term && !strcmp(term, "dumb"));
   /* NO_COLOR (no-color.org) wins over everything, --color=always included. */
-  colour = !(no && *no) && (mode == CLI_COLOUR_ALWAYS || (mode == CLI_COLOUR_AUTO && tty));
+  cli_now->colour = !(no && *no) && (mode == CLI_COLOUR_ALWAYS || (mode == CLI_COLOUR_AUTO && tty));
 }
 
 const char *cli_tone(cli_tone_kind k) {
   static const char *const codes[] = {"\033[0m", "\033[1;32m", "\033[1;33m", "\033[1;31m", "\033[2m"};
-  return colour ? codes[k] : "";
+  return cli_now->colour ? codes[k] : "";
 }
 
 /* A bar of `width` cells: the used part filled, the limit marked '|',
@@ -165,14 +163,13 @@ const char *cli_usage_bar(char *buf, size_t cap, uint64_t used, uint64_t limit, 
 }
 
 /* ---- a progress line on stderr, for inputs over 50 MB on a terminal ------- */
-static bool progress_shown;
-
 void cli_progress(const char *path, uint64_t bytes, const char *phase) {
-  if (bytes < CLI_PROGRESS_BYTES || !isatty(STDERR_FILENO))
+  int fd = fileno(CLI_ERR);
+  if (bytes < CLI_PROGRESS_BYTES || fd < 0 || !isatty(fd))
     return;
-  fprintf(stderr, "\rvmemscope: %s (%.1f MB): %s...\033[K", path, (double)bytes / 1e6, phase);
-  fflush(stderr);
-  progress_shown = true;
+  fprintf(CLI_ERR, "\rvmemscope: %s (%.1f MB): %s...\033[K", path, (double)bytes / 1e6, phase);
+  fflush(CLI_ERR);
+  cli_now->progress_shown = true;
 }
 
 uint64_t cli_file_bytes(const char *path) {
@@ -181,13 +178,13 @@ uint64_t cli_file_bytes(const char *path) {
 }
 
 void cli_progress_done(void) {
-  if (progress_shown)
-    fputs("\r\033[K", stderr);
-  progress_shown = false;
+  if (cli_now->progress_shown)
+    fputs("\r\033[K", CLI_ERR);
+  cli_now->progress_shown = false;
 }
 
 const char *cli_human(char *buf, size_t cap, uint64_t bytes) {
-  if (exact_bytes)
+  if (cli_now->exact_bytes)
     return cli_bytes(buf, cap, bytes);
   vmem_format_bytes((int64_t)bytes, buf, cap);
   return buf;
@@ -210,16 +207,14 @@ json_t *cli_json_root(const char *command) {
   return o;
 }
 
-/* The CLI is a program, so this one slot may be static: `report` sets it
- * around a call to check, explain or fit, and takes the document back. */
-static json_t **capture_slot;
-
-void cli_capture_json(json_t **slot) { capture_slot = slot; }
+/* `report` sets the slot around a call to check, explain or fit, and takes
+ * the document back. */
+void cli_capture_json(json_t **slot) { cli_now->capture = slot; }
 
 int cli_print_json(json_t *v) {
-  if (v && capture_slot) {
-    json_decref(*capture_slot);
-    *capture_slot = v;
+  if (v && cli_now->capture) {
+    json_decref(*cli_now->capture);
+    *cli_now->capture = v;
     return EXIT_OK;
   }
   if (!v) {
@@ -232,7 +227,7 @@ int cli_print_json(json_t *v) {
     cli_error(NULL, "out of memory printing JSON");
     return EXIT_BAD;
   }
-  puts(s);
+  fprintf(CLI_OUT, "%s\n", s);
   free(s);
   return EXIT_OK;
 }

@@ -126,7 +126,7 @@ static vmem_hlo_module *open_module(const char *cmd, const char *path) {
   if (m)
     return m;
   if (err.code == VMEM_ERR_ARGUMENT || err.code == VMEM_ERR_NOMEM) {
-    fprintf(stderr, "vmemscope %s: error: %s: %s\n", cmd, path, err.message);
+    fprintf(CLI_ERR, "vmemscope %s: error: %s: %s\n", cmd, path, err.message);
     return NULL;
   }
   /* Re-read the text to show the line: map again through a parse-free path. */
@@ -312,37 +312,37 @@ static void print_custom_call(report *r, const row *w) {
   vmem_str target = vmem_hlo_instruction_custom_call_target(w->in);
   vmem_str kernel = vmem_hlo_instruction_kernel_name(w->in);
   char b[48];
-  printf("      custom_call_target=\"%.*s\"", (int)target.len, target.ptr);
+  fprintf(CLI_OUT, "      custom_call_target=\"%.*s\"", (int)target.len, target.ptr);
   if (kernel.len)
-    printf(" kernel=%.*s", (int)kernel.len, kernel.ptr);
+    fprintf(CLI_OUT, " kernel=%.*s", (int)kernel.len, kernel.ptr);
   int64_t limit = w->k ? vmem_kernel_vmem_limit_bytes(w->k) : w->scoped.limit_bytes;
   if (limit >= 0)
-    printf(" vmem_limit_bytes=%s", cli_bytes(b, sizeof b, (uint64_t)limit));
+    fprintf(CLI_OUT, " vmem_limit_bytes=%s", cli_bytes(b, sizeof b, (uint64_t)limit));
   else if (kernel.len || w->scoped.has_kernel_body)
-    printf(" vmem_limit_bytes not set (the global scoped limit applies)");
+    fprintf(CLI_OUT, " vmem_limit_bytes not set (the global scoped limit applies)");
   if (w->scoped.used_bytes >= 0)
-    printf(" used=%s (the compiler's own figure)", cli_bytes(b, sizeof b, (uint64_t)w->scoped.used_bytes));
-  printf("\n");
+    fprintf(CLI_OUT, " used=%s (the compiler's own figure)", cli_bytes(b, sizeof b, (uint64_t)w->scoped.used_bytes));
+  fprintf(CLI_OUT, "\n");
   if (w->k) {
     int v = kernel_brief(w->k, r->t, r->in, r->opt, "      ", NULL);
     r->worst = v > r->worst ? v : r->worst;
     vmem_str nm = vmem_hlo_instruction_name(w->in);
-    printf("      (vmemscope check %s --instruction %.*s: the allocations, and remedies when over)\n", r->path,
+    fprintf(CLI_OUT, "      (vmemscope check %s --instruction %.*s: the allocations, and remedies when over)\n", r->path,
            (int)nm.len, nm.ptr);
   } else if (w->scoped.has_kernel_body) {
-    printf("      Mosaic body not read: %s\n", w->kerr.message);
+    fprintf(CLI_OUT, "      Mosaic body not read: %s\n", w->kerr.message);
   }
 }
 
 static void print_computation(report *r, const vmem_hlo_computation *c, size_t *k) {
   vmem_str name = vmem_hlo_computation_name(c);
-  printf("\n%scomputation %%%.*s", vmem_hlo_computation_is_entry(c) ? "ENTRY " : "", (int)name.len, name.ptr);
+  fprintf(CLI_OUT, "\n%scomputation %%%.*s", vmem_hlo_computation_is_entry(c) ? "ENTRY " : "", (int)name.len, name.ptr);
   if (vmem_hlo_computation_is_fusion(c))
-    printf("  (fusion body: its values are not separate buffers)");
+    fprintf(CLI_OUT, "  (fusion body: its values are not separate buffers)");
   vmem_str th = vmem_hlo_computation_thread(c);
   if (th.len)
-    printf("  (execution thread \"%.*s\")", (int)th.len, th.ptr);
-  printf("\n");
+    fprintf(CLI_OUT, "  (execution thread \"%.*s\")", (int)th.len, th.ptr);
+  fprintf(CLI_OUT, "\n");
   static const int right[] = {0, 0, 0, 0, 1, 1, 1};
   cli_table tb;
   table_init(&tb, 7, right);
@@ -362,12 +362,12 @@ static void print_computation(report *r, const vmem_hlo_computation *c, size_t *
               w->sized ? cli_human(un, sizeof un, w->size.unpadded_bytes) : "-", sp);
     free(full);
   }
-  table_print(&tb, stdout);
+  table_print(&tb, CLI_OUT);
   table_free(&tb);
   for (size_t i = first; i < *k; i++)
     if (is_custom_call(r->rows[i].in)) {
       vmem_str nm = vmem_hlo_instruction_name(r->rows[i].in);
-      printf("    %%%.*s:\n", (int)nm.len, nm.ptr);
+      fprintf(CLI_OUT, "    %%%.*s:\n", (int)nm.len, nm.ptr);
       print_custom_call(r, &r->rows[i]);
     }
 }
@@ -375,7 +375,7 @@ static void print_computation(report *r, const vmem_hlo_computation *c, size_t *
 static void print_summary(const report *r, size_t top) {
   space_total t[16];
   size_t n = totals(r, t, 16);
-  printf("\ntotals by memory space (array leaves of buffer-defining instructions, outside fusion bodies;\n"
+  fprintf(CLI_OUT, "\ntotals by memory space (array leaves of buffer-defining instructions, outside fusion bodies;\n"
          "values that alias another buffer are not counted again):\n");
   static const int right[] = {0, 0, 1, 1, 1};
   cli_table tb;
@@ -388,18 +388,18 @@ static void print_summary(const report *r, size_t top) {
     table_add(&tb, sp, space_name(t[i].space), nb, cli_bytes(b, sizeof b, t[i].bytes),
               cli_bytes(u, sizeof u, t[i].unpadded));
   }
-  table_print(&tb, stdout);
+  table_print(&tb, CLI_OUT);
   table_free(&tb);
   const row **big = malloc((top ? top : 1) * sizeof *big);
   size_t nb = big ? largest(r, big, top) : 0;
   if (nb)
-    printf("\nlargest buffers:\n");
+    fprintf(CLI_OUT, "\nlargest buffers:\n");
   for (size_t i = 0; i < nb; i++) {
     char b[32], nm[64], sh[104];
     char *s = shape_text(big[i]->laid);
     vmem_str full = {s ? s : "", s ? strlen(s) : 0};
     vmem_str cn = vmem_hlo_computation_name(vmem_hlo_instruction_parent(big[i]->in));
-    printf("  %2zu. %9s  %%%s  %s  (in %%%.*s)\n", i + 1, cli_human(b, sizeof b, big[i]->size.bytes),
+    fprintf(CLI_OUT, "  %2zu. %9s  %%%s  %s  (in %%%.*s)\n", i + 1, cli_human(b, sizeof b, big[i]->size.bytes),
            cut(nm, 48, vmem_hlo_instruction_name(big[i]->in)), cut(sh, 100, full), (int)cn.len, cn.ptr);
     free(s);
   }
@@ -423,32 +423,32 @@ static const vmem_shape *leaf_at(const vmem_shape *s, size_t *k) {
 static void print_allocation(const report *r, size_t i, const vmem_program_buffer *v) {
   char sz[32], un[32], ex[32];
   vmem_format_bytes((int64_t)v->bytes, sz, sizeof sz);
-  printf("  %zu. Size: %s\n", i + 1, sz);
+  fprintf(CLI_OUT, "  %zu. Size: %s\n", i + 1, sz);
   vmem_str on = vmem_hlo_instruction_op_name(v->instruction);
   if (on.len)
-    printf("     Operator: op_name=\"%.*s\"\n", (int)on.len, on.ptr);
+    fprintf(CLI_OUT, "     Operator: op_name=\"%.*s\"\n", (int)on.len, on.ptr);
   vmem_error err;
   vmem_shape *laid = vmem_shape_with_tpu_layout(vmem_hlo_instruction_shape(v->instruction), r->t, NULL, &err);
   size_t k = v->leaf;
   const vmem_shape *leaf = laid ? leaf_at(laid, &k) : NULL;
   char *st = leaf ? shape_text(leaf) : NULL;
   if (st)
-    printf("     Shape: %s\n", st);
+    fprintf(CLI_OUT, "     Shape: %s\n", st);
   free(st);
   vmem_shape_free(laid);
   vmem_format_bytes((int64_t)v->unpadded_bytes, un, sizeof un);
-  printf("     Unpadded size: %s\n", un);
+  fprintf(CLI_OUT, "     Unpadded size: %s\n", un);
   if (v->bytes > v->unpadded_bytes && v->unpadded_bytes) {
     vmem_format_bytes((int64_t)(v->bytes - v->unpadded_bytes), ex, sizeof ex);
-    printf("     Extra memory due to padding: %s (%.1fx expansion)\n", ex, (double)v->bytes / (double)v->unpadded_bytes);
+    fprintf(CLI_OUT, "     Extra memory due to padding: %s (%.1fx expansion)\n", ex, (double)v->bytes / (double)v->unpadded_bytes);
   }
   vmem_str n = vmem_hlo_instruction_name(v->instruction), op = vmem_hlo_instruction_opcode(v->instruction);
-  printf("     XLA label: %.*s = %.*s(", (int)n.len, n.ptr, (int)op.len, op.ptr);
+  fprintf(CLI_OUT, "     XLA label: %.*s = %.*s(", (int)n.len, n.ptr, (int)op.len, op.ptr);
   for (size_t o = 0; o < vmem_hlo_instruction_operand_count(v->instruction); o++) {
     vmem_str on2 = vmem_hlo_instruction_name(vmem_hlo_instruction_operand_at(v->instruction, o));
-    printf("%s%.*s", o ? ", " : "", (int)on2.len, on2.ptr);
+    fprintf(CLI_OUT, "%s%.*s", o ? ", " : "", (int)on2.len, on2.ptr);
   }
-  printf(")\n     Allocation type: HLO temp\n     ==========================\n\n");
+  fprintf(CLI_OUT, ")\n     Allocation type: HLO temp\n     ==========================\n\n");
 }
 
 /* When the program values alone exceed physical VMEM: the report the
@@ -461,11 +461,11 @@ static void print_capacity_report(const report *r, const vmem_program_buffer *co
   vmem_format_bytes((int64_t)(p->used_bytes - p->capacity_bytes), over, sizeof over);
   vmem_format_bytes((int64_t)p->peak_bytes, temp, sizeof temp);
   vmem_format_bytes((int64_t)p->scoped_reservation_bytes, scoped, sizeof scoped);
-  printf("\n  as the compiler would report it (modelled: values, ranges and reservations as docs/program.md "
+  fprintf(CLI_OUT, "\n  as the compiler would report it (modelled: values, ranges and reservations as docs/program.md "
          "describes):\n\n");
-  printf("Ran out of memory in memory space vmem. Used %s of %s vmem. Exceeded vmem capacity by %s.\n\n", used, cap,
+  fprintf(CLI_OUT, "Ran out of memory in memory space vmem. Used %s of %s vmem. Exceeded vmem capacity by %s.\n\n", used, cap,
          over);
-  printf("Program vmem requirement %s:\n    HLO temp         %s\n    scoped           %s\n\n"
+  fprintf(CLI_OUT, "Program vmem requirement %s:\n    HLO temp         %s\n    scoped           %s\n\n"
          "  Largest program allocations in vmem:\n\n", used, temp, scoped);
   for (size_t i = 0, shown = 0; i < p->count && shown < top; i++)
     if (big[i]->start <= p->peak_time && big[i]->end >= p->peak_time)
@@ -476,14 +476,14 @@ static void print_capacity_report(const report *r, const vmem_program_buffer *co
  * sorted so), with what padding costs each. */
 static void print_peak(const vmem_program *p, const vmem_program_buffer *const *big) {
   char a[48], b[48], c[48];
-  printf("\nlive at the peak, step %" PRId64 " (%s):\n", p->peak_time,
+  fprintf(CLI_OUT, "\nlive at the peak, step %" PRId64 " (%s):\n", p->peak_time,
          cli_bytes(a, sizeof a, p->lower_bound_bytes));
   for (size_t i = 0; i < p->count; i++) {
     const vmem_program_buffer *v = big[i];
     if (v->start > p->peak_time || v->end < p->peak_time)
       continue;
     vmem_str n = vmem_hlo_instruction_name(v->instruction);
-    printf("  %9s  %%%.*s  live [%" PRId64 ", %" PRId64 "]  at %" PRIu64 "  padding %s\n",
+    fprintf(CLI_OUT, "  %9s  %%%.*s  live [%" PRId64 ", %" PRId64 "]  at %" PRIu64 "  padding %s\n",
            cli_human(b, sizeof b, v->bytes), (int)(n.len > 48 ? 48 : n.len), n.ptr, v->start, v->end, v->offset,
            cli_human(c, sizeof c, v->bytes - v->unpadded_bytes));
   }
@@ -497,28 +497,28 @@ static void print_program(const report *r, size_t top) {
   char d[48], e[48];
   vmem_str rn = p->largest_reservation ? vmem_hlo_instruction_name(p->largest_reservation) : (vmem_str){"", 0};
   if (!p->count) {
-    printf("\nprogram-scoped VMEM: no value is laid out in S(1); the largest scoped reservation, %s (%%%.*s), "
+    fprintf(CLI_OUT, "\nprogram-scoped VMEM: no value is laid out in S(1); the largest scoped reservation, %s (%%%.*s), "
            "%s physical %s\n", cli_bytes(d, sizeof d, p->scoped_reservation_bytes), (int)rn.len, rn.ptr,
            p->used_bytes > p->capacity_bytes ? "DOES NOT FIT" : "fits", cli_human(e, sizeof e, p->capacity_bytes));
     return;
   }
-  printf("\nprogram-scoped VMEM (values laid out in S(1), live over the %s schedule of %" PRId64 " steps):\n",
+  fprintf(CLI_OUT, "\nprogram-scoped VMEM (values laid out in S(1), live over the %s schedule of %" PRId64 " steps):\n",
          p->scheduled ? "given" : "text-order (not scheduled)", p->schedule_length);
-  printf("  %zu values; peak live %s (lower bound), packed %s (best fit, as XLA's heap simulator), physical %s\n",
+  fprintf(CLI_OUT, "  %zu values; peak live %s (lower bound), packed %s (best fit, as XLA's heap simulator), physical %s\n",
          p->count, cli_bytes(a, sizeof a, p->lower_bound_bytes), cli_bytes(b, sizeof b, p->peak_bytes),
          cli_human(c, sizeof c, p->capacity_bytes));
-  printf("  with each instruction's scoped reservation at offset 0 (the compiler's used figure where the text has "
+  fprintf(CLI_OUT, "  with each instruction's scoped reservation at offset 0 (the compiler's used figure where the text has "
          "it, else its limit; the largest %s, %%%.*s): used %s\n", cli_human(d, sizeof d, p->scoped_reservation_bytes),
          (int)rn.len, rn.ptr, cli_bytes(e, sizeof e, p->used_bytes));
   char bar[256];
-  printf("  used   %s %s of %s\n", cli_usage_bar(bar, sizeof bar, p->used_bytes, p->capacity_bytes, 40),
+  fprintf(CLI_OUT, "  used   %s %s of %s\n", cli_usage_bar(bar, sizeof bar, p->used_bytes, p->capacity_bytes, 40),
          cli_human(a, sizeof a, p->used_bytes), cli_human(b, sizeof b, p->capacity_bytes));
   if (p->used_bytes > p->capacity_bytes)
-    printf("  verdict: %sDOES NOT FIT%s — %s over physical VMEM (the compiler's 'Ran out of memory in memory space "
+    fprintf(CLI_OUT, "  verdict: %sDOES NOT FIT%s — %s over physical VMEM (the compiler's 'Ran out of memory in memory space "
            "vmem. Used X of Y vmem'); move values out of S(1), or lower the scoped limits\n",
            cli_tone(CLI_BAD), cli_tone(CLI_RESET), cli_human(a, sizeof a, p->used_bytes - p->capacity_bytes));
   else
-    printf("  verdict: %sfits%s, %s of physical VMEM to spare\n", cli_tone(CLI_OK), cli_tone(CLI_RESET),
+    fprintf(CLI_OUT, "  verdict: %sfits%s, %s of physical VMEM to spare\n", cli_tone(CLI_OK), cli_tone(CLI_RESET),
            cli_human(a, sizeof a, p->capacity_bytes - p->used_bytes));
   const vmem_program_buffer **big = malloc(p->count * sizeof *big);
   if (!big)
@@ -544,7 +544,7 @@ static void print_program(const report *r, size_t top) {
     table_add(&tb, nm, cli_human(by, sizeof by, big[i]->bytes), cli_human(un, sizeof un, big[i]->unpadded_bytes), lv,
               of);
   }
-  table_print(&tb, stdout);
+  table_print(&tb, CLI_OUT);
   table_free(&tb);
   if (r->timeline)
     print_peak(p, big);
@@ -555,9 +555,9 @@ static void print_program(const report *r, size_t top) {
 
 static void print_text(report *r, bool summary, size_t top) {
   vmem_str name = vmem_hlo_name(r->m);
-  printf("module %.*s: %zu computations, %zu instructions; target %s\n", (int)name.len, name.ptr,
+  fprintf(CLI_OUT, "module %.*s: %zu computations, %zu instructions; target %s\n", (int)name.len, name.ptr,
          vmem_hlo_computation_count(r->m), vmem_hlo_instruction_total(r->m), vmem_target_name(r->t));
-  printf("schedule: %s\n", vmem_hlo_is_scheduled(r->m)
+  fprintf(CLI_OUT, "schedule: %s\n", vmem_hlo_is_scheduled(r->m)
                                ? "is_scheduled=true, text order is the execution order"
                                : "not scheduled (no is_scheduled=true): text order is only the dataflow order");
   size_t k = 0;
@@ -570,7 +570,7 @@ static void print_text(report *r, bool summary, size_t top) {
     for (size_t i = 0; i < vmem_hlo_computation_instruction_count(comp); i++, k++)
       if (is_custom_call(r->rows[k].in)) {
         vmem_str nm = vmem_hlo_instruction_name(r->rows[k].in);
-        printf("custom call %%%.*s\n", (int)nm.len, nm.ptr);
+        fprintf(CLI_OUT, "custom call %%%.*s\n", (int)nm.len, nm.ptr);
         print_custom_call(r, &r->rows[k]);
       }
   }
@@ -773,7 +773,7 @@ int cmd_check(int argc, char **argv) {
     else if (!strcmp(opt, "--summary"))
       summary = true;
     else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-      fputs(help, stdout);
+      fputs(help, CLI_OUT);
       return EXIT_OK;
     } else
       return cli_usage_error("check", "unknown option %s", opt);
@@ -826,7 +826,7 @@ int cmd_check(int argc, char **argv) {
 
 int cmd_print(int argc, char **argv) {
   if (argc == 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
-    fputs(print_help, stdout);
+    fputs(print_help, CLI_OUT);
     return EXIT_OK;
   }
   if (argc != 1)
@@ -842,7 +842,7 @@ int cmd_print(int argc, char **argv) {
     return EXIT_BAD;
   }
   vmem_hlo_print(m, buf, n + 1);
-  fwrite(buf, 1, n, stdout);
+  fwrite(buf, 1, n, CLI_OUT);
   free(buf);
   vmem_hlo_free(m);
   return EXIT_OK;

@@ -55,9 +55,9 @@ static void print_printed(const char *what, const vmem_printed *p) {
   if (!p->present)
     return;
   if (p->lo == p->hi)
-    printf("  %-9s %s = %" PRIu64 " bytes\n", what, p->text, p->lo);
+    fprintf(CLI_OUT, "  %-9s %s = %" PRIu64 " bytes\n", what, p->text, p->lo);
   else
-    printf("  %-9s %s = %" PRIu64 "..%" PRIu64 " bytes\n", what, p->text, p->lo, p->hi);
+    fprintf(CLI_OUT, "  %-9s %s = %" PRIu64 "..%" PRIu64 " bytes\n", what, p->text, p->lo, p->hi);
 }
 
 /* Generations whose fact lies in the printed interval. */
@@ -79,17 +79,17 @@ static void print_targets(const vmem_log_error *e) {
   char b[128];
   if (e->kind == VMEM_OOM_SCOPED_VMEM && e->limit.present) {
     if (consistent(&e->limit, VMEM_FACT_SCOPED_DEFAULT_BYTES, b, sizeof b))
-      printf("  targets   a limit of %s is the default on %s, or an explicit limit\n", e->limit.text, b);
+      fprintf(CLI_OUT, "  targets   a limit of %s is the default on %s, or an explicit limit\n", e->limit.text, b);
     else
-      printf("  targets   a limit of %s is no generation's default: set by vmem_limit_bytes or the flag\n",
+      fprintf(CLI_OUT, "  targets   a limit of %s is no generation's default: set by vmem_limit_bytes or the flag\n",
              e->limit.text);
   }
   if ((e->kind == VMEM_OOM_PROGRAM_VMEM || e->kind == VMEM_OOM_SMEM) && e->capacity.present) {
     vmem_fact_id id = e->kind == VMEM_OOM_SMEM ? VMEM_FACT_SMEM_BYTES : VMEM_FACT_VMEM_BYTES;
     if (consistent(&e->capacity, id, b, sizeof b))
-      printf("  targets   a capacity of %s means %s\n", e->capacity.text, b);
+      fprintf(CLI_OUT, "  targets   a capacity of %s means %s\n", e->capacity.text, b);
     else
-      printf("  targets   no generation has %s of %s\n", e->capacity.text,
+      fprintf(CLI_OUT, "  targets   no generation has %s of %s\n", e->capacity.text,
              e->kind == VMEM_OOM_SMEM ? "SMEM" : "VMEM");
   }
 }
@@ -123,11 +123,11 @@ static void print_listing(const vmem_log_error *e) {
     else if (a->size.present && a->unpadded.present && a->size.lo > a->unpadded.hi)
       pad += a->size.lo - a->unpadded.hi;
   }
-  printf("  listing (%zu entries%s):\n", e->nallocs, e->nallocs >= 64 ? ", the first 64" : "");
-  table_print(&tb, stdout);
+  fprintf(CLI_OUT, "  listing (%zu entries%s):\n", e->nallocs, e->nallocs >= 64 ? ", the first 64" : "");
+  table_print(&tb, CLI_OUT);
   table_free(&tb);
   if (total)
-    printf("  of the listed bytes: spill slots %.0f%%, padding %.0f%%\n", 100.0 * (double)spill / (double)total,
+    fprintf(CLI_OUT, "  of the listed bytes: spill slots %.0f%%, padding %.0f%%\n", 100.0 * (double)spill / (double)total,
            100.0 * (double)pad / (double)total);
 }
 
@@ -143,7 +143,7 @@ static void print_physical_fit(uint64_t request) {
     if (vmem_target_u64(t, VMEM_FACT_VMEM_BYTES) >= request && len + 8 < sizeof b)
       len += (size_t)snprintf(b + len, sizeof b - len, "%s%s", n++ ? ", " : "", vmem_target_name(t));
   }
-  printf("     within physical VMEM on: %s\n", n ? b : "no generation");
+  fprintf(CLI_OUT, "     within physical VMEM on: %s\n", n ? b : "no generation");
 }
 
 static void remedies_scoped(const vmem_log_error *e) {
@@ -152,28 +152,28 @@ static void remedies_scoped(const vmem_log_error *e) {
     return;
   uint64_t req = request_for(&e->size);
   if (e->custom_kernel == 0) {
-    printf("  remedies (a standard HLO op, not a custom kernel: likely a compiler bug):\n");
-    printf("  1. file a bug against XLA with: the HLO dump (--xla_dump_to=DIR --xla_dump_hlo_as_text), the flags in "
+    fprintf(CLI_OUT, "  remedies (a standard HLO op, not a custom kernel: likely a compiler bug):\n");
+    fprintf(CLI_OUT, "  1. file a bug against XLA with: the HLO dump (--xla_dump_to=DIR --xla_dump_hlo_as_text), the flags in "
            "force (LIBTPU_INIT_ARGS, XLA_FLAGS), and this message\n");
-    printf("  2. stop-gap: LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64 "  # %s, the printed size rounded "
+    fprintf(CLI_OUT, "  2. stop-gap: LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64 "  # %s, the printed size rounded "
            "up to a MiB\n", req / 1024, cli_human(b, sizeof b, req));
     return;
   }
-  printf("  remedies, in the order of the seed's advice%s:\n", e->custom_kernel < 0 ? " (if this is a custom kernel)" : "");
+  fprintf(CLI_OUT, "  remedies, in the order of the seed's advice%s:\n", e->custom_kernel < 0 ? " (if this is a custom kernel)" : "");
   if (e->limit.present && e->limit.lo)
-    printf("  1. smaller blocks: the windows must shrink by a factor of at least %.2f (size / limit), e.g. halve "
+    fprintf(CLI_OUT, "  1. smaller blocks: the windows must shrink by a factor of at least %.2f (size / limit), e.g. halve "
            "the largest block dimension\n", (double)e->size.lo / (double)e->limit.hi);
-  printf("  2. pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # %s, the printed size rounded up to a MiB\n", req,
+  fprintf(CLI_OUT, "  2. pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # %s, the printed size rounded up to a MiB\n", req,
          cli_human(b, sizeof b, req));
   print_physical_fit(req);
-  printf("  3. pl.Buffered(1) for inputs whose block does not change along the innermost grid axis; "
+  fprintf(CLI_OUT, "  3. pl.Buffered(1) for inputs whose block does not change along the innermost grid axis; "
          "pltpu.with_memory_space_constraint to color an input to VMEM (its whole array becomes program-scoped)\n");
-  printf("  4. many kernels over: LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64 "\n", req / 1024);
-  printf("  check the kernel offline with 'vmemscope check kernel.json' for the exact footprint and block sizes\n");
+  fprintf(CLI_OUT, "  4. many kernels over: LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64 "\n", req / 1024);
+  fprintf(CLI_OUT, "  check the kernel offline with 'vmemscope check kernel.json' for the exact footprint and block sizes\n");
 }
 
 static void remedies_program(const vmem_log_error *e) {
-  printf("  remedies:\n");
+  fprintf(CLI_OUT, "  remedies:\n");
   uint64_t spill = 0, scoped = 0, total = 0;
   for (size_t i = 0; i < e->nallocs; i++) {
     total += e->allocs[i].size.lo;
@@ -183,18 +183,18 @@ static void remedies_program(const vmem_log_error *e) {
       scoped += e->allocs[i].size.lo;
   }
   if (e->nallocs && e->allocs[0].size.present && total)
-    printf("  - the largest allocation, %s (%.0f%% of the listed bytes; %s), dominates: start there\n",
+    fprintf(CLI_OUT, "  - the largest allocation, %s (%.0f%% of the listed bytes; %s), dominates: start there\n",
            e->allocs[0].size.text, 100.0 * (double)e->allocs[0].size.lo / (double)total,
            e->allocs[0].label ? e->allocs[0].label : "no label");
   if (spill)
-    printf("  - register-allocator spill slots: smaller live values (smaller blocks, or loop over row chunks inside "
+    fprintf(CLI_OUT, "  - register-allocator spill slots: smaller live values (smaller blocks, or loop over row chunks inside "
            "the kernel) free them\n");
   if (scoped)
-    printf("  - scoped allocations: a lower --xla_tpu_scoped_vmem_limit_kib, or smaller vmem_limit_bytes, leaves "
+    fprintf(CLI_OUT, "  - scoped allocations: a lower --xla_tpu_scoped_vmem_limit_kib, or smaller vmem_limit_bytes, leaves "
            "more VMEM to the program\n");
-  printf("  - values colored to VMEM (S(1), with_memory_space_constraint): uncolor the largest\n");
+  fprintf(CLI_OUT, "  - values colored to VMEM (S(1), with_memory_space_constraint): uncolor the largest\n");
   if (e->excess.present)
-    printf("  - to fit, free at least %s\n", e->excess.text);
+    fprintf(CLI_OUT, "  - to fit, free at least %s\n", e->excess.text);
 }
 
 /* What --kernel and --hlo give: the kernel's exact footprint, or the HLO
@@ -214,35 +214,35 @@ static void link_kernel(const linked *ln, const vmem_kernel *k, const char *tag,
   vmem_error err;
   char b[48], c[48];
   if (vmem_kernel_footprint(k, ln->t, NULL, &f, &err) != VMEM_OK) {
-    printf("  %-9s  %s: %s\n", tag, vmem_kernel_name(k), err.message);
+    fprintf(CLI_OUT, "  %-9s  %s: %s\n", tag, vmem_kernel_name(k), err.message);
     return;
   }
-  printf("  %-9s  %s on %s: windows + scratch %s exactly", tag, vmem_kernel_name(k), vmem_target_name(ln->t),
+  fprintf(CLI_OUT, "  %-9s  %s on %s: windows + scratch %s exactly", tag, vmem_kernel_name(k), vmem_target_name(ln->t),
          cli_bytes(b, sizeof b, f.scoped_bytes));
   if (e->size.present && f.scoped_bytes >= e->size.lo && f.scoped_bytes <= e->size.hi)
-    printf(": the printed size, to the byte interval\n");
+    fprintf(CLI_OUT, ": the printed size, to the byte interval\n");
   else if (e->size.present && f.scoped_bytes < e->size.lo)
-    printf("; the compiler allocated %s more (spills, intermediates, internal scratch)\n",
+    fprintf(CLI_OUT, "; the compiler allocated %s more (spills, intermediates, internal scratch)\n",
            cli_human(c, sizeof c, e->size.lo - f.scoped_bytes));
   else if (e->size.present)
-    printf("; more than the printed size: is this the same kernel and generation?\n");
+    fprintf(CLI_OUT, "; more than the printed size: is this the same kernel and generation?\n");
   else
-    printf("\n");
+    fprintf(CLI_OUT, "\n");
   vmem_remedies r;
   bool over = e->limit.present && f.scoped_bytes > e->limit.lo; /* block changes only help a kernel that is over */
   if (over && vmem_kernel_remedies(k, ln->t, NULL, e->limit.lo, &r, &err) == VMEM_OK) {
     for (size_t i = 0; i < r.nshrink; i++) {
       const vmem_shrink *s = &r.shrink[i];
       if (s->param_name)
-        printf("  %-9s  fits the printed limit with %s %" PRId64 " -> %" PRId64 " (scoped %s)\n", tag,
+        fprintf(CLI_OUT, "  %-9s  fits the printed limit with %s %" PRId64 " -> %" PRId64 " (scoped %s)\n", tag,
                s->param_name, s->from, s->to, cli_human(b, sizeof b, s->scoped_bytes));
       else
-        printf("  %-9s  fits the printed limit with %s block dim %zu: %" PRId64 " -> %" PRId64 " (scoped %s)\n", tag,
+        fprintf(CLI_OUT, "  %-9s  fits the printed limit with %s block dim %zu: %" PRId64 " -> %" PRId64 " (scoped %s)\n", tag,
                vmem_kernel_operand(k, s->operand)->name, s->dim, s->from, s->to,
                cli_human(b, sizeof b, s->scoped_bytes));
     }
     for (size_t i = 0; i < r.nbuffered1; i++)
-      printf("  %-9s  pl.Buffered(1) on %s saves %s\n", tag, vmem_kernel_operand(k, r.buffered1[i].operand)->name,
+      fprintf(CLI_OUT, "  %-9s  pl.Buffered(1) on %s saves %s\n", tag, vmem_kernel_operand(k, r.buffered1[i].operand)->name,
              cli_human(b, sizeof b, r.buffered1[i].saved_bytes));
   }
   vmem_footprint_free(&f);
@@ -287,7 +287,7 @@ static vmem_kernel *instruction_kernel(const linked *ln, const vmem_log_error *e
     return NULL;
   vmem_kernel *k = vmem_hlo_instruction_kernel(in, NULL, &err);
   if (!k && !quiet)
-    printf("  --hlo      its Mosaic body cannot be read: %s\n", err.message);
+    fprintf(CLI_OUT, "  --hlo      its Mosaic body cannot be read: %s\n", err.message);
   return k;
 }
 
@@ -298,19 +298,19 @@ static void link_hlo(const linked *ln, const vmem_log_error *e) {
     return;
   const vmem_hlo_instruction *in = find_instruction(ln->m, name);
   if (!in) {
-    printf("  --hlo      %%%s is not in the module given\n", name);
+    fprintf(CLI_OUT, "  --hlo      %%%s is not in the module given\n", name);
     return;
   }
   vmem_str cn = vmem_hlo_computation_name(vmem_hlo_instruction_parent(in));
   vmem_str tg = vmem_hlo_instruction_custom_call_target(in);
-  printf("  --hlo      %%%s is on line %zu, in %%%.*s", name, instruction_line(ln->m, in), (int)cn.len, cn.ptr);
+  fprintf(CLI_OUT, "  --hlo      %%%s is on line %zu, in %%%.*s", name, instruction_line(ln->m, in), (int)cn.len, cn.ptr);
   if (tg.len)
-    printf(", custom_call_target=\"%.*s\"", (int)tg.len, tg.ptr);
+    fprintf(CLI_OUT, ", custom_call_target=\"%.*s\"", (int)tg.len, tg.ptr);
   int64_t limit = instruction_limit(in);
   char b[48];
   if (limit >= 0)
-    printf(", its scoped_memory_configs limit %s", cli_bytes(b, sizeof b, (uint64_t)limit));
-  printf("\n");
+    fprintf(CLI_OUT, ", its scoped_memory_configs limit %s", cli_bytes(b, sizeof b, (uint64_t)limit));
+  fprintf(CLI_OUT, "\n");
 }
 
 /* The same links as JSON: {"kernel": {...}, "hlo": {...}}, each null when
@@ -361,17 +361,17 @@ static void print_error(const vmem_log_error *e, size_t i, size_t n, const char 
                         const linked *ln) {
   size_t line;
   vmem_locate(text, len, e->offset, &line, NULL);
-  printf("%serror %zu of %zu (line %zu%s): %s\n", i ? "\n" : "", i + 1, n, line,
+  fprintf(CLI_OUT, "%serror %zu of %zu (line %zu%s): %s\n", i ? "\n" : "", i + 1, n, line,
          e->count > 1 ? ", and identical ones folded" : "", kind_title(e->kind));
   if (e->count > 1)
-    printf("  occurrences %zu\n", e->count);
-  printf("  message   %s\n", e->message ? e->message : "");
+    fprintf(CLI_OUT, "  occurrences %zu\n", e->count);
+  fprintf(CLI_OUT, "  message   %s\n", e->message ? e->message : "");
   if (e->instruction && e->shape)
-    printf("  instr     %s = %s %s\n", e->instruction, e->shape, e->opcode ? e->opcode : "");
+    fprintf(CLI_OUT, "  instr     %s = %s %s\n", e->instruction, e->shape, e->opcode ? e->opcode : "");
   else if (e->instruction)
-    printf("  instr     %s\n", e->instruction);
+    fprintf(CLI_OUT, "  instr     %s\n", e->instruction);
   if (e->kind == VMEM_OOM_SCOPED_VMEM || e->kind == VMEM_OOM_VMEM_REQUEST)
-    printf("  custom kernel: %s (%s)%s%s\n", e->custom_kernel > 0 ? "yes" : e->custom_kernel == 0 ? "no" : "unknown",
+    fprintf(CLI_OUT, "  custom kernel: %s (%s)%s%s\n", e->custom_kernel > 0 ? "yes" : e->custom_kernel == 0 ? "no" : "unknown",
            e->evidence, e->kernel ? "; kernel " : "", e->kernel ? e->kernel : "");
   print_printed("size", &e->size);
   print_printed("limit", &e->limit);
@@ -400,20 +400,20 @@ static void print_error(const vmem_log_error *e, size_t i, size_t n, const char 
     break;
   case VMEM_OOM_VMEM_REQUEST:
     if (e->request_bytes >= 0 && e->memory_bytes >= 0)
-      printf("  a scoped region of %s was requested where %s exist (tag %s): lower vmem_limit_bytes or the flag to "
+      fprintf(CLI_OUT, "  a scoped region of %s was requested where %s exist (tag %s): lower vmem_limit_bytes or the flag to "
              "at most %" PRId64 " bytes\n", cli_human(b, sizeof b, (uint64_t)e->request_bytes),
              cli_human(c, sizeof c, (uint64_t)e->memory_bytes), e->tag ? e->tag : "?", e->memory_bytes);
     break;
   case VMEM_OOM_SMEM:
-    printf("  remedies: fewer or smaller scalar-prefetch and SMEM operands (split a batch into sub-batches, as vLLM "
+    fprintf(CLI_OUT, "  remedies: fewer or smaller scalar-prefetch and SMEM operands (split a batch into sub-batches, as vLLM "
            "did for paged attention's block tables)\n");
     break;
   case VMEM_OOM_HBM:
-    printf("  this is HBM, not VMEM: reduce the batch or sequence, shard over more chips, rematerialize, or donate "
+    fprintf(CLI_OUT, "  this is HBM, not VMEM: reduce the batch or sequence, shard over more chips, rematerialize, or donate "
            "buffers; VMEM advice does not apply\n");
     break;
   case VMEM_OOM_NOT_COMPILER:
-    printf("  the compiler prints sizes as 16.00M; 'MB' with decimals is another tool's estimate (e.g. an autotuner's "
+    fprintf(CLI_OUT, "  the compiler prints sizes as 16.00M; 'MB' with decimals is another tool's estimate (e.g. an autotuner's "
            "pre-check), not a compile result\n");
     break;
   default:
@@ -496,7 +496,7 @@ int cmd_explain(int argc, char **argv) {
     else if (!strcmp(opt, "--json"))
       json = true;
     else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-      fputs(help, stdout);
+      fputs(help, CLI_OUT);
       free(files);
       return EXIT_OK;
     } else
@@ -555,7 +555,7 @@ int cmd_explain(int argc, char **argv) {
     }
     size_t n = vmem_log_error_count(r);
     if (!json && nfiles > 1)
-      printf("%s== %s\n", f ? "\n" : "", path);
+      fprintf(CLI_OUT, "%s== %s\n", f ? "\n" : "", path);
     for (size_t i = 0; i < n; i++) {
       if (json) {
         json_t *e = json_error(vmem_log_error_at(r, i), &ln);
@@ -579,7 +579,7 @@ int cmd_explain(int argc, char **argv) {
     else
       json_decref(root);
   } else if (rc != EXIT_BAD && total == 0) {
-    printf("no TPU memory error found\n");
+    fprintf(CLI_OUT, "no TPU memory error found\n");
   }
   if (rc == EXIT_BAD)
     return rc;

@@ -216,35 +216,35 @@ static json_t *json_cand(const vmem_kernel *k, const vmem_template *tpl, const s
 /* The code change for the chosen candidate: each BlockSpec's block shape. */
 static void print_change(const vmem_kernel *k, const vmem_template *tpl, const space *sp, const int64_t *v,
                          const int *bufs, uint64_t needed, uint64_t limit_default, bool request) {
-  printf("\nthe change, for the best candidate:\n");
+  fprintf(CLI_OUT, "\nthe change, for the best candidate:\n");
   for (size_t p = 0; p < vmem_template_param_count(tpl); p++)
-    printf("  %s = %" PRId64 "\n", vmem_template_param_name(tpl, p), v[p]);
+    fprintf(CLI_OUT, "  %s = %" PRId64 "\n", vmem_template_param_name(tpl, p), v[p]);
   for (size_t i = 0; i < vmem_kernel_operand_count(k); i++) {
     const vmem_operand *o = vmem_kernel_operand(k, i);
     if (!o->block || o->space != VMEM_SPACE_VMEM || o->role == VMEM_ROLE_SCALAR_PREFETCH)
       continue;
-    printf("  %-8s %s (", o->name, o->role == VMEM_ROLE_SCRATCH ? "scratch shape" : "BlockSpec block");
+    fprintf(CLI_OUT, "  %-8s %s (", o->name, o->role == VMEM_ROLE_SCRATCH ? "scratch shape" : "BlockSpec block");
     for (size_t d = 0; d < o->rank; d++)
-      printf("%s%" PRId64, d ? ", " : "", o->block_param[d] >= 0 ? v[o->block_param[d]] : vmem_shape_dim(o->block, d));
-    printf(")");
+      fprintf(CLI_OUT, "%s%" PRId64, d ? ", " : "", o->block_param[d] >= 0 ? v[o->block_param[d]] : vmem_shape_dim(o->block, d));
+    fprintf(CLI_OUT, ")");
     for (size_t j = 0; j < sp->nb; j++)
       if (vmem_template_buffer_choice_operand(tpl, j) == i && bufs[j] == 1)
-        printf(", pipeline_mode=pl.Buffered(1)");
-    printf("\n");
+        fprintf(CLI_OUT, ", pipeline_mode=pl.Buffered(1)");
+    fprintf(CLI_OUT, "\n");
     for (size_t j = 0; j < sp->nb; j++)
       if (vmem_template_buffer_choice_operand(tpl, j) == i && bufs[j] == 0)
-        printf("  %-8s %s = pltpu.with_memory_space_constraint(%s, pltpu.VMEM)  # before the call\n", "", o->name,
+        fprintf(CLI_OUT, "  %-8s %s = pltpu.with_memory_space_constraint(%s, pltpu.VMEM)  # before the call\n", "", o->name,
                o->name);
   }
   vmem_eval e;
   vmem_template_eval_buffers(tpl, v, sp->nb ? bufs : NULL, &e);
   if (e.program_bytes) {
     char a[48], b[48];
-    printf("  (colored inputs: %s program-scoped, of the %s above the scoped limit; modelled)\n",
+    fprintf(CLI_OUT, "  (colored inputs: %s program-scoped, of the %s above the scoped limit; modelled)\n",
            cli_bytes(a, sizeof a, e.program_bytes), cli_bytes(b, sizeof b, sp->room));
   }
   if (request || needed > limit_default)
-    printf("  pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # the %s it needs, rounded up to a MiB\n",
+    fprintf(CLI_OUT, "  pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # the %s it needs, rounded up to a MiB\n",
            (needed + (1u << 20) - 1) / (1u << 20) * (1u << 20), "scoped VMEM");
 }
 
@@ -355,22 +355,22 @@ static bool run_search(const vmem_template *tpl, const space *sp, uint64_t limit
 static void print_results(const vmem_kernel *k, const vmem_template *tpl, const space *sp, search *s, uint64_t limit,
                           const char *limit_from, size_t top, bool physical) {
   char b[48], c[48], tt[32];
-  printf("fit %s: limit %s (%s)\n", vmem_kernel_name(k), cli_bytes(b, sizeof b, limit), limit_from);
+  fprintf(CLI_OUT, "fit %s: limit %s (%s)\n", vmem_kernel_name(k), cli_bytes(b, sizeof b, limit), limit_from);
   for (size_t p = 0; p < sp->n; p++)
-    printf("  %s: %zu values, %" PRId64 "..%" PRId64 "\n", vmem_template_param_name(tpl, p), sp->count[p],
+    fprintf(CLI_OUT, "  %s: %zu values, %" PRId64 "..%" PRId64 "\n", vmem_template_param_name(tpl, p), sp->count[p],
            sp->values[p][0], sp->values[p][sp->count[p] - 1]);
-  printf("considered %" PRIu64 ", legal %" PRIu64 ", fitting %" PRIu64 "\n", s->considered, s->legal, s->fitting);
+  fprintf(CLI_OUT, "considered %" PRIu64 ", legal %" PRIu64 ", fitting %" PRIu64 "\n", s->considered, s->legal, s->fitting);
   if (s->overhang)
-    printf("(%" PRIu64 " more would overhang their arrays; --allow-padding-blocks tries them)\n", s->overhang);
+    fprintf(CLI_OUT, "(%" PRIu64 " more would overhang their arrays; --allow-padding-blocks tries them)\n", s->overhang);
   if (!s->fitting) {
     if (s->any_legal) {
       char ps[256];
       params_text(k, tpl, sp, s->smallest.index, ps, sizeof ps);
-      printf("nothing fits: the smallest footprint is %s (%s), which needs vmem_limit_bytes=%" PRIu64 "\n",
+      fprintf(CLI_OUT, "nothing fits: the smallest footprint is %s (%s), which needs vmem_limit_bytes=%" PRIu64 "\n",
              cli_bytes(b, sizeof b, s->smallest.needed), ps,
              (s->smallest.needed + (1u << 20) - 1) / (1u << 20) * (1u << 20));
     } else {
-      printf("nothing fits: no legal combination of the values\n");
+      fprintf(CLI_OUT, "nothing fits: no legal combination of the values\n");
     }
     return;
   }
@@ -391,22 +391,22 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
     table_add(&tb, n, ps, cli_human(b, sizeof b, e.scoped_bytes), cli_human(c, sizeof c, e.needed_bytes),
               seconds(tt, sizeof tt, e.time_s), e.compute_bound ? "compute" : "hbm", in, st, w);
   }
-  printf("\n");
-  table_print(&tb, stdout);
+  fprintf(CLI_OUT, "\n");
+  table_print(&tb, CLI_OUT);
   table_free(&tb);
   /* The Pareto front: no other fitting candidate is both smaller and faster. */
   cand *front = malloc(s->fitting * sizeof *front);
   if (front) {
     memcpy(front, s->fit, s->fitting * sizeof *front);
     qsort(front, s->fitting, sizeof *front, by_bytes);
-    printf("\nPareto front (scoped VMEM needed against predicted time):\n");
+    fprintf(CLI_OUT, "\nPareto front (scoped VMEM needed against predicted time):\n");
     double best = INFINITY;
     for (size_t i = 0; i < s->fitting; i++)
       if (front[i].time < best) {
         char ps[256];
         best = front[i].time;
         params_text(k, tpl, sp, front[i].index, ps, sizeof ps);
-        printf("  %9s  %10s  %s\n", cli_human(b, sizeof b, front[i].needed), seconds(tt, sizeof tt, front[i].time), ps);
+        fprintf(CLI_OUT, "  %9s  %10s  %s\n", cli_human(b, sizeof b, front[i].needed), seconds(tt, sizeof tt, front[i].time), ps);
       }
     free(front);
   }
@@ -574,7 +574,7 @@ int cmd_fit(int argc, char **argv) {
     else if (!strcmp(opt, "--json"))
       o.json = true;
     else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-      fputs(help, stdout);
+      fputs(help, CLI_OUT);
       return EXIT_OK;
     } else
       return cli_usage_error("fit", "unknown option %s", opt);

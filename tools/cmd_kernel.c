@@ -106,48 +106,48 @@ static void print_allocations(const kreport *r) {
               al ? (snprintf(of, sizeof of, "%" PRIu64, al->offset), of) : "-");
     free(blk);
   }
-  table_print(&tb, stdout);
+  table_print(&tb, CLI_OUT);
   table_free(&tb);
 }
 
 static void print_totals(const kreport *r) {
   char b[48], lim[48], phys[32];
-  printf("\nscoped allocation (windows + scratch; exact, as the compiler prints it)  %s\n",
+  fprintf(CLI_OUT, "\nscoped allocation (windows + scratch; exact, as the compiler prints it)  %s\n",
          cli_bytes(b, sizeof b, r->f.scoped_bytes));
   for (size_t a = 0; a < r->f.count; a++) {
     const vmem_allocation *al = &r->f.allocs[a];
     if (al->kind == VMEM_ALLOC_INTERNAL_SCRATCH)
-      printf("internal scratch (%s)  %s  at offset %" PRIu64 "  [headroom]\n", al->note,
+      fprintf(CLI_OUT, "internal scratch (%s)  %s  at offset %" PRIu64 "  [headroom]\n", al->note,
              cli_bytes(b, sizeof b, al->bytes), al->offset);
     if (al->kind == VMEM_ALLOC_MODELLED)
-      printf("modelled: %s  %s  at offset %" PRIu64 "  [estimate, not in the exact figure]\n", al->note,
+      fprintf(CLI_OUT, "modelled: %s  %s  at offset %" PRIu64 "  [estimate, not in the exact figure]\n", al->note,
              cli_bytes(b, sizeof b, al->bytes), al->offset);
   }
   if (r->f.smem_bytes)
-    printf("SMEM (scalar prefetch and SMEM operands)  %s of %s\n", cli_bytes(b, sizeof b, r->f.smem_bytes),
+    fprintf(CLI_OUT, "SMEM (scalar prefetch and SMEM operands)  %s of %s\n", cli_bytes(b, sizeof b, r->f.smem_bytes),
            cli_human(phys, sizeof phys, vmem_target_u64(r->t, VMEM_FACT_SMEM_BYTES)));
-  printf("limit  %s from the %s", cli_bytes(lim, sizeof lim, r->l.effective_bytes),
+  fprintf(CLI_OUT, "limit  %s from the %s", cli_bytes(lim, sizeof lim, r->l.effective_bytes),
          vmem_limit_origin_name(r->l.origin));
-  printf(" (physical VMEM %s)\n", cli_human(phys, sizeof phys, r->l.physical_bytes));
+  fprintf(CLI_OUT, " (physical VMEM %s)\n", cli_human(phys, sizeof phys, r->l.physical_bytes));
   for (size_t i = 0; i < r->l.warning_count; i++)
-    printf("warning: %s\n", r->l.warnings[i].message);
+    fprintf(CLI_OUT, "warning: %s\n", r->l.warnings[i].message);
 }
 
 static void print_verdict(const kreport *r) {
   char b[32], c[32];
   uint64_t lim = r->l.effective_bytes, s = r->f.scoped_bytes;
   char bar[256];
-  printf("scoped %s %s of %s\n", cli_usage_bar(bar, sizeof bar, s, lim, 40), cli_human(b, sizeof b, s),
+  fprintf(CLI_OUT, "scoped %s %s of %s\n", cli_usage_bar(bar, sizeof bar, s, lim, 40), cli_human(b, sizeof b, s),
          cli_human(c, sizeof c, lim));
   if (r->verdict == OVER) {
-    printf("verdict: %sDOES NOT FIT%s — %s over the limit (E1001)\n", cli_tone(CLI_BAD), cli_tone(CLI_RESET),
+    fprintf(CLI_OUT, "verdict: %sDOES NOT FIT%s — %s over the limit (E1001)\n", cli_tone(CLI_BAD), cli_tone(CLI_RESET),
            cli_human(b, sizeof b, s - lim));
   } else if (r->verdict == AT_RISK) {
-    printf("verdict: %sfits by %s, but not with the internal scratch and modelled values (%s) counted — at risk%s\n",
+    fprintf(CLI_OUT, "verdict: %sfits by %s, but not with the internal scratch and modelled values (%s) counted — at risk%s\n",
            cli_tone(CLI_WARN), cli_human(b, sizeof b, lim - s),
            cli_human(c, sizeof c, r->f.internal_scratch_bytes + r->f.modelled_bytes), cli_tone(CLI_RESET));
   } else {
-    printf("verdict: %sfits%s, %s to spare (internal scratch and modelled values included)\n", cli_tone(CLI_OK),
+    fprintf(CLI_OUT, "verdict: %sfits%s, %s to spare (internal scratch and modelled values included)\n", cli_tone(CLI_OK),
            cli_tone(CLI_RESET), cli_human(b, sizeof b, lim - s - r->f.internal_scratch_bytes - r->f.modelled_bytes));
   }
 }
@@ -155,45 +155,45 @@ static void print_verdict(const kreport *r) {
 static void print_remedies(const kreport *r) {
   const vmem_remedies *m = &r->rem;
   char b[48], c[48];
-  printf("\nremedies, in the order of the seed's advice:\n");
-  printf("1. smaller blocks (each alone fits the limit with the internal scratch counted):\n");
+  fprintf(CLI_OUT, "\nremedies, in the order of the seed's advice:\n");
+  fprintf(CLI_OUT, "1. smaller blocks (each alone fits the limit with the internal scratch counted):\n");
   if (!m->nshrink)
-    printf("   none found by halving a block dimension alone; combine them, or use the steps below\n");
+    fprintf(CLI_OUT, "   none found by halving a block dimension alone; combine them, or use the steps below\n");
   for (size_t i = 0; i < m->nshrink; i++) {
     const vmem_shrink *s = &m->shrink[i];
     const vmem_operand *o = vmem_kernel_operand(r->k, s->operand);
     if (s->param_name)
-      printf("   %s: %" PRId64 " -> %" PRId64 "  (every block using it), scoped %s\n", s->param_name, s->from, s->to,
+      fprintf(CLI_OUT, "   %s: %" PRId64 " -> %" PRId64 "  (every block using it), scoped %s\n", s->param_name, s->from, s->to,
              cli_bytes(b, sizeof b, s->scoped_bytes));
     else
-      printf("   %s block dim %zu: %" PRId64 " -> %" PRId64 " (the grid axis it follows grows to match), scoped %s\n",
+      fprintf(CLI_OUT, "   %s block dim %zu: %" PRId64 " -> %" PRId64 " (the grid axis it follows grows to match), scoped %s\n",
              o->name, s->dim, s->from, s->to, cli_bytes(b, sizeof b, s->scoped_bytes));
   }
-  printf("2. request the limit this kernel needs: pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # %s: "
+  fprintf(CLI_OUT, "2. request the limit this kernel needs: pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # %s: "
          "windows + scratch + internal scratch, rounded up to a MiB; %s\n",
          m->request_bytes, cli_human(c, sizeof c, m->request_bytes),
          m->request_within_physical ? "within physical VMEM"
                                     : "ABOVE physical VMEM: the program-level 'Used X of Y vmem' error would follow");
-  printf("3. single-buffer inputs whose block does not move along the innermost grid axis (pl.Buffered(1)):\n");
+  fprintf(CLI_OUT, "3. single-buffer inputs whose block does not move along the innermost grid axis (pl.Buffered(1)):\n");
   if (!m->nbuffered1)
-    printf("   none\n");
+    fprintf(CLI_OUT, "   none\n");
   for (size_t i = 0; i < m->nbuffered1; i++)
-    printf("   %s: saves %s\n", vmem_kernel_operand(r->k, m->buffered1[i].operand)->name,
+    fprintf(CLI_OUT, "   %s: saves %s\n", vmem_kernel_operand(r->k, m->buffered1[i].operand)->name,
            cli_bytes(b, sizeof b, m->buffered1[i].saved_bytes));
-  printf("4. color an input to VMEM (pltpu.with_memory_space_constraint): its windows leave the scoped region, the "
+  fprintf(CLI_OUT, "4. color an input to VMEM (pltpu.with_memory_space_constraint): its windows leave the scoped region, the "
          "whole array becomes program-scoped:\n");
   if (!m->ncoloring)
-    printf("   no windowed VMEM input\n");
+    fprintf(CLI_OUT, "   no windowed VMEM input\n");
   for (size_t i = 0; i < m->ncoloring; i++) {
     const vmem_coloring *co = &m->coloring[i];
     if (co->program_added_bytes >= 0)
-      printf("   %s: scoped -%s, program-scoped +%s\n", vmem_kernel_operand(r->k, co->operand)->name,
+      fprintf(CLI_OUT, "   %s: scoped -%s, program-scoped +%s\n", vmem_kernel_operand(r->k, co->operand)->name,
              cli_human(b, sizeof b, co->scoped_saved_bytes), cli_human(c, sizeof c, (uint64_t)co->program_added_bytes));
     else
-      printf("   %s: scoped -%s, program-scoped + the whole array (its shape is not in this input)\n",
+      fprintf(CLI_OUT, "   %s: scoped -%s, program-scoped + the whole array (its shape is not in this input)\n",
              vmem_kernel_operand(r->k, co->operand)->name, cli_human(b, sizeof b, co->scoped_saved_bytes));
   }
-  printf("5. if many kernels are over: raise the global limit, LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64
+  fprintf(CLI_OUT, "5. if many kernels are over: raise the global limit, LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64
          "\n", m->request_bytes / 1024);
 }
 
@@ -277,13 +277,13 @@ static bool kreport_eval(kreport *r, const vmem_limit_inputs *in, const vmem_pla
 }
 
 static void print_grid(const vmem_kernel *k) {
-  printf("grid (");
+  fprintf(CLI_OUT, "grid (");
   for (size_t g = 0; g < vmem_kernel_grid_rank(k); g++) {
     const char *sem = vmem_kernel_dimension_semantics(k, g);
-    printf("%s%s=%" PRId64 "%s%s", g ? ", " : "", vmem_kernel_grid_axis_name(k, g), vmem_kernel_grid_bound(k, g),
+    fprintf(CLI_OUT, "%s%s=%" PRId64 "%s%s", g ? ", " : "", vmem_kernel_grid_axis_name(k, g), vmem_kernel_grid_bound(k, g),
            sem && *sem ? " " : "", sem ? sem : "");
   }
-  printf(")");
+  fprintf(CLI_OUT, ")");
 }
 
 int check_kernel(const char *path, const char *format, const vmem_kernel *k, const vmem_target *t,
@@ -292,7 +292,7 @@ int check_kernel(const char *path, const char *format, const vmem_kernel *k, con
   vmem_error err;
   int rc = EXIT_OK;
   if (!kreport_eval(&r, in, opt, &err)) {
-    fprintf(stderr, "vmemscope check: error: %s: %s\n", path, err.message);
+    fprintf(CLI_ERR, "vmemscope check: error: %s: %s\n", path, err.message);
     rc = EXIT_BAD;
   } else {
     if (json) {
@@ -302,11 +302,11 @@ int check_kernel(const char *path, const char *format, const vmem_kernel *k, con
       cli_print_json(root);
     } else {
       if (r.verdict == OVER)
-        print_e1001(&r, stdout);
-      printf("%skernel %s (%s), target %s; ", r.verdict == OVER ? "\n" : "", vmem_kernel_name(k), format,
+        print_e1001(&r, CLI_OUT);
+      fprintf(CLI_OUT, "%skernel %s (%s), target %s; ", r.verdict == OVER ? "\n" : "", vmem_kernel_name(k), format,
              vmem_target_name(t));
       print_grid(k);
-      printf("\n\n");
+      fprintf(CLI_OUT, "\n\n");
       print_allocations(&r);
       print_totals(&r);
       print_verdict(&r);
@@ -316,7 +316,7 @@ int check_kernel(const char *path, const char *format, const vmem_kernel *k, con
     uint64_t smem = vmem_target_u64(t, VMEM_FACT_SMEM_BYTES);
     bool smem_over = smem && r.f.smem_bytes > smem;
     if (smem_over && !json)
-      printf("SMEM: %" PRIu64 " bytes of scalar prefetch and SMEM operands exceed the %" PRIu64
+      fprintf(CLI_OUT, "SMEM: %" PRIu64 " bytes of scalar prefetch and SMEM operands exceed the %" PRIu64
              " bytes of SMEM (the compiler's 'Ran out of memory in memory space smem')\n",
              r.f.smem_bytes, smem);
     rc = r.verdict == OVER || smem_over ? EXIT_OOM : EXIT_OK;
@@ -345,16 +345,16 @@ int kernel_brief(const vmem_kernel *k, const vmem_target *t, const vmem_limit_in
     if (json)
       *json = json_pack("{s:s}", "error", err.message);
     else
-      printf("%skernel %s: cannot be sized: %s\n", indent, vmem_kernel_name(k), err.message);
+      fprintf(CLI_OUT, "%skernel %s: cannot be sized: %s\n", indent, vmem_kernel_name(k), err.message);
     vmem_footprint_free(&r.f);
     return -1;
   }
   if (json) {
     *json = json_kernel(&r);
   } else {
-    printf("%skernel %s: ", indent, vmem_kernel_name(k));
+    fprintf(CLI_OUT, "%skernel %s: ", indent, vmem_kernel_name(k));
     print_grid(k);
-    printf("; scoped %s of %s (%s) -> %s%s%s\n", cli_bytes(b, sizeof b, r.f.scoped_bytes),
+    fprintf(CLI_OUT, "; scoped %s of %s (%s) -> %s%s%s\n", cli_bytes(b, sizeof b, r.f.scoped_bytes),
            cli_human(l, sizeof l, r.l.effective_bytes), vmem_limit_origin_name(r.l.origin),
            cli_tone(r.verdict == OVER ? CLI_BAD : r.verdict == AT_RISK ? CLI_WARN : CLI_OK),
            r.verdict == OVER ? "DOES NOT FIT (E1001)" : r.verdict == AT_RISK ? "fits, at risk" : "fits",

@@ -50,23 +50,23 @@ static json_t *json_limits(const vmem_target *t, const vmem_limits *l) {
 static void print_limits(const vmem_target *t, const vmem_limits *l) {
   char b[64];
   const vmem_fact *def = vmem_target_fact(t, VMEM_FACT_SCOPED_DEFAULT_BYTES);
-  printf("target            %s (%s)\n", vmem_target_name(t), vmem_target_device_kind(t));
-  printf("physical VMEM     %s\n", cli_bytes(b, sizeof b, l->physical_bytes));
-  printf("default limit     %s  %s: %s\n", cli_bytes(b, sizeof b, l->default_bytes),
+  fprintf(CLI_OUT, "target            %s (%s)\n", vmem_target_name(t), vmem_target_device_kind(t));
+  fprintf(CLI_OUT, "physical VMEM     %s\n", cli_bytes(b, sizeof b, l->physical_bytes));
+  fprintf(CLI_OUT, "default limit     %s  %s: %s\n", cli_bytes(b, sizeof b, l->default_bytes),
          def ? vmem_provenance_name(def->provenance) : "unknown", def ? def->source : "");
   if (l->has_flag)
-    printf("flag              %s from %s%s\n", cli_bytes(b, sizeof b, l->flag_bytes), l->flag_origin,
+    fprintf(CLI_OUT, "flag              %s from %s%s\n", cli_bytes(b, sizeof b, l->flag_bytes), l->flag_origin,
            l->flag_applied ? "" : " (not applied)");
   else
-    printf("flag              not set\n");
+    fprintf(CLI_OUT, "flag              not set\n");
   if (l->has_kernel)
-    printf("kernel request    %s (vmem_limit_bytes)\n", cli_bytes(b, sizeof b, l->kernel_bytes));
+    fprintf(CLI_OUT, "kernel request    %s (vmem_limit_bytes)\n", cli_bytes(b, sizeof b, l->kernel_bytes));
   else
-    printf("kernel request    none\n");
-  printf("effective limit   %s  from the %s\n", cli_bytes(b, sizeof b, l->effective_bytes),
+    fprintf(CLI_OUT, "kernel request    none\n");
+  fprintf(CLI_OUT, "effective limit   %s  from the %s\n", cli_bytes(b, sizeof b, l->effective_bytes),
          vmem_limit_origin_name(l->origin));
   for (size_t i = 0; i < l->warning_count; i++)
-    printf("warning: %s\n", l->warnings[i].message);
+    fprintf(CLI_OUT, "warning: %s\n", l->warnings[i].message);
 }
 
 static int report_error(const vmem_limit_inputs *in, const vmem_error *err) {
@@ -111,7 +111,7 @@ int cmd_limits(int argc, char **argv) {
     else if (!strcmp(opt, "--json"))
       json = true;
     else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-      fputs(help, stdout);
+      fputs(help, CLI_OUT);
       return EXIT_OK;
     } else
       return cli_usage_error("limits", "unknown option %s", opt);

@@ -35,14 +35,14 @@ static bool print_body(const char *path, const char *text, size_t len, const cha
     if (need != SIZE_MAX)
       cli_error("mlir-text", "out of memory");
     else if (raw)
-      fprintf(stderr, "vmemscope mlir-text: error: %s: %s\n", path, err.message);
+      fprintf(CLI_ERR, "vmemscope mlir-text: error: %s: %s\n", path, err.message);
     else {
       err.offset += (size_t)(body - text); /* the library's offset is within the body */
       cli_file_error("mlir-text", path, text, len, &err);
     }
     return false;
   }
-  fwrite(out, 1, need, stdout);
+  fwrite(out, 1, need, CLI_OUT);
   free(out);
   return true;
 }
@@ -97,7 +97,7 @@ int cmd_mlir_text(int argc, char **argv) {
     else if (!strcmp(opt, "--instruction"))
       instr = val;
     else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-      fputs(help, stdout);
+      fputs(help, CLI_OUT);
       return EXIT_OK;
     } else
       return cli_usage_error("mlir-text", "unknown option %s", opt);
@@ -132,7 +132,7 @@ int cmd_mlir_text(int argc, char **argv) {
     size_t more, more_n;
     bool several = count > 0 || cli_find_body(scope, end, at + n, &more, &more_n);
     if (several)
-      printf("%s// body %zu\n", count ? "\n" : "", count + 1);
+      fprintf(CLI_OUT, "%s// body %zu\n", count ? "\n" : "", count + 1);
     /* A body inside an unescaped StableHLO config is not in the file's
      * text: its errors then carry no line. */
     bool in_file = scope >= text && scope < text + len;

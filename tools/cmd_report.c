@@ -132,14 +132,14 @@ static int fit_args(const rargs *r, char **out) {
 }
 
 static int write_page(const rargs *r, const report_docs *d, int status) {
-  FILE *f = r->output && strcmp(r->output, "-") ? fopen(r->output, "w") : stdout;
+  FILE *f = r->output && strcmp(r->output, "-") ? fopen(r->output, "w") : CLI_OUT;
   if (!f) {
     cli_error("report", "%s: cannot write", r->output);
     return EXIT_BAD;
   }
   report_html(f, d, status);
   bool ok = !ferror(f);
-  if (f != stdout)
+  if (f != CLI_OUT)
     ok = (fclose(f) == 0) && ok;
   if (!ok) {
     cli_error("report", "%s: write failed", r->output ? r->output : "standard output");
@@ -153,7 +153,7 @@ int cmd_report(int argc, char **argv) {
   if (parse_args(&r, argc, argv) != EXIT_OK)
     return EXIT_BAD;
   if (r.help) {
-    fputs(help, stdout);
+    fputs(help, CLI_OUT);
     return EXIT_OK;
   }
   if (!r.input)

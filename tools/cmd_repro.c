@@ -14,7 +14,7 @@ static const char help[] =
     "computations it calls (fusion bodies, reducers, while bodies, ...),\n"
     "parameters in place of its operands, and its shape, layouts,\n"
     "backend_config and metadata as written. The output parses again, and\n"
-    "a Pallas custom call in it has the same kernel and footprint. To stdout\n"
+    "a Pallas custom call in it has the same kernel and footprint. To CLI_OUT\n"
     "without -o.\n\n"
     "example:\n"
     "  vmemscope repro dump/module_0042.after_optimizations.txt --instruction fusion.17 -o fusion17.hlo\n";
@@ -37,7 +37,7 @@ int cmd_repro(int argc, char **argv) {
     else if (!strcmp(opt, "-o"))
       out = val;
     else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-      fputs(help, stdout);
+      fputs(help, CLI_OUT);
       return EXIT_OK;
     } else
       return cli_usage_error("repro", "unknown option %s", opt);
@@ -61,7 +61,7 @@ int cmd_repro(int argc, char **argv) {
   } else if (in) {
     size_t n = vmem_hlo_print_repro(in, NULL, 0, &err);
     char *buf = n != SIZE_MAX ? malloc(n + 1) : NULL;
-    FILE *f = buf && out ? fopen(out, "wb") : stdout;
+    FILE *f = buf && out ? fopen(out, "wb") : CLI_OUT;
     if (n == SIZE_MAX)
       cli_file_error("repro", path, text, len, &err);
     else if (!buf)
@@ -71,10 +71,10 @@ int cmd_repro(int argc, char **argv) {
     else {
       vmem_hlo_print_repro(in, buf, n + 1, &err);
       rc = fwrite(buf, 1, n, f) == n ? EXIT_OK : EXIT_BAD;
-      if (f != stdout && fclose(f) != 0)
+      if (f != CLI_OUT && fclose(f) != 0)
         rc = EXIT_BAD;
       if (rc != EXIT_OK)
-        cli_error("repro", "%s: write failed", out ? out : "stdout");
+        cli_error("repro", "%s: write failed", out ? out : "CLI_OUT");
     }
     free(buf);
   }

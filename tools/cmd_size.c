@@ -135,9 +135,9 @@ static int print_all(const vmem_target *t, sized *z, int n, bool json) {
   table_add(&tb, "SHAPE", "LAYOUT", "BYTES", "UNPADDED", "PADDING", "EXPANSION");
   for (int i = 0; i < n; i++)
     text_row(&tb, &z[i]);
-  printf("target %s (%s); 'default' layouts are the ones %s assigns\n\n", vmem_target_name(t),
+  fprintf(CLI_OUT, "target %s (%s); 'default' layouts are the ones %s assigns\n\n", vmem_target_name(t),
          vmem_target_device_kind(t), vmem_target_name(t));
-  table_print(&tb, stdout);
+  table_print(&tb, CLI_OUT);
   table_free(&tb);
   return EXIT_OK;
 }
@@ -247,7 +247,7 @@ int cmd_size(int argc, char **argv) {
       bad = cli_usage_error("size", "unknown option %s", opt) != 0;
   }
   if (o.help && !bad) {
-    fputs(help, stdout);
+    fputs(help, CLI_OUT);
     list_free(&l);
     return EXIT_OK;
   }

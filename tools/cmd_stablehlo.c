@@ -83,7 +83,7 @@ int check_stablehlo(const char *path, const vmem_target *t, const vmem_limit_inp
   json_t *root = json ? cli_json_root("check") : NULL, *ops = json_array();
   vmem_str name = vmem_stablehlo_name(m);
   if (!json)
-    printf("StableHLO module %.*s: %zu ops; target %s\n(before layout assignment and fusion: ops are listed, "
+    fprintf(CLI_OUT, "StableHLO module %.*s: %zu ops; target %s\n(before layout assignment and fusion: ops are listed, "
            "not sized; each tpu_custom_call's kernel is checked)\n",
            (int)(name.len ? name.len : 1), name.len ? name.ptr : "-", n, vmem_target_name(t));
   vmem_str func = {"", 0};
@@ -92,10 +92,10 @@ int check_stablehlo(const char *path, const vmem_target *t, const vmem_limit_inp
     json_t *o = json ? json_op(op) : NULL;
     if (!json && (op->func.len != func.len || memcmp(op->func.ptr, func.ptr, func.len))) {
       func = op->func;
-      printf("\nfunc @%.*s\n", (int)func.len, func.ptr);
+      fprintf(CLI_OUT, "\nfunc @%.*s\n", (int)func.len, func.ptr);
     }
     if (!json)
-      printf("  %-8.*s %.*s%s%.*s\n", (int)op->result.len, op->result.ptr, (int)op->opcode.len, op->opcode.ptr,
+      fprintf(CLI_OUT, "  %-8.*s %.*s%s%.*s\n", (int)op->result.len, op->result.ptr, (int)op->opcode.len, op->opcode.ptr,
              op->target.len ? " @" : "", (int)op->target.len, op->target.ptr);
     if (is_tpu_call(op)) {
       vmem_error err;
@@ -127,7 +127,7 @@ int check_stablehlo(const char *path, const vmem_target *t, const vmem_limit_inp
     cli_print_json(root);
   } else {
     json_decref(ops);
-    printf("\n%zu tpu_custom_call kernel%s checked%s\n", kernels, kernels == 1 ? "" : "s",
+    fprintf(CLI_OUT, "\n%zu tpu_custom_call kernel%s checked%s\n", kernels, kernels == 1 ? "" : "s",
            kernels ? "; vmemscope check FILE --instruction N (the result %N, or the kernel_name) for one in full"
                    : "");
   }

@@ -88,26 +88,26 @@ static void print_summary(void) {
     table_add(&tb, vmem_target_name(t), vmem_target_device_kind(t), v[0], v[1], v[2], v[3], v[4],
               v[5], v[6], v[7]);
   }
-  table_print(&tb, stdout);
+  table_print(&tb, CLI_OUT);
   table_free(&tb);
-  printf("\nRun 'vmemscope targets NAME' for every value's source.\n");
+  fprintf(CLI_OUT, "\nRun 'vmemscope targets NAME' for every value's source.\n");
 }
 
 static void print_detail(const vmem_target *t) {
-  printf("%s (%s), generation %d; aliases: %s\n\n", vmem_target_name(t), vmem_target_device_kind(t),
+  fprintf(CLI_OUT, "%s (%s), generation %d; aliases: %s\n\n", vmem_target_name(t), vmem_target_device_kind(t),
          vmem_target_generation(t), vmem_target_aliases(t));
   for (int id = 0; id < VMEM_FACT_COUNT; id++) {
     const vmem_fact *f = vmem_target_fact(t, (vmem_fact_id)id);
     char v[32];
     fact_text(v, sizeof v, t, (vmem_fact_id)id);
-    printf("%-26s %-14s", vmem_fact_name((vmem_fact_id)id), v);
+    fprintf(CLI_OUT, "%-26s %-14s", vmem_fact_name((vmem_fact_id)id), v);
     if (!f) {
-      printf("no public source\n");
+      fprintf(CLI_OUT, "no public source\n");
       continue;
     }
-    printf("%-10s %s\n", vmem_provenance_name(f->provenance), f->source);
+    fprintf(CLI_OUT, "%-10s %s\n", vmem_provenance_name(f->provenance), f->source);
     if (f->note)
-      printf("%-26s %-14s%-10s note: %s\n", "", "", "", f->note);
+      fprintf(CLI_OUT, "%-26s %-14s%-10s note: %s\n", "", "", "", f->note);
   }
 }
 
@@ -124,7 +124,7 @@ int cmd_targets(int argc, char **argv) {
     else if (!strcmp(opt, "--json"))
       json = true;
     else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-      fputs(help, stdout);
+      fputs(help, CLI_OUT);
       return EXIT_OK;
     } else
       return cli_usage_error("targets", "unknown option %s", opt);

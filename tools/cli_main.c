@@ -1,6 +1,11 @@
 /*
- * vmemscope.c — the command-line tool: dispatch to one command per file.
+ * cli_main.c — the command line as a library call: vmem_cli_run dispatches
+ * to one command per file, with its output going to the streams it is
+ * given (tools/main.c passes stdout and stderr; the Python package, memory
+ * streams through vmem_cli_capture).
  */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -35,12 +40,12 @@ static void usage(FILE *f) {
              "Exit status: 0 ok, 1 an OOM found or predicted, 2 bad usage or input.\n");
 }
 
-/* Options every command takes: --quiet (-q) closes standard output, so
- * only errors and the exit status remain; --bytes prints each size with its
- * exact bytes; --color=auto|always|never (and --no-color). They are taken
- * out of the arguments before the command sees them. Returns the new count,
- * or -1 after an error. */
-static int global_args(int argc, char **argv) {
+/* Options every command takes: --quiet (-q) sends standard output to
+ * /dev/null, so only errors and the exit status remain; --bytes prints each
+ * size with its exact bytes; --color=auto|always|never (and --no-color).
+ * They are taken out of the arguments before the command sees them.
+ * Returns the new count, or -1 after an error. */
+static int global_args(int argc, char **argv, FILE **null_out) {
   int n = 0;
   bool quiet = false, exact = false;
   cli_colour_mode mode = CLI_COLOUR_AUTO;
@@ -62,31 +67,84 @@ static int global_args(int argc, char **argv) {
     } else
       argv[n++] = argv[i];
   }
+  if (quiet) {
+    if (!(*null_out = fopen("/dev/null", "w"))) {
+      cli_error(NULL, "--quiet: cannot open /dev/null");
+      return -1;
+    }
+    CLI_OUT = *null_out;
+  }
   cli_set_style(exact, mode);
-  if (quiet && !freopen("/dev/null", "w", stdout))
-    cli_error(NULL, "--quiet: cannot close standard output");
   return n;
 }
 
-int main(int argc, char **argv) {
-  if (argc < 2) {
-    usage(stderr);
+static int dispatch(int argc, char **argv) {
+  if (argc < 1) {
+    usage(CLI_ERR);
     return EXIT_BAD;
   }
-  const char *cmd = argv[1];
+  const char *cmd = argv[0];
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-    usage(stdout);
+    usage(CLI_OUT);
     return EXIT_OK;
   }
   if (!strcmp(cmd, "--version")) {
-    printf("vmemscope %s\n", vmem_version());
+    fprintf(CLI_OUT, "vmemscope %s\n", vmem_version());
     return EXIT_OK;
   }
   for (size_t i = 0; i < NCOMMANDS; i++)
     if (!strcmp(cmd, commands[i].name)) {
-      int n = global_args(argc - 2, argv + 2);
-      return n < 0 ? EXIT_BAD : commands[i].run(n, argv + 2);
+      FILE *null_out = NULL;
+      int n = global_args(argc - 1, argv + 1, &null_out);
+      int rc = n < 0 ? EXIT_BAD : commands[i].run(n, argv + 1);
+      if (null_out)
+        fclose(null_out);
+      return rc;
     }
   cli_error(NULL, "unknown command '%s' (see 'vmemscope --help')", cmd);
   return EXIT_BAD;
 }
+
+_Thread_local cli_ctx *cli_now;
+
+int vmem_cli_run(int argc, const char *const *argv, FILE *out, FILE *err) {
+  if (argc < 0 || (argc > 0 && !argv) || !out || !err)
+    return EXIT_BAD;
+  /* The commands reorder their argument array (never the strings): give
+   * them a copy, so the caller's stays as it was. */
+  char **args = malloc(((size_t)argc + 1) * sizeof *args);
+  if (!args)
+    return EXIT_BAD;
+  for (int i = 0; i < argc; i++)
+    args[i] = (char *)(uintptr_t)argv[i];
+  args[argc] = NULL;
+  cli_ctx ctx = {.out = out, .err = err}, *outer = cli_now;
+  cli_now = &ctx;
+  int rc = dispatch(argc, args);
+  fflush(out);
+  fflush(err);
+  cli_now = outer; /* report runs commands inside a run */
+  free(args);
+  return rc;
+}
+
+int vmem_cli_capture(int argc, const char *const *argv, char **out, char **err) {
+  size_t no = 0, ne = 0;
+  char *o = NULL, *e = NULL;
+  FILE *fo = open_memstream(&o, &no), *fe = fo ? open_memstream(&e, &ne) : NULL;
+  int rc = fo && fe ? vmem_cli_run(argc, argv, fo, fe) : EXIT_BAD;
+  if (fo)
+    fclose(fo);
+  if (fe)
+    fclose(fe);
+  if (!fo || !fe) {
+    free(o);
+    free(e);
+    o = e = NULL;
+  }
+  *out = o;
+  *err = e;
+  return rc;
+}
+
+void vmem_cli_free(char *s) { free(s); }
