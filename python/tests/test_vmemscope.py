@@ -1,0 +1,168 @@
+"""The Python package against the shipped examples and the test fixtures.
+
+Run by `make test` (CTest) with VMEMSCOPE_LIBRARY set to the build's
+libvmemscope.so and PYTHONPATH to python/; JAX is not needed.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import vmemscope
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+PY = os.path.join(ROOT, "python")
+
+
+def read(*parts, mode="r"):
+    with open(os.path.join(ROOT, *parts), mode) as f:
+        return f.read()
+
+
+def spec():
+    return json.loads(read("examples", "gated_matmul.json"))
+
+
+# ---- size --------------------------------------------------------------------
+
+def test_size_is_exact_with_the_default_tiling():
+    s = vmemscope.size("bf16[129,1024]", target="v5e")
+    assert (s["bytes"], s["unpadded_bytes"], s["padding_bytes"]) == (278528, 264192, 14336)
+    assert s["layout"] == "{1,0:T(8,128)(2,1)}" and s["layout_source"] == "default"
+
+
+def test_size_of_a_list_and_of_a_given_layout():
+    a, b = vmemscope.size(["f32[128,6]", "f32[128,6]{0,1:T(8,128)}"])
+    assert a["bytes"] == 65536 and b["layout_source"] == "given"
+
+
+def test_bad_shape_raises_with_the_column():
+    with pytest.raises(vmemscope.Error) as e:
+        vmemscope.size("bf16[129")
+    assert e.value.status == 2 and "expected ',' or ']'" in str(e.value)
+    assert "^" in e.value.text
+
+
+def test_unknown_target_raises():
+    with pytest.raises(vmemscope.Error, match="unknown target 'v99'"):
+        vmemscope.size("f32[8]", target="v99")
+
+
+# ---- kernels -----------------------------------------------------------------
+
+def test_check_kernel_from_a_spec_dict_does_not_fit_and_says_what_to_request():
+    k = vmemscope.check_kernel(spec())
+    assert k["fits"] is False and k["scoped_bytes"] == 29360128 and k["limit_bytes"] == 16 << 20
+    assert k["remedies"]["vmem_limit_bytes"] == 30408704
+    assert sum(a["bytes"] for a in k["allocations"] if a["exact"]) == k["scoped_bytes"]
+
+
+def test_the_requested_limit_makes_it_fit():
+    k = vmemscope.check_kernel(read("examples", "gated_matmul.json"), vmem_limit_bytes=30408704)
+    assert k["fits"] is True and k["limit_origin"] == "kernel" and "remedies" not in k
+
+
+def test_check_kernel_from_bytecode_bytes():
+    k = vmemscope.check_kernel(read("tests", "golden", "body_copy_nogrid.mlirbc", mode="rb"))
+    assert k["name"] == "copy_kernel" and k["scoped_bytes"] == 12288
+
+
+def test_bad_spec_raises_with_a_position():
+    with pytest.raises(vmemscope.Error) as e:
+        vmemscope.check_kernel('{"name": "k", "in_specs": [')
+    assert e.value.path == "kernel" and e.value.line == 1
+
+
+# ---- HLO and StableHLO ----------------------------------------------------------
+
+def test_check_hlo_finds_each_pallas_kernel_and_the_program_verdict():
+    doc = vmemscope.check_hlo(read("tests", "golden", "two_kernels.hlo"))
+    kernels = {i["name"]: i["kernel"] for c in doc["computations"] for i in c["instructions"] if "kernel" in i}
+    assert kernels["matmul_kernel.5"]["fits"] is False and kernels["matmul_kernel.5"]["scoped_bytes"] == 64 << 20
+    assert kernels["copy_kernel.6"]["fits"] is True
+    assert doc["program"]["capacity_bytes"] == 128 << 20
+
+
+def test_check_hlo_one_instruction():
+    doc = vmemscope.check_hlo(read("tests", "golden", "two_kernels.hlo"), instruction="copy_kernel.6", target="v6e")
+    assert doc["kernels"][0]["name"] == "copy_kernel" and doc["kernels"][0]["target"] == "v6e"
+
+
+def test_check_hlo_takes_stablehlo_as_jax_lowers_it():
+    doc = vmemscope.check_hlo(read("examples", "jit_model.stablehlo.mlir"))
+    kernels = [op["kernel"] for op in doc["ops"] if "kernel" in op]
+    assert doc["format"] == "stablehlo" and kernels and all("scoped_bytes" in k for k in kernels)
+
+
+def test_hlo_error_names_the_line_and_column():
+    with pytest.raises(vmemscope.Error) as e:
+        vmemscope.check_hlo(read("tests", "golden", "unknown_operand.hlo"))
+    err = e.value
+    assert (err.path, err.line, err.column) == ("input.hlo", 5, 23)
+    assert err.message.startswith("unknown operand %c") and "vmemscope-" not in err.text
+
+
+# ---- explain and fit -------------------------------------------------------------
+
+def test_explain_a_log():
+    doc = vmemscope.explain(read("examples", "train.log"))
+    e = doc["errors"][0]
+    assert e["kind"] == "scoped_vmem" and e["custom_kernel"] is True
+    assert e["remedies"][0]["vmem_limit_bytes"] >= e["size_bytes"]
+
+
+def test_explain_linked_to_the_module():
+    doc = vmemscope.explain(read("tests", "golden", "explain_hlo.log"), hlo=read("tests", "golden", "kernel.hlo"))
+    assert doc["errors"][0]["linked"]["hlo"]["found"] is True
+
+
+def test_fit_ranks_blocks_that_fit():
+    doc = vmemscope.fit(spec(), top=3)
+    assert len(doc["candidates"]) == 3 and doc["best"] == doc["candidates"][0]
+    assert all(c["fits"] and c["needed_bytes"] <= doc["limit_bytes"] for c in doc["candidates"])
+
+
+def test_run_is_the_command_line():
+    status, out, err = vmemscope.run("--version")
+    assert status == 0 and out.startswith("vmemscope ") and err == ""
+    status, _, err = vmemscope.run("nonsense")
+    assert status == 2 and "unknown command" in err
+
+
+# ---- finding the library, installing the package -----------------------------------
+
+def python(code, env):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+
+
+def test_a_wrong_library_path_is_a_clear_error():
+    env = dict(os.environ, VMEMSCOPE_LIBRARY="/nonexistent/libvmemscope.so", PYTHONPATH=PY)
+    r = python("import vmemscope; vmemscope.size('f32[8]')", env)
+    assert r.returncode != 0 and "libvmemscope.so not found" in r.stderr and "/nonexistent" in r.stderr
+
+
+def test_the_library_beside_the_package_is_found(tmp_path):
+    shutil.copytree(os.path.join(PY, "vmemscope"), tmp_path / "vmemscope")
+    shutil.copy(os.environ["VMEMSCOPE_LIBRARY"], tmp_path / "vmemscope" / "libvmemscope.so")
+    env = {k: v for k, v in os.environ.items() if k != "VMEMSCOPE_LIBRARY"}
+    env["PYTHONPATH"] = str(tmp_path)
+    r = python("import vmemscope; print(vmemscope.library_path()); print(vmemscope.size('f32[8]')['bytes'])", env)
+    assert r.returncode == 0, r.stderr
+    where, nbytes = r.stdout.split()
+    assert where == str(tmp_path / "vmemscope" / "libvmemscope.so") and nbytes == "512"
+
+
+def test_pip_installs_it_offline(tmp_path):
+    if subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True).returncode != 0:
+        pytest.skip("pip is not installed for " + sys.executable)
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "--no-index", "--no-cache-dir", "--quiet",
+                        "--target", str(tmp_path / "site"), PY], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "site"))
+    r = python("import vmemscope; print(vmemscope.__file__); print(vmemscope.size('bf16[129,1024]')['bytes'])", env)
+    assert r.returncode == 0, r.stderr
+    path, nbytes = r.stdout.split()
+    assert path.startswith(str(tmp_path / "site")) and nbytes == "278528"

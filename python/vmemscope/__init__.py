@@ -1,0 +1,220 @@
+"""vmemscope for Python: TPU VMEM accounting offline, over libvmemscope.so.
+
+Every function runs the same code as the ``vmemscope`` command (through the
+library's ``vmem_cli_capture``, with ctypes: no compiled extension) and
+returns plain dicts and lists from the JSON that command prints with
+``--json`` (docs/json.md). A result that does not fit is not an error: its
+dict says ``"fits": false``. Bad input raises :class:`Error`, with the
+message and, where the input has one, the line and column.
+
+For JAX users: pass ``jax.jit(f).lower(*args).as_text()`` (StableHLO) or
+``.as_text(dialect="hlo")``, or ``.compile().as_text()`` (HLO after the
+compiler's passes, with layouts), to :func:`check_hlo`::
+
+    import jax, vmemscope
+    report = vmemscope.check_hlo(jax.jit(f).lower(x).as_text(), target="v5e")
+    for op in report.get("ops", []):
+        if "kernel" in op:
+            print(op["kernel"]["name"], op["kernel"]["scoped_bytes"], op["kernel"]["fits"])
+
+The library is found through ``$VMEMSCOPE_LIBRARY``, then beside this
+package, then the system's library path.
+"""
+import ctypes
+import ctypes.util
+import json
+import os
+import re
+import tempfile
+
+__all__ = ["Error", "size", "check_hlo", "check_kernel", "explain", "fit", "run", "library_path"]
+__version__ = "0.1.0"
+
+
+class Error(Exception):
+    """Bad input or usage: ``message``, and where the input has one the
+    ``path``, ``line`` and ``column`` (1-based; None otherwise); ``text`` is
+    everything vmemscope printed, with the offending line and a caret."""
+
+    def __init__(self, message, path=None, line=None, column=None, text="", status=2):
+        super().__init__(message if line is None else "%s:%d:%d: %s" % (path or "<input>", line, column, message))
+        self.message, self.path, self.line, self.column = message, path, line, column
+        self.text, self.status = text, status
+
+
+# ---- the library --------------------------------------------------------------
+
+_lib = None
+
+
+def _candidates():
+    env = os.environ.get("VMEMSCOPE_LIBRARY")
+    if env:
+        yield env
+        return  # an explicit choice is not second-guessed
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in ("libvmemscope.so", "libvmemscope.so.0"):
+        yield os.path.join(here, name)
+    found = ctypes.util.find_library("vmemscope")
+    if found:
+        yield found
+    yield "libvmemscope.so.0"
+
+
+def library_path():
+    """The path of the libvmemscope.so in use (loading it if needed)."""
+    return _load()._name
+
+
+def _load():
+    global _lib
+    if _lib is not None:
+        return _lib
+    tried = []
+    for path in _candidates():
+        if os.path.sep in path and not os.path.exists(path):
+            tried.append(path + " (absent)")
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            tried.append("%s (%s)" % (path, e))
+            continue
+        lib.vmem_cli_capture.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
+                                         ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
+        lib.vmem_cli_capture.restype = ctypes.c_int
+        lib.vmem_cli_free.argtypes = [ctypes.c_void_p]
+        lib.vmem_cli_free.restype = None
+        _lib = lib
+        return lib
+    raise OSError("libvmemscope.so not found; set VMEMSCOPE_LIBRARY. Tried: " + "; ".join(tried))
+
+
+def _take(lib, ptr):
+    if not ptr.value:
+        return ""
+    text = ctypes.string_at(ptr.value).decode("utf-8", "replace")
+    lib.vmem_cli_free(ptr.value)
+    return text
+
+
+def run(*args):
+    """Runs ``vmemscope ARGS...`` in this process; returns (status, stdout,
+    stderr). The other functions are built on it."""
+    lib = _load()
+    argv = (ctypes.c_char_p * len(args))(*[os.fsencode(str(a)) for a in args])
+    out, err = ctypes.c_void_p(), ctypes.c_void_p()
+    status = lib.vmem_cli_capture(len(args), argv, ctypes.byref(out), ctypes.byref(err))
+    return status, _take(lib, out), _take(lib, err)
+
+
+# ---- errors -------------------------------------------------------------------
+
+_POSITIONED = re.compile(r"^vmemscope(?: [\w-]+)?: error: (.*?):(\d+):(\d+): (.*)$")
+_PLAIN = re.compile(r"^vmemscope(?: [\w-]+)?: error: (.*)$")
+
+
+def _error(status, stderr, names):
+    """An Error from what vmemscope printed; `names` maps temporary paths
+    back to what the caller knows them as."""
+    for tmp, shown in names.items():
+        stderr = stderr.replace(tmp, shown)
+    first = next((l for l in stderr.splitlines() if ": error: " in l), stderr.strip() or "failed")
+    m = _POSITIONED.match(first)
+    if m:
+        return Error(m.group(4), m.group(1), int(m.group(2)), int(m.group(3)), stderr, status)
+    m = _PLAIN.match(first)
+    return Error(m.group(1) if m else first, None, None, None, stderr, status)
+
+
+def _json(args, inputs=()):
+    """Runs a command with --json on text inputs written to a private
+    temporary folder; returns the document."""
+    with tempfile.TemporaryDirectory(prefix="vmemscope-") as d:
+        names, paths = {}, []
+        for name, text in inputs:
+            path = os.path.join(d, name)
+            with open(path, "wb") as f:
+                f.write(text.encode("utf-8") if isinstance(text, str) else bytes(text))
+            names[path] = name
+            paths.append(path)
+        status, out, err = run(*[paths[a] if isinstance(a, int) else a for a in args], "--json")
+    if status not in (0, 1):
+        raise _error(status, err, names)
+    return json.loads(out)
+
+
+def _target(args, target):
+    return args + ["--target", target] if target else args
+
+
+def _options(args, **opts):
+    for key, value in opts.items():
+        if value is None or value is False:
+            continue
+        flag = "--" + key.replace("_", "-")
+        args += [flag] if value is True else [flag, str(value)]
+    return args
+
+
+# ---- the functions --------------------------------------------------------------
+
+def size(shape, target=None):
+    """Exact padded and unpadded bytes of an XLA shape (``"bf16[129,1024]"``,
+    with or without a layout) on a TPU: the shape object of ``size --json``
+    (``bytes``, ``unpadded_bytes``, ``padding_bytes``, ``layout``, ...). A list
+    of shapes gives a list of objects."""
+    shapes = [shape] if isinstance(shape, str) else list(shape)
+    doc = _json(_target(["size", *shapes], target))
+    return doc["shapes"][0] if isinstance(shape, str) else doc["shapes"]
+
+
+def check_hlo(text, target=None, instruction=None, tight=False, flags=None, vmem_limit_bytes=None, top=None):
+    """An HLO module (any XLA text dump) or StableHLO text: the ``check``
+    document, with every instruction's sizes, each Pallas kernel's exact
+    scoped footprint against its limit, and for HLO the program-scoped
+    verdict (``doc["program"]["fits"]``). With ``instruction``, the kernel
+    document of that custom call."""
+    name = "input.stablehlo.mlir" if _is_stablehlo(text) else "input.hlo"
+    args = _options(_target(["check", 0], target), instruction=instruction, tight=tight, flags=flags,
+                    vmem_limit_bytes=vmem_limit_bytes, top=top)
+    return _json(args, [(name, text)])
+
+
+def _is_stablehlo(text):
+    head = text[:8192] if isinstance(text, str) else text[:8192].decode("utf-8", "replace")
+    return "HloModule" not in head and ("stablehlo." in head or "mhlo." in head)
+
+
+def check_kernel(kernel, target=None, vmem_limit_bytes=None, flags=None):
+    """A Pallas kernel: Mosaic MLIR text, its bytecode (bytes, or base64
+    text), or a JSON kernel spec (a str, or a dict); the kernel object of
+    ``check --json`` (``scoped_bytes``, ``limit_bytes``, ``fits``,
+    ``allocations``, and ``remedies`` when it does not fit)."""
+    if isinstance(kernel, dict):
+        kernel = json.dumps(kernel)
+    args = _options(_target(["check", 0], target), vmem_limit_bytes=vmem_limit_bytes, flags=flags)
+    return _json(args, [("kernel", kernel)])["kernels"][0]
+
+
+def explain(log_text, target=None, hlo=None):
+    """The TPU compiler's memory errors in a log: the ``explain`` document
+    (``errors``, each with its kind, sizes and remedies). With ``hlo`` (the
+    module's text), each error is linked to its instruction."""
+    inputs = [("compile.log", log_text)]
+    args = _target(["explain", 0], target)
+    if hlo is not None:
+        inputs.append(("module.hlo", hlo))
+        args += ["--hlo", 1]
+    return _json(args, inputs)
+
+
+def fit(kernel, target=None, top=5, vmem_limit_bytes=None, instruction=None, buffers=False, physical=False):
+    """Block sizes of a kernel (a spec, Mosaic MLIR or an HLO module with
+    ``instruction``) that fit, ranked by the cost model: the ``fit`` document
+    (``candidates``, ``best``)."""
+    if isinstance(kernel, dict):
+        kernel = json.dumps(kernel)
+    args = _options(_target(["fit", 0], target), top=top, vmem_limit_bytes=vmem_limit_bytes,
+                    instruction=instruction, buffers=buffers, physical=physical)
+    return _json(args, [("kernel", kernel)])
