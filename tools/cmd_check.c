@@ -66,10 +66,10 @@ static const char *detect_format(const char *path) {
 }
 
 static const char print_help[] =
-    "usage: vmemscope print FILE.hlo\n\n"
+    "usage: vmemscope print FILE.hlo [--json]\n\n"
     "Parses an HLO module and prints it back canonically: '%' names, one\n"
     "instruction per line, operands by name, attributes as written. The output\n"
-    "parses to the same module.\n\n"
+    "parses to the same module. --json: {\"module\": TEXT}.\n\n"
     "examples:\n"
     "  vmemscope print module.hlo > canonical.hlo\n";
 
@@ -825,13 +825,25 @@ int cmd_check(int argc, char **argv) {
 }
 
 int cmd_print(int argc, char **argv) {
-  if (argc == 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
-    fputs(print_help, CLI_OUT);
-    return EXIT_OK;
+  const char *path = NULL;
+  bool json = false;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      fputs(print_help, CLI_OUT);
+      return EXIT_OK;
+    }
+    if (!strcmp(argv[i], "--json"))
+      json = true;
+    else if (argv[i][0] == '-' && argv[i][1])
+      return cli_usage_error("print", "unknown option %s", argv[i]);
+    else if (path)
+      return cli_usage_error("print", "give one HLO file (got a second: '%s')", argv[i]);
+    else
+      path = argv[i];
   }
-  if (argc != 1)
+  if (!path)
     return cli_usage_error("print", "give one HLO file");
-  vmem_hlo_module *m = open_module("print", argv[0]);
+  vmem_hlo_module *m = open_module("print", path);
   if (!m)
     return EXIT_BAD;
   size_t n = vmem_hlo_print(m, NULL, 0);
@@ -842,8 +854,13 @@ int cmd_print(int argc, char **argv) {
     return EXIT_BAD;
   }
   vmem_hlo_print(m, buf, n + 1);
-  fwrite(buf, 1, n, CLI_OUT);
+  int rc = EXIT_OK;
+  if (json)
+    rc = cli_print_json(json_pack("{s:i,s:s,s:s%}", "schema_version", CLI_JSON_SCHEMA, "command", "print",
+                                  "module", buf, n));
+  else
+    fwrite(buf, 1, n, CLI_OUT);
   free(buf);
   vmem_hlo_free(m);
-  return EXIT_OK;
+  return rc;
 }

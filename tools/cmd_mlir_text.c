@@ -10,7 +10,7 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: vmemscope mlir-text FILE [--instruction NAME]\n\n"
+    "usage: vmemscope mlir-text FILE [--instruction NAME] [--json]\n\n"
     "Decodes the Mosaic MLIR bytecode of Pallas kernels and prints it as MLIR\n"
     "text. FILE is raw bytecode (\"ML\\xefR...\"), its base64 (\"TUzvUg...\"), a JSON\n"
     "backend_config, an HLO module or StableHLO text: every body in it is\n"
@@ -24,8 +24,10 @@ static const char help[] =
     "  vmemscope mlir-text module.hlo --instruction flash_attention_kernel.7\n"
     "  vmemscope mlir-text jit_f.stablehlo.mlir | less\n";
 
-/* Decodes one body and prints it; false after printing the error. */
-static bool print_body(const char *path, const char *text, size_t len, const char *body, size_t n, bool raw) {
+/* Decodes one body and prints it (or, with json, appends {"text"} to
+ * it); false after printing the error. */
+static bool print_body(const char *path, const char *text, size_t len, const char *body, size_t n, bool raw,
+                       json_t *json) {
   vmem_error err;
   size_t need = vmem_bytecode_text(body, n, NULL, 0, NULL, &err);
   char *out = need != SIZE_MAX ? malloc(need + 1) : NULL;
@@ -42,7 +44,10 @@ static bool print_body(const char *path, const char *text, size_t len, const cha
     }
     return false;
   }
-  fwrite(out, 1, need, CLI_OUT);
+  if (json)
+    json_array_append_new(json, json_pack("{s:s%}", "text", out, need));
+  else
+    fwrite(out, 1, need, CLI_OUT);
   free(out);
   return true;
 }
@@ -81,11 +86,49 @@ static const char *instruction_config(const char *path, const char *text, size_t
   return cfg.ptr;
 }
 
+/* Every body in the file (or in the named instruction's config), printed
+ * or appended to json. */
+static int scan_bodies(const char *path, const char *text, size_t len, const char *instr, json_t *json) {
+  int rc = EXIT_OK;
+  bool raw = len >= 4 && !memcmp(text, "ML\xefR", 4);
+  if (raw || (!instr && cli_whole_body(text, len)))
+    return print_body(path, text, len, text, len, raw, json) ? EXIT_OK : EXIT_BAD;
+  vmem_hlo_module *m = NULL;
+  vmem_stablehlo *sm = NULL;
+  size_t from = 0, end = len, at, n, count = 0;
+  const char *scope = text;
+  if (instr) {
+    scope = instruction_config(path, text, len, instr, &m, &sm, &end);
+    if (!scope)
+      rc = EXIT_BAD;
+  }
+  while (rc == EXIT_OK && cli_find_body(scope, end, from, &at, &n)) {
+    size_t more, more_n;
+    bool several = count > 0 || cli_find_body(scope, end, at + n, &more, &more_n);
+    if (several && !json)
+      fprintf(CLI_OUT, "%s// body %zu\n", count ? "\n" : "", count + 1);
+    /* A body inside an unescaped StableHLO config is not in the file's
+     * text: its errors then carry no line. */
+    bool in_file = scope >= text && scope < text + len;
+    if (!print_body(path, in_file ? text : scope, in_file ? len : end, scope + at, n, false, json))
+      rc = EXIT_BAD;
+    count++;
+    from = at + n;
+  }
+  if (rc == EXIT_OK && count == 0) {
+    cli_error("mlir-text", "%s: no Mosaic kernel body (MLIR bytecode, base64 'TUzvUg...') found", path);
+    rc = EXIT_BAD;
+  }
+  vmem_hlo_free(m);
+  vmem_stablehlo_free(sm);
+  return rc;
+}
+
 int cmd_mlir_text(int argc, char **argv) {
   static const char *const with_value[] = {"--instruction", NULL};
   cli_args a = {.argc = argc, .argv = argv, .cmd = "mlir-text"};
   const char *path = NULL, *instr = NULL;
-  bool bad = false;
+  bool bad = false, json = false;
   while (a.i < argc && !bad) {
     const char *val, *opt = cli_next(&a, with_value, &val, &bad);
     if (bad)
@@ -96,6 +139,8 @@ int cmd_mlir_text(int argc, char **argv) {
       return cli_usage_error("mlir-text", "give one file (got a second: '%s')", argv[a.i - 1]);
     else if (!strcmp(opt, "--instruction"))
       instr = val;
+    else if (!strcmp(opt, "--json"))
+      json = true;
     else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
       fputs(help, CLI_OUT);
       return EXIT_OK;
@@ -112,41 +157,14 @@ int cmd_mlir_text(int argc, char **argv) {
     cli_error("mlir-text", "%s: cannot open", path);
     return EXIT_BAD;
   }
-  int rc = EXIT_OK;
-  bool raw = len >= 4 && !memcmp(text, "ML\xefR", 4);
-  if (raw || (!instr && cli_whole_body(text, len))) {
-    rc = print_body(path, text, len, text, len, raw) ? EXIT_OK : EXIT_BAD;
-    free(text);
-    return rc;
-  }
-  vmem_hlo_module *m = NULL;
-  vmem_stablehlo *sm = NULL;
-  size_t from = 0, end = len, at, n, count = 0;
-  const char *scope = text;
-  if (instr) {
-    scope = instruction_config(path, text, len, instr, &m, &sm, &end);
-    if (!scope)
-      rc = EXIT_BAD;
-  }
-  while (rc == EXIT_OK && cli_find_body(scope, end, from, &at, &n)) {
-    size_t more, more_n;
-    bool several = count > 0 || cli_find_body(scope, end, at + n, &more, &more_n);
-    if (several)
-      fprintf(CLI_OUT, "%s// body %zu\n", count ? "\n" : "", count + 1);
-    /* A body inside an unescaped StableHLO config is not in the file's
-     * text: its errors then carry no line. */
-    bool in_file = scope >= text && scope < text + len;
-    if (!print_body(path, in_file ? text : scope, in_file ? len : end, scope + at, n, false))
-      rc = EXIT_BAD;
-    count++;
-    from = at + n;
-  }
-  if (rc == EXIT_OK && count == 0) {
-    cli_error("mlir-text", "%s: no Mosaic kernel body (MLIR bytecode, base64 'TUzvUg...') found", path);
-    rc = EXIT_BAD;
-  }
-  vmem_hlo_free(m);
-  vmem_stablehlo_free(sm);
+  json_t *bodies = json ? json_array() : NULL;
+  int rc = scan_bodies(path, text, len, instr, bodies);
   free(text);
+  if (json && rc == EXIT_OK) {
+    json_t *root = cli_json_root("mlir-text");
+    json_object_set_new(root, "bodies", bodies);
+    return cli_print_json(root);
+  }
+  json_decref(bodies);
   return rc;
 }

@@ -65,6 +65,9 @@ static int parse_args(rargs *r, int argc, char **argv) {
       r->fit = true;
     else if (!strcmp(a, "--log"))
       r->log = true;
+    else if (!strcmp(a, "--json"))
+      return cli_usage_error("report", "report writes HTML; the document it draws is what check --json (or explain "
+                                       "--json) prints");
     else if (a[0] != '-' || !a[1]) {
       if (r->input)
         return cli_usage_error("report", "give one input (got a second: '%s')", a);

@@ -9,12 +9,12 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: vmemscope repro MODULE.hlo --instruction NAME [-o REPRO.hlo]\n\n"
+    "usage: vmemscope repro MODULE.hlo --instruction NAME [-o REPRO.hlo] [--json]\n\n"
     "Writes a standalone HLO module holding the instruction NAME: the\n"
     "computations it calls (fusion bodies, reducers, while bodies, ...),\n"
     "parameters in place of its operands, and its shape, layouts,\n"
     "backend_config and metadata as written. The output parses again, and\n"
-    "a Pallas custom call in it has the same kernel and footprint. To CLI_OUT\n"
+    "a Pallas custom call in it has the same kernel and footprint. To standard output\n"
     "without -o.\n\n"
     "example:\n"
     "  vmemscope repro dump/module_0042.after_optimizations.txt --instruction fusion.17 -o fusion17.hlo\n";
@@ -23,7 +23,7 @@ int cmd_repro(int argc, char **argv) {
   static const char *const with_value[] = {"--instruction", "-o", NULL};
   cli_args a = {.argc = argc, .argv = argv, .cmd = "repro"};
   const char *path = NULL, *instr = NULL, *out = NULL;
-  bool bad = false;
+  bool bad = false, json = false;
   while (a.i < argc && !bad) {
     const char *val, *opt = cli_next(&a, with_value, &val, &bad);
     if (bad)
@@ -36,6 +36,8 @@ int cmd_repro(int argc, char **argv) {
       instr = val;
     else if (!strcmp(opt, "-o"))
       out = val;
+    else if (!strcmp(opt, "--json"))
+      json = true;
     else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
       fputs(help, CLI_OUT);
       return EXIT_OK;
@@ -61,20 +63,24 @@ int cmd_repro(int argc, char **argv) {
   } else if (in) {
     size_t n = vmem_hlo_print_repro(in, NULL, 0, &err);
     char *buf = n != SIZE_MAX ? malloc(n + 1) : NULL;
-    FILE *f = buf && out ? fopen(out, "wb") : CLI_OUT;
+    FILE *f = buf && out ? fopen(out, "wb") : json ? NULL : CLI_OUT;
     if (n == SIZE_MAX)
       cli_file_error("repro", path, text, len, &err);
     else if (!buf)
       cli_error("repro", "out of memory");
-    else if (!f)
+    else if (!f && out)
       cli_error("repro", "%s: cannot write", out);
     else {
       vmem_hlo_print_repro(in, buf, n + 1, &err);
-      rc = fwrite(buf, 1, n, f) == n ? EXIT_OK : EXIT_BAD;
-      if (f != CLI_OUT && fclose(f) != 0)
+      rc = !f || fwrite(buf, 1, n, f) == n ? EXIT_OK : EXIT_BAD;
+      if (f && f != CLI_OUT && fclose(f) != 0)
         rc = EXIT_BAD;
       if (rc != EXIT_OK)
-        cli_error("repro", "%s: write failed", out ? out : "CLI_OUT");
+        cli_error("repro", "%s: write failed", out ? out : "standard output");
+      else if (json)
+        rc = cli_print_json(json_pack("{s:i,s:s,s:s,s:s%,s:o}", "schema_version", CLI_JSON_SCHEMA, "command",
+                                      "repro", "instruction", instr, "module", buf, n,
+                                      "written", out ? json_string(out) : json_null()));
     }
     free(buf);
   }

@@ -1,0 +1,1 @@
+$VMEMSCOPE mlir-text two_kernels.hlo --json | head -8

@@ -1,0 +1,1 @@
+$VMEMSCOPE print program_s1.hlo --json | head -4

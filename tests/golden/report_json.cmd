@@ -1,0 +1,1 @@
+$VMEMSCOPE report two_kernels.hlo --json
