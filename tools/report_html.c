@@ -185,6 +185,12 @@ static void stack_rect(FILE *f, const json_t *a, uint64_t scale) {
   fprintf(f, " x%" PRId64 ": ", (int64_t)json_integer_value(json_object_get(a, "buffers")));
   title_bytes(f, bytes);
   fprintf(f, " at offset %" PRIu64 "%s</title></rect>\n", off, jtrue(a, "exact") ? "" : " (modelled)");
+  int64_t nbuf = (int64_t)json_integer_value(json_object_get(a, "buffers"));
+  for (int64_t b = 1; b < nbuf && b < 16; b++) { /* each buffer of a window: a divider */
+    double x = 10 + (SVG_W - 20) * frac(off + bytes / (uint64_t)nbuf * (uint64_t)b, scale);
+    fprintf(f, "<line class=\"buffer\" x1=\"%.1f\" x2=\"%.1f\" y1=\"30\" y2=\"70\" stroke=\"#fff\" "
+               "stroke-dasharray=\"3 2\"/>\n", x, x);
+  }
   double w = (SVG_W - 20) * frac(bytes, scale);
   if (w > 7.0 * (double)strlen(who) + 6) { /* the name inside the segment when it fits */
     fprintf(f, "<text x=\"%.1f\" y=\"54\" fill=\"#fff\">", 13 + (SVG_W - 20) * frac(off, scale));
@@ -366,6 +372,11 @@ static void program_section(FILE *f, const json_t *p) {
   card(f, "", "packed heap", human(c, sizeof c, jbytes(p, "peak_bytes")));
   card(f, "", "peak live (lower bound)", human(d, sizeof d, jbytes(p, "lower_bound_bytes")));
   fputs("</div>\n", f);
+  if (!fits)
+    fprintf(f, "<p class=\"diag over\"><b>Does not fit:</b> %s over physical VMEM (the compiler's &lsquo;Ran out of "
+               "memory in memory space vmem. Used X of Y vmem&rsquo;). Move values out of S(1), or lower the scoped "
+               "limits of the instructions whose reservation is largest.</p>\n",
+            human(a, sizeof a, jbytes(p, "used_bytes") - jbytes(p, "capacity_bytes")));
   timeline_svg(f, p);
   fputs("<p class=\"note\">x: schedule step; y: VMEM offset. Each rectangle is a memory-space-1 value placed by "
         "best-fit packing (exact sizes, <span class=\"model\">modelled</span> placement); the shaded band is the "
