@@ -516,6 +516,7 @@ typedef struct vmem_program_buffer {
   uint64_t bytes, unpadded_bytes;
   int64_t start, end;      /* inclusive logical times */
   uint64_t offset;         /* in the packed heap */
+  uint32_t values;         /* HLO values sharing it (while state, aliasing, in place); 1 alone */
 } vmem_program_buffer;
 
 typedef struct vmem_program_options {

@@ -419,6 +419,34 @@ static const vmem_shape *leaf_at(const vmem_shape *s, size_t *k) {
   return NULL;
 }
 
+/* The shape index of the k-th leaf, "{1}" or "{0,2}", into buf. */
+static bool leaf_index(const vmem_shape *s, size_t *k, char *buf, size_t cap, size_t at) {
+  size_t n = vmem_shape_tuple_count(s);
+  if (!n && !vmem_shape_is_tuple(s))
+    return (*k)-- == 0;
+  for (size_t i = 0; i < n; i++) {
+    int w = snprintf(buf + at, cap - at, "%s%zu", at > 1 ? "," : "", i);
+    size_t next = w > 0 && (size_t)w < cap - at ? at + (size_t)w : at;
+    if (leaf_index(vmem_shape_tuple_at(s, i), k, buf, cap, next))
+      return true;
+    buf[at] = '\0';
+  }
+  return false;
+}
+
+/* "%name", or "%name{1}" for a tuple's leaf, cut to fit. */
+static const char *value_name(const vmem_program_buffer *v, char *buf, size_t cap) {
+  char idx[48] = "{";
+  size_t k = v->leaf;
+  const vmem_shape *s = vmem_hlo_instruction_shape(v->instruction);
+  bool tuple = vmem_shape_is_tuple(s) && leaf_index(s, &k, idx, sizeof idx - 1, 1);
+  if (tuple)
+    strcat(idx, "}");
+  vmem_str n = vmem_hlo_instruction_name(v->instruction);
+  snprintf(buf, cap, "%%%.*s%s", (int)(n.len > 48 ? 48 : n.len), n.ptr, tuple ? idx : "");
+  return buf;
+}
+
 /* One entry of the compiler's "Largest program allocations in vmem". */
 static void print_allocation(const report *r, size_t i, const vmem_program_buffer *v) {
   char sz[32], un[32], ex[32];
@@ -482,9 +510,9 @@ static void print_peak(const vmem_program *p, const vmem_program_buffer *const *
     const vmem_program_buffer *v = big[i];
     if (v->start > p->peak_time || v->end < p->peak_time)
       continue;
-    vmem_str n = vmem_hlo_instruction_name(v->instruction);
-    fprintf(CLI_OUT, "  %9s  %%%.*s  live [%" PRId64 ", %" PRId64 "]  at %" PRIu64 "  padding %s\n",
-           cli_human(b, sizeof b, v->bytes), (int)(n.len > 48 ? 48 : n.len), n.ptr, v->start, v->end, v->offset,
+    char vn[72];
+    fprintf(CLI_OUT, "  %9s  %s  live [%" PRId64 ", %" PRId64 "]  at %" PRIu64 "  padding %s\n",
+           cli_human(b, sizeof b, v->bytes), value_name(v, vn, sizeof vn), v->start, v->end, v->offset,
            cli_human(c, sizeof c, v->bytes - v->unpadded_bytes));
   }
 }
@@ -531,18 +559,18 @@ static void print_program(const report *r, size_t top) {
       big[j] = big[j - 1];
       big[j - 1] = t;
     }
-  static const int right[] = {0, 1, 1, 1, 1};
+  static const int right[] = {0, 1, 1, 1, 1, 1};
   cli_table tb;
-  table_init(&tb, 5, right);
-  table_add(&tb, "  VALUE", "BYTES", "UNPADDED", "LIVE", "OFFSET");
+  table_init(&tb, 6, right);
+  table_add(&tb, "  BUFFER", "BYTES", "UNPADDED", "LIVE", "OFFSET", "VALUES");
   for (size_t i = 0; i < p->count && i < top; i++) {
-    char nm[72], by[32], un[32], lv[48], of[32];
-    vmem_str n = vmem_hlo_instruction_name(big[i]->instruction);
-    snprintf(nm, sizeof nm, "  %%%.*s%s", (int)(n.len > 48 ? 48 : n.len), n.ptr, big[i]->leaf ? " (leaf)" : "");
+    char nm[80], vn[72], by[32], un[32], lv[48], of[32], nv[16];
+    snprintf(nm, sizeof nm, "  %s", value_name(big[i], vn, sizeof vn));
     snprintf(lv, sizeof lv, "[%" PRId64 ", %" PRId64 "]", big[i]->start, big[i]->end);
     snprintf(of, sizeof of, "%" PRIu64, big[i]->offset);
+    snprintf(nv, sizeof nv, "%" PRIu32, big[i]->values);
     table_add(&tb, nm, cli_human(by, sizeof by, big[i]->bytes), cli_human(un, sizeof un, big[i]->unpadded_bytes), lv,
-              of);
+              of, nv);
   }
   table_print(&tb, CLI_OUT);
   table_free(&tb);
@@ -686,6 +714,7 @@ static json_t *json_report(report *r, size_t top) {
       json_t *o = json_object();
       json_object_set_new(o, "name", json_str(vmem_hlo_instruction_name(b->instruction)));
       json_object_set_new(o, "leaf", json_integer((json_int_t)b->leaf));
+      json_object_set_new(o, "values", json_integer((json_int_t)b->values));
       json_object_set_new(o, "bytes", json_integer((json_int_t)b->bytes));
       json_object_set_new(o, "unpadded_bytes", json_integer((json_int_t)b->unpadded_bytes));
       json_object_set_new(o, "start", json_integer((json_int_t)b->start));

@@ -1,48 +1,35 @@
 /*
  * live.c — program-scoped VMEM of an HLO module: the values in memory
  * space 1 (shapes laid out with S(1)), their live ranges over the
- * flattened schedule, and their packing by the heap simulator (heap.c).
+ * flattened schedule, the buffers aliasing joins them into (alias.c), and
+ * their packing by the heap simulator (heap.c).
  *
- * Following XLA's HloLiveRange (../shared/reference/hlo_format.md §2.3):
+ * Following XLA's dataflow analysis and HloLiveRange
+ * (../shared/reference/hlo_format.md §2.3):
+ *  - a value is one leaf (shape index) of an instruction that defines
+ *    buffers; tuple, get-tuple-element, bitcast, while, call, conditional,
+ *    domain, add-dependency, opt-barrier and copy-done define none, nor do
+ *    a called computation's parameters: a use of them at a shape index is
+ *    a use of the values they forward at that index (get-tuple-element
+ *    narrows it, a tuple picks its operand, copy-done is its copy-start's
+ *    element {0});
  *  - the schedule is the entry computation's order with the computations
  *    of call and conditional, and a while's condition then body, inserted
  *    before the instruction that calls them; fusion bodies and the
  *    computations other ops apply (reduce, sort, custom calls) are black
  *    boxes, not inlined;
- *  - tuple, get-tuple-element, bitcast, while, call, conditional, domain,
- *    add-dependency and opt-barrier define no buffer, nor do the
- *    parameters of a called computation: a use of them is a use of the
- *    values they forward;
  *  - a value lives from its definition (a parameter: from the start of
- *    its computation) to its last use; entry parameters and the entry
- *    root's values to the end of the schedule.
- * Not yet modelled: in-place reuse of an operand's buffer, aliasing
- * (while state, output_to_operand_aliasing, input_output_alias) joining
- * values into one buffer, async copies' split definitions. The packing is
- * exact for the ranges given; the ranges are this model of XLA's.
+ *    its computation) to its last use, where a call's or while's use of
+ *    an operand is its callee's use of the parameter; entry parameters and
+ *    the values at the entry root to the end of the schedule.
+ * Async ops other than copy-start/copy-done are taken as defining their
+ * whole shape. The packing is exact for the ranges given; the ranges and
+ * joins are this model of XLA's.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../hlo/hlo.h"
-
-enum { MAX_NEST = 64 };
-
-typedef struct walk {
-  const vmem_hlo_module *m;
-  const vmem_hlo_instruction **by_ptr; /* every instruction, sorted by address */
-  size_t n;
-  int64_t *start, *end;                /* per instruction (by_ptr index); -1 unset */
-  int64_t *visited;                    /* the step a use last reached it: each once per step */
-  int64_t t;
-  vmem_error *err;
-  const vmem_target *target;
-  const vmem_program_options *opt;
-  const vmem_allocator *alloc;
-  uint64_t *resv;                      /* per step: the scoped reservation */
-  const vmem_hlo_instruction **resv_in; /* per step: the instruction reserving it */
-  size_t resv_cap;
-} walk;
+#include "program.h"
 
 static int by_address(const void *x, const void *y) {
   uintptr_t a = (uintptr_t)*(const vmem_hlo_instruction *const *)x;
@@ -50,7 +37,7 @@ static int by_address(const void *x, const void *y) {
   return (a > b) - (a < b);
 }
 
-static size_t index_of(const walk *w, const vmem_hlo_instruction *in) {
+size_t pg_index(const pg_walk *w, const vmem_hlo_instruction *in) {
   size_t lo = 0, hi = w->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -62,74 +49,193 @@ static size_t index_of(const walk *w, const vmem_hlo_instruction *in) {
   return lo;
 }
 
+static bool is(const vmem_hlo_instruction *in, const char *name) { return sv_eq(*in->opcode, name, strlen(name)); }
+
 static bool opcode_in(const vmem_hlo_instruction *in, const char *const *names) {
   for (; *names; names++)
-    if (sv_eq(*in->opcode, *names, strlen(*names)))
+    if (is(in, *names))
       return true;
   return false;
 }
 
 static const char *const forwarding[] = {"tuple", "get-tuple-element", "bitcast", "while", "call", "conditional",
-                                         "domain", "add-dependency", "opt-barrier", NULL};
+                                         "domain", "add-dependency", "opt-barrier", "copy-done", NULL};
 
 /* True when the instruction defines buffers of its own. */
-static bool defines(const vmem_hlo_instruction *in) {
+bool pg_defines(const vmem_hlo_instruction *in) {
   if (in->parent->is_fusion || opcode_in(in, forwarding))
     return false;
   return !(in->kind == HLO_KIND_PARAMETER && !in->parent->is_entry);
 }
 
-static void use(walk *w, const vmem_hlo_instruction *in, unsigned depth);
+/* ---- shape indices ---------------------------------------------------------- */
+
+static size_t leaves(const vmem_shape *s) {
+  if (!s->tuple)
+    return 1;
+  size_t n = 0;
+  for (size_t k = 0; k < vmem_shape_tuple_count(s); k++)
+    n += leaves(vmem_shape_tuple_at(s, k));
+  return n;
+}
+
+/* The leaves [lo, hi) (depth-first numbering) of s at index p; false when
+ * p is not an index of s. */
+static bool leaf_span(const vmem_shape *s, const pg_path *p, size_t *lo, size_t *hi) {
+  size_t at = 0;
+  for (uint32_t d = 0; d < p->n; d++) {
+    if (!s->tuple || p->k[d] < 0 || (size_t)p->k[d] >= vmem_shape_tuple_count(s))
+      return false;
+    for (int64_t k = 0; k < p->k[d]; k++)
+      at += leaves(vmem_shape_tuple_at(s, (size_t)k));
+    s = vmem_shape_tuple_at(s, (size_t)p->k[d]);
+  }
+  *lo = at;
+  *hi = at + leaves(s);
+  return true;
+}
+
+static pg_path tail(const pg_path *p) {
+  pg_path q = {p->n - 1, {0}};
+  memcpy(q.k, p->k + 1, q.n * sizeof *q.k);
+  return q;
+}
+
+/* {k} followed by p; past the depth kept, the whole element k (a use of
+ * more than asked: conservative). */
+static pg_path prepend(int64_t k, const pg_path *p) {
+  pg_path q = {1, {k}};
+  if (p->n + 1 <= PG_MAX_PATH) {
+    memcpy(q.k + 1, p->k, p->n * sizeof *q.k);
+    q.n = p->n + 1;
+  }
+  return q;
+}
+
+static int64_t gte_index(const vmem_hlo_instruction *in) {
+  sv v = vmem_hlo_instruction_attr(in, "index");
+  int64_t k = 0;
+  for (size_t i = 0; i < v.len; i++) {
+    if (v.ptr[i] < '0' || v.ptr[i] > '9' || k > INT32_MAX)
+      return -1;
+    k = k * 10 + (v.ptr[i] - '0');
+  }
+  return v.len ? k : -1;
+}
+
+/* The body of a while (its body= attribute; else its last computation). */
+const vmem_hlo_computation *pg_while_body(const vmem_hlo_instruction *in) {
+  sv b = vmem_hlo_instruction_attr(in, "body");
+  if (b.len && b.ptr[0] == '%')
+    b.ptr++, b.len--;
+  for (uint32_t k = 0; k < in->ncalled; k++)
+    if (in->called[k]->name.len == b.len && !memcmp(in->called[k]->name.ptr, b.ptr, b.len))
+      return in->called[k];
+  return in->ncalled ? in->called[in->ncalled - 1] : NULL;
+}
+
+/* ---- reaching values through forwarding instructions ---------------------- */
+
+static void hit(pg_walk *w, size_t v) {
+  if (w->mode == PG_USE) {
+    if (w->vend[v] < w->t)
+      w->vend[v] = w->t;
+    return;
+  }
+  if (w->nhits == w->hits_cap) {
+    size_t cap = w->hits_cap ? 2 * w->hits_cap : 16;
+    size_t *h = vmem__alloc(w->alloc, cap * sizeof *h);
+    if (!h) {
+      err_set(w->err, VMEM_ERR_NOMEM, 0, "out of memory");
+      return;
+    }
+    if (w->nhits)
+      memcpy(h, w->hits, w->nhits * sizeof *h);
+    vmem__free(w->alloc, w->hits);
+    w->hits = h, w->hits_cap = cap;
+  }
+  w->hits[w->nhits++] = v;
+}
 
 /* A called computation's parameter N stands for its caller's operand: a
  * call's N-th, a while's state (operand 0), a conditional branch k's
  * operand k + 1. */
-static void use_parameter(walk *w, const vmem_hlo_instruction *in, unsigned depth) {
+static void use_parameter(pg_walk *w, const vmem_hlo_instruction *in, const pg_path *p, unsigned depth) {
   const vmem_hlo_computation *c = in->parent;
   for (uint32_t i = 0; i < c->ncallers; i++) {
     const vmem_hlo_instruction *caller = c->callers[i];
     size_t op = SIZE_MAX;
-    if (sv_eq(*caller->opcode, "call", 4))
+    if (is(caller, "call"))
       op = (size_t)in->parameter;
-    else if (sv_eq(*caller->opcode, "while", 5))
+    else if (is(caller, "while"))
       op = 0;
-    else if (sv_eq(*caller->opcode, "conditional", 11))
+    else if (is(caller, "conditional"))
       for (uint32_t k = 0; k < caller->ncalled && op == SIZE_MAX; k++)
         if (caller->called[k] == c)
           op = k + 1;
     if (op < caller->noperands)
-      use(w, caller->operands[op], depth + 1);
+      pg_use_at(w, caller->operands[op], p, depth + 1);
   }
 }
 
-/* A use at time t of `in`: of its own values, or of what it forwards —
- * its operands (tuple, get-tuple-element, bitcast, ...), its callee's root
- * (call, conditional; while also its state), or its caller's operand (a
- * called computation's parameter). */
-static void use(walk *w, const vmem_hlo_instruction *in, unsigned depth) {
-  size_t i = index_of(w, in);
-  if (depth > MAX_NEST || w->visited[i] == w->t)
-    return; /* tuples of tuples fan out: without this, exponentially */
-  w->visited[i] = w->t;
-  if (defines(in)) {
-    if (w->end[i] < w->t)
-      w->end[i] = w->t;
-    return;
+/* The values a forwarding instruction stands for at index p. */
+static void forward(pg_walk *w, const vmem_hlo_instruction *in, const pg_path *p, unsigned depth) {
+  static const char *const through[] = {"bitcast", "domain", "add-dependency", "opt-barrier", NULL};
+  if (is(in, "tuple")) {
+    if (p->n) {
+      pg_path q = tail(p);
+      if (p->k[0] >= 0 && (uint64_t)p->k[0] < in->noperands)
+        pg_use_at(w, in->operands[p->k[0]], &q, depth);
+      return;
+    }
+    for (uint32_t k = 0; k < in->noperands; k++)
+      pg_use_at(w, in->operands[k], p, depth);
+  } else if ((is(in, "get-tuple-element") || is(in, "copy-done")) && in->noperands) {
+    pg_path q = prepend(is(in, "copy-done") ? 0 : gte_index(in), p);
+    pg_use_at(w, in->operands[0], &q, depth);
+  } else if (opcode_in(in, through) && in->noperands) {
+    pg_use_at(w, in->operands[0], p, depth);
+  } else if (is(in, "while")) {
+    const vmem_hlo_computation *body = pg_while_body(in);
+    if (body && body->root)
+      pg_use_at(w, body->root, p, depth);
+    if (in->noperands)
+      pg_use_at(w, in->operands[0], p, depth);
+  } else if (in->kind == HLO_KIND_CALLS) { /* call, conditional: the callee's root */
+    for (uint32_t k = 0; k < in->ncalled; k++)
+      if (in->called[k]->root)
+        pg_use_at(w, in->called[k]->root, p, depth);
   }
-  if (in->kind == HLO_KIND_PARAMETER) {
-    use_parameter(w, in, depth);
+}
+
+void pg_use_at(pg_walk *w, const vmem_hlo_instruction *in, const pg_path *p, unsigned depth) {
+  size_t i = pg_index(w, in);
+  if (depth > PG_MAX_NEST || i >= w->n || w->by_ptr[i] != in || w->err->code != VMEM_OK)
     return;
+  if (p->n == 0) { /* tuples of tuples fan out: each reached whole once per walk */
+    if (w->visited[i] == w->mark)
+      return;
+    w->visited[i] = w->mark;
   }
-  bool calls = in->kind == HLO_KIND_CALLS && in->ncalled &&
-               (sv_eq(*in->opcode, "call", 4) || sv_eq(*in->opcode, "while", 5) ||
-                sv_eq(*in->opcode, "conditional", 11));
-  for (uint32_t k = 0; calls && k < in->ncalled; k++)
-    if (in->called[k]->root)
-      use(w, in->called[k]->root, depth + 1);
-  if (calls && !sv_eq(*in->opcode, "while", 5))
-    return; /* a call's or conditional's value is its callee's root, not its operands */
-  for (uint32_t k = 0; k < in->noperands; k++)
-    use(w, in->operands[k], depth + 1);
+  size_t lo, hi;
+  if (w->base[i] != PG_NONE) {
+    if (leaf_span(in->shape, p, &lo, &hi))
+      for (size_t v = lo; v < hi; v++)
+        hit(w, w->base[i] + v);
+  } else if (in->kind == HLO_KIND_PARAMETER) {
+    use_parameter(w, in, p, depth);
+  } else {
+    forward(w, in, p, depth + 1);
+  }
+}
+
+bool pg_collect(pg_walk *w, const vmem_hlo_instruction *in, const pg_path *p) {
+  w->mode = PG_COLLECT;
+  w->mark = --w->next_mark; /* marks below -1 never equal a step */
+  w->nhits = 0;
+  pg_use_at(w, in, p, 0);
+  w->mode = PG_USE;
+  return w->err->code == VMEM_OK;
 }
 
 /* An instruction's scoped reservation: the compiler's own figure
@@ -137,8 +243,8 @@ static void use(walk *w, const vmem_hlo_instruction *in, unsigned depth) {
  * limit (--tight: its computed footprint with internal scratch); the
  * limit of its scoped_memory_configs; else the global scoped limit. The
  * last three are upper bounds. Parameters and constants reserve nothing. */
-static uint64_t reservation(const walk *w, const vmem_hlo_instruction *in) {
-  if (in->kind == HLO_KIND_PARAMETER || in->kind == HLO_KIND_CONSTANT || !defines(in))
+static uint64_t reservation(const pg_walk *w, const vmem_hlo_instruction *in) {
+  if (in->kind == HLO_KIND_PARAMETER || in->kind == HLO_KIND_CONSTANT || !pg_defines(in))
     return 0;
   vmem_hlo_scoped sc;
   vmem_error e;
@@ -160,7 +266,7 @@ static uint64_t reservation(const walk *w, const vmem_hlo_instruction *in) {
 }
 
 /* Records step t's reservation, growing the per-step arrays. */
-static bool reserve_step(walk *w, const vmem_hlo_instruction *in) {
+static bool reserve_step(pg_walk *w, const vmem_hlo_instruction *in) {
   if ((size_t)w->t == w->resv_cap) {
     size_t cap = w->resv_cap ? 2 * w->resv_cap : 256;
     uint64_t *r = vmem__alloc(w->alloc, cap * sizeof *r);
@@ -184,10 +290,10 @@ static bool reserve_step(walk *w, const vmem_hlo_instruction *in) {
   return true;
 }
 
-static bool run(walk *w, const vmem_hlo_computation *c, unsigned depth);
+static bool run(pg_walk *w, const vmem_hlo_computation *c, unsigned depth);
 
 /* The computations an instruction's schedule inlines before it. */
-static bool inline_called(walk *w, const vmem_hlo_instruction *in, unsigned depth) {
+static bool inline_called(pg_walk *w, const vmem_hlo_instruction *in, unsigned depth) {
   static const char *const inlining[] = {"call", "conditional", "while", NULL};
   if (in->kind != HLO_KIND_CALLS || !opcode_in(in, inlining))
     return true;
@@ -197,9 +303,10 @@ static bool inline_called(walk *w, const vmem_hlo_instruction *in, unsigned dept
   return true;
 }
 
-static bool run(walk *w, const vmem_hlo_computation *c, unsigned depth) {
-  if (depth > MAX_NEST) {
-    err_set(w->err, VMEM_ERR_RANGE, c->offset, "calls nested more than %d deep", MAX_NEST);
+static bool run(pg_walk *w, const vmem_hlo_computation *c, unsigned depth) {
+  static const pg_path whole = {0, {0}};
+  if (depth > PG_MAX_NEST) {
+    err_set(w->err, VMEM_ERR_RANGE, c->offset, "calls nested more than %d deep", PG_MAX_NEST);
     return false;
   }
   int64_t span_start = w->t; /* parameters start where their computation does */
@@ -207,72 +314,105 @@ static bool run(walk *w, const vmem_hlo_computation *c, unsigned depth) {
     const vmem_hlo_instruction *in = c->instrs[i];
     if (!inline_called(w, in, depth))
       return false;
-    for (uint32_t k = 0; k < in->noperands; k++)
-      use(w, in->operands[k], 0);
-    size_t x = index_of(w, in);
-    if (w->start[x] < 0)
-      w->start[x] = in->kind == HLO_KIND_PARAMETER ? span_start : w->t;
-    if (w->end[x] < w->t)
-      w->end[x] = w->t;
-    if (!reserve_step(w, in))
+    w->mark = w->t;
+    /* A call's or while's use of its operands is its callee's use of the
+     * parameters (HloLiveRange), already made in the inlined steps. */
+    bool through_params = in->kind == HLO_KIND_CALLS && (is(in, "call") || is(in, "while"));
+    for (uint32_t k = 0; k < in->noperands && !through_params; k++)
+      pg_use_at(w, in->operands[k], &whole, 0);
+    size_t x = pg_index(w, in), n = w->base[x] == PG_NONE ? 0 : leaves(in->shape);
+    for (size_t v = w->base[x]; n--; v++) {
+      if (w->vstart[v] < 0)
+        w->vstart[v] = in->kind == HLO_KIND_PARAMETER ? span_start : w->t;
+      if (w->vend[v] < w->t)
+        w->vend[v] = w->t;
+    }
+    if (w->err->code != VMEM_OK || !reserve_step(w, in))
       return false;
     w->t++;
   }
   return true;
 }
 
-/* Appends the S(1) leaves of one instruction's laid-out shape. */
-static bool add_leaves(vmem_program *p, size_t *cap, const vmem_hlo_instruction *in, const vmem_shape *s,
-                       size_t *leaf, int64_t start, int64_t end, const vmem_allocator *alloc, vmem_error *err) {
+/* Entry parameters and the values at the entry root live to the end. */
+static void live_out(pg_walk *w) {
+  static const pg_path whole = {0, {0}};
+  const vmem_hlo_computation *e = w->m->entry;
+  w->mark = w->t;
+  if (e->root)
+    pg_use_at(w, e->root, &whole, 0);
+  for (uint32_t i = 0; i < e->ninstrs; i++)
+    if (e->instrs[i]->kind == HLO_KIND_PARAMETER)
+      pg_use_at(w, e->instrs[i], &whole, 0);
+}
+
+/* Sizes and memory spaces of one scheduled instruction's values. */
+static void size_leaves(pg_walk *w, const vmem_shape *s, size_t *v) {
   if (s->tuple) {
     for (size_t k = 0; k < vmem_shape_tuple_count(s); k++)
-      if (!add_leaves(p, cap, in, vmem_shape_tuple_at(s, k), leaf, start, end, alloc, err))
-        return false;
-    return true;
+      size_leaves(w, vmem_shape_tuple_at(s, k), v);
+    return;
   }
-  size_t here = (*leaf)++;
   vmem_size z;
-  vmem_error serr;
-  if (vmem_shape_memory_space(s) != 1 || vmem_shape_size(s, &z, &serr) != VMEM_OK)
-    return true; /* not in VMEM, or not sizeable (an unbounded dimension) */
-  if (p->count == *cap) {
-    size_t ncap = *cap ? 2 * *cap : 16;
-    vmem_program_buffer *grown = vmem__alloc(alloc, ncap * sizeof *grown);
-    if (!grown) {
-      err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
+  vmem_error e;
+  bool ok = vmem_shape_size(s, &z, &e) == VMEM_OK; /* not sizeable: an unbounded dimension */
+  w->vbytes[*v] = ok ? z.bytes : 0;
+  w->vunpadded[*v] = ok ? z.unpadded_bytes : 0;
+  w->vspace[*v] = ok ? vmem_shape_memory_space(s) : -1;
+  (*v)++;
+}
+
+static bool size_values(pg_walk *w) {
+  for (size_t i = 0; i < w->n; i++) {
+    size_t v = w->base[i];
+    if (v == PG_NONE || w->vstart[v] < 0)
+      continue; /* not in the schedule (an applied computation's) */
+    vmem_shape *laid = vmem_shape_with_tpu_layout(w->by_ptr[i]->shape, w->target, w->alloc, w->err);
+    if (!laid)
       return false;
-    }
-    if (p->count)
-      memcpy(grown, p->buffers, p->count * sizeof *grown);
-    vmem__free(alloc, p->buffers);
-    p->buffers = grown;
-    *cap = ncap;
+    size_leaves(w, laid, &v);
+    vmem_shape_free(laid);
   }
-  p->buffers[p->count++] = (vmem_program_buffer){in, here, z.bytes, z.unpadded_bytes, start, end, 0};
   return true;
 }
 
-/* The values: each defining instruction's S(1) leaves with its range;
- * entry parameters and the entry root's values live to the end. */
-static bool collect(walk *w, const vmem_target *t, vmem_program *p, const vmem_allocator *alloc) {
-  size_t cap = 0;
+/* One program buffer per set of joined values with a member in S(1): its
+ * size the largest member's, its range their hull, named by the member
+ * defined first. */
+static bool collect(pg_walk *w, vmem_program *p) {
+  size_t *slot = vmem__alloc(w->alloc, (w->nvalues + 1) * sizeof *slot);
+  p->buffers = vmem__alloc(w->alloc, (w->nvalues + 1) * sizeof *p->buffers);
+  if (!slot || !p->buffers) {
+    vmem__free(w->alloc, slot);
+    err_set(w->err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return false;
+  }
+  for (size_t v = 0; v < w->nvalues; v++)
+    slot[v] = PG_NONE;
   for (size_t i = 0; i < w->n; i++) {
     const vmem_hlo_instruction *in = w->by_ptr[i];
-    if (w->start[i] < 0 || !defines(in))
-      continue; /* not in the schedule (a fusion body, an applied computation), or forwarding */
-    int64_t end = w->end[i];
-    bool live_out = in->parent->is_entry && (in->kind == HLO_KIND_PARAMETER || in == in->parent->root);
-    if (live_out)
-      end = w->t;
-    vmem_shape *laid = vmem_shape_with_tpu_layout(in->shape, t, alloc, w->err);
-    if (!laid)
-      return false;
-    size_t leaf = 0;
-    bool ok = add_leaves(p, &cap, in, laid, &leaf, w->start[i], end, alloc, w->err);
-    vmem_shape_free(laid);
-    if (!ok)
-      return false;
+    size_t n = w->base[i] == PG_NONE ? 0 : leaves(in->shape);
+    for (size_t leaf = 0; leaf < n; leaf++) {
+      size_t v = w->base[i] + leaf, r = pg_find(w, v);
+      if (w->vstart[v] < 0 || w->vspace[v] != 1)
+        continue;
+      vmem_program_buffer *b = slot[r] == PG_NONE ? NULL : &p->buffers[slot[r]];
+      if (!b) {
+        slot[r] = p->count;
+        p->buffers[p->count++] = (vmem_program_buffer){in, leaf, w->vbytes[v], w->vunpadded[v], w->vstart[v],
+                                                       w->vend[v], 0, 1};
+        continue;
+      }
+      b->values++;
+      b->end = w->vend[v] > b->end ? w->vend[v] : b->end;
+      if (w->vbytes[v] > b->bytes)
+        b->bytes = w->vbytes[v], b->unpadded_bytes = w->vunpadded[v];
+      bool earlier = w->vstart[v] < w->vstart[w->base[pg_index(w, b->instruction)] + b->leaf];
+      if (earlier)
+        b->instruction = in, b->leaf = leaf, b->start = w->vstart[v];
+    }
   }
+  vmem__free(w->alloc, slot);
   return true;
 }
 
@@ -301,7 +441,7 @@ static uint64_t range_max(const uint64_t *tree, size_t n, size_t lo, size_t hi) 
  * above the scoped reservations at offset 0 during its life (used_bytes;
  * the offsets reported). A reservation spans one step, so the space it
  * takes from a value is [0, the largest over the value's range). */
-static vmem_status pack(vmem_program *p, const walk *w, uint64_t alignment, vmem_error *err) {
+static vmem_status pack(vmem_program *p, const pg_walk *w, uint64_t alignment, vmem_error *err) {
   size_t steps = (size_t)w->t;
   vmem_heap_buffer *hb = vmem__alloc(w->alloc, (p->count + 1) * sizeof *hb);
   uint64_t *tree = vmem__alloc(w->alloc, (2 * steps + 1) * sizeof *tree);
@@ -343,6 +483,64 @@ static vmem_status pack(vmem_program *p, const walk *w, uint64_t alignment, vmem
   return st;
 }
 
+/* Values: a first one per defining instruction, one per leaf. */
+static bool number_values(pg_walk *w) {
+  for (size_t i = 0; i < w->n; i++) {
+    w->base[i] = pg_defines(w->by_ptr[i]) ? w->nvalues : PG_NONE;
+    if (w->base[i] != PG_NONE)
+      w->nvalues += leaves(w->by_ptr[i]->shape);
+  }
+  size_t room = w->nvalues + 1;
+  w->vstart = vmem__alloc(w->alloc, room * sizeof *w->vstart);
+  w->vend = vmem__alloc(w->alloc, room * sizeof *w->vend);
+  w->hs = vmem__alloc(w->alloc, room * sizeof *w->hs);
+  w->he = vmem__alloc(w->alloc, room * sizeof *w->he);
+  w->uf = vmem__alloc(w->alloc, room * sizeof *w->uf);
+  w->vbytes = vmem__alloc(w->alloc, room * sizeof *w->vbytes);
+  w->vunpadded = vmem__alloc(w->alloc, room * sizeof *w->vunpadded);
+  w->vspace = vmem__alloc(w->alloc, room * sizeof *w->vspace);
+  if (!w->vstart || !w->vend || !w->hs || !w->he || !w->uf || !w->vbytes || !w->vunpadded || !w->vspace) {
+    err_set(w->err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return false;
+  }
+  for (size_t v = 0; v < w->nvalues; v++) {
+    w->vstart[v] = w->vend[v] = -1;
+    w->uf[v] = v;
+    w->vspace[v] = -1;
+  }
+  return true;
+}
+
+static bool setup(pg_walk *w) {
+  size_t room = w->n ? w->n : 1, k = 0;
+  w->by_ptr = vmem__alloc(w->alloc, room * sizeof *w->by_ptr);
+  w->base = vmem__alloc(w->alloc, room * sizeof *w->base);
+  w->visited = vmem__alloc(w->alloc, room * sizeof *w->visited);
+  if (!w->by_ptr || !w->base || !w->visited) {
+    err_set(w->err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return false;
+  }
+  for (uint32_t c = 0; c < w->m->ncomps; c++)
+    for (uint32_t i = 0; i < w->m->comps[c]->ninstrs && k < w->n; i++)
+      w->by_ptr[k++] = w->m->comps[c]->instrs[i];
+  w->n = k;
+  qsort(w->by_ptr, w->n, sizeof *w->by_ptr, by_address);
+  for (size_t i = 0; i < w->n; i++)
+    w->visited[i] = -1;
+  if (!w->m->entry) {
+    err_set(w->err, VMEM_ERR_SYNTAX, 0, "the module has no entry computation");
+    return false;
+  }
+  return number_values(w);
+}
+
+static void walk_free(pg_walk *w) {
+  void *blocks[] = {w->by_ptr, w->base, w->visited, w->vstart, w->vend, w->hs, w->he, w->uf,
+                    w->vbytes, w->vunpadded, w->vspace, w->hits, w->resv, w->resv_in};
+  for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++)
+    vmem__free(w->alloc, blocks[i]);
+}
+
 vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m, const vmem_target *t, const vmem_program_options *opt,
                                   vmem_program *out, const vmem_allocator *alloc, vmem_error *err) {
   static const vmem_program_options none = {0, 0, false};
@@ -351,42 +549,25 @@ vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m, const vmem_target *t
   out->alloc = alloc;
   out->scheduled = m->is_scheduled;
   out->capacity_bytes = vmem_target_u64(t, VMEM_FACT_VMEM_BYTES);
-  walk w = {m, NULL, m->total_instrs, NULL, NULL, NULL, 0, err, t, opt ? opt : &none, alloc, NULL, NULL, 0};
-  size_t room = w.n ? w.n : 1;
-  w.by_ptr = vmem__alloc(alloc, room * sizeof *w.by_ptr);
-  w.start = vmem__alloc(alloc, room * sizeof *w.start);
-  w.end = vmem__alloc(alloc, room * sizeof *w.end);
-  w.visited = vmem__alloc(alloc, room * sizeof *w.visited);
+  pg_walk w = {.m = m, .n = m->total_instrs, .err = err, .target = t, .opt = opt ? opt : &none, .alloc = alloc,
+               .next_mark = -1};
   vmem_status st = VMEM_OK;
-  if (!w.by_ptr || !w.start || !w.end || !w.visited) {
-    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
-    st = VMEM_ERR_NOMEM;
-  } else {
-    size_t k = 0;
-    for (uint32_t c = 0; c < m->ncomps; c++)
-      for (uint32_t i = 0; i < m->comps[c]->ninstrs && k < w.n; i++)
-        w.by_ptr[k++] = m->comps[c]->instrs[i];
-    w.n = k;
-    qsort(w.by_ptr, w.n, sizeof *w.by_ptr, by_address);
-    for (size_t i = 0; i < w.n; i++)
-      w.start[i] = w.end[i] = w.visited[i] = -1;
-    if (!m->entry)
-      err_set(err, VMEM_ERR_SYNTAX, 0, "the module has no entry computation");
-    if (!m->entry || !run(&w, m->entry, 0) || !collect(&w, t, out, alloc))
-      st = err->code;
-  }
+  if (!setup(&w) || !run(&w, m->entry, 0))
+    st = err->code;
   out->schedule_length = w.t;
   if (st == VMEM_OK) {
-    if (out->count) /* buffers is NULL when no value is in S(1) */
+    live_out(&w);
+    for (size_t v = 0; v < w.nvalues; v++)
+      w.hs[v] = w.vstart[v], w.he[v] = w.vend[v];
+    if (!size_values(&w) || !pg_join(&w) || !collect(&w, out))
+      st = err->code;
+  }
+  if (st == VMEM_OK) {
+    if (out->count)
       qsort(out->buffers, out->count, sizeof *out->buffers, by_start);
     st = pack(out, &w, w.opt->alignment ? w.opt->alignment : 1, err);
   }
-  vmem__free(alloc, w.by_ptr);
-  vmem__free(alloc, w.start);
-  vmem__free(alloc, w.end);
-  vmem__free(alloc, w.visited);
-  vmem__free(alloc, w.resv);
-  vmem__free(alloc, w.resv_in);
+  walk_free(&w);
   if (st != VMEM_OK)
     vmem_program_free(out);
   return st;

@@ -1,0 +1,1 @@
+$VMEMSCOPE check program_joins.hlo --timeline --no-env --summary

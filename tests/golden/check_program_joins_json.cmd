@@ -1,0 +1,1 @@
+$VMEMSCOPE check program_joins.hlo --json --no-env | grep -A12 "\"program\""
