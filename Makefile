@@ -54,6 +54,7 @@ bench: bootstrap
 	@echo "== bench_fit"; build-bench/bench_fit
 	@echo "== bench_stablehlo"; build-bench/bench_stablehlo 100
 	@echo "== bench_program"; build-bench/bench_program 200000
+	@echo "== bench_heap"; build-bench/bench_heap 1000000
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
