@@ -45,6 +45,7 @@ struct vmem_hlo_instruction {
     uint64_t parameter;   /* N of parameter(N) */
   };
   uint32_t noperands, nattrs, ncalled;
+  uint32_t id;            /* its place among the module's instructions, computations in text order */
   uint8_t kind;           /* HLO_KIND_*: what the union holds */
 };
 

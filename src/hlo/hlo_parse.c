@@ -765,6 +765,8 @@ static bool parse_body(parser *p, vmem_hlo_computation *c) {
   c->instrs = (vmem_hlo_instruction **)instrs;
   if (!c->root)
     c->root = c->instrs[c->ninstrs - 1];
+  for (uint32_t k = 0; k < c->ninstrs; k++)
+    c->instrs[k]->id = (uint32_t)(p->m->total_instrs + k);
   p->m->total_instrs += c->ninstrs;
   return true;
 }

@@ -177,14 +177,13 @@ static const char *const elementwise[] = {
     "sign", "sine", "sqrt", "subtract", "tan", "tanh", "xor", NULL};
 
 static bool in_place_op(const vmem_hlo_instruction *in, uint32_t *nops) {
-  if (vmem_hlo_instruction_opcode(in).len == 20 && !memcmp(vmem_hlo_instruction_opcode(in).ptr,
-                                                           "dynamic-update-slice", 20)) {
+  vmem_str op = vmem_hlo_instruction_opcode(in);
+  if (op.len == 20 && !memcmp(op.ptr, "dynamic-update-slice", 20)) {
     *nops = in->noperands ? 1 : 0;
     return true;
   }
   for (const char *const *e = elementwise; *e; e++)
-    if (vmem_hlo_instruction_opcode(in).len == strlen(*e) && !memcmp(vmem_hlo_instruction_opcode(in).ptr, *e,
-                                                                       strlen(*e))) {
+    if (op.ptr[0] == (*e)[0] && op.len == strlen(*e) && !memcmp(op.ptr, *e, op.len)) {
       *nops = in->noperands;
       return true;
     }

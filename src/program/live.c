@@ -31,29 +31,21 @@
 
 #include "program.h"
 
-static int by_address(const void *x, const void *y) {
-  uintptr_t a = (uintptr_t)*(const vmem_hlo_instruction *const *)x;
-  uintptr_t b = (uintptr_t)*(const vmem_hlo_instruction *const *)y;
-  return (a > b) - (a < b);
-}
-
+/* Instructions are numbered across the module in text order (hlo.h), so
+ * the walk's per-instruction arrays are indexed by that number. */
 size_t pg_index(const pg_walk *w, const vmem_hlo_instruction *in) {
-  size_t lo = 0, hi = w->n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if ((uintptr_t)w->by_ptr[mid] < (uintptr_t)in)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  (void)w;
+  return in->id;
 }
 
-static bool is(const vmem_hlo_instruction *in, const char *name) { return sv_eq(*in->opcode, name, strlen(name)); }
+/* The opcode is the literal (its length known at compile time: this runs
+ * several times per instruction). */
+#define is(in, lit) sv_eq(*(in)->opcode, lit, sizeof lit - 1)
 
 static bool opcode_in(const vmem_hlo_instruction *in, const char *const *names) {
+  sv op = *in->opcode;
   for (; *names; names++)
-    if (is(in, *names))
+    if (op.len && op.ptr[0] == (*names)[0] && sv_eq(op, *names, strlen(*names)))
       return true;
   return false;
 }
@@ -521,10 +513,14 @@ static bool setup(pg_walk *w) {
     return false;
   }
   for (uint32_t c = 0; c < w->m->ncomps; c++)
-    for (uint32_t i = 0; i < w->m->comps[c]->ninstrs && k < w->n; i++)
-      w->by_ptr[k++] = w->m->comps[c]->instrs[i];
-  w->n = k;
-  qsort(w->by_ptr, w->n, sizeof *w->by_ptr, by_address);
+    for (uint32_t i = 0; i < w->m->comps[c]->ninstrs; i++, k++) {
+      const vmem_hlo_instruction *in = w->m->comps[c]->instrs[i];
+      if (in->id >= w->n || k >= w->n) {
+        err_set(w->err, VMEM_ERR_ARGUMENT, 0, "instruction numbers out of range");
+        return false;
+      }
+      w->by_ptr[in->id] = in;
+    }
   for (size_t i = 0; i < w->n; i++)
     w->visited[i] = -1;
   if (!w->m->entry) {

@@ -22,7 +22,7 @@ enum { PG_USE, PG_COLLECT };
 
 typedef struct pg_walk {
   const vmem_hlo_module *m;
-  const vmem_hlo_instruction **by_ptr; /* every instruction, sorted by address */
+  const vmem_hlo_instruction **by_ptr; /* every instruction, by id (hlo.h) */
   size_t n;
   size_t *base;        /* per instruction: its first value, or PG_NONE when it defines none */
   size_t nvalues;
