@@ -466,6 +466,27 @@ VMEM_API vmem_status vmem_hlo_instruction_scoped(const vmem_hlo_instruction *i,
                                                  vmem_hlo_scoped *out,
                                                  vmem_error *err);
 
+/** A model of the least scoped VMEM a standard HLO op needs (not a custom
+ *  call: Pallas kernels are sized exactly by vmem_kernel_footprint): its
+ *  operands and result streamed through double-buffered windows of one
+ *  tile, with the whole extents some ops need in one window — a reduce-
+ *  window's window, a sort's dimension, a gather's slice, a scatter's
+ *  update slice, a convolution's kernel window —, and f32 accumulators for
+ *  reductions and matmuls. A lower bound from a model, never the
+ *  compiler's figure: when it exceeds the instruction's limit, the op is a
+ *  likely compiler-side OOM (docs/program.md). */
+typedef struct vmem_std_scoped {
+  bool applies;            /* an op this models (not a parameter, custom call, ...) */
+  uint64_t min_bytes;      /* the modelled minimum */
+  const char *rule;        /* "reduce-window", "sort", "dot", ..., "elementwise or data movement" */
+  int64_t dominant;        /* the largest window: operand index, -1 the result, -2 an accumulator,
+                              -3 inside a fusion's body */
+  uint64_t dominant_bytes; /* that window with its buffers */
+} vmem_std_scoped;
+
+VMEM_API vmem_status vmem_hlo_instruction_min_scoped(const vmem_hlo_instruction *i, const vmem_target *t,
+                                                     vmem_std_scoped *out, vmem_error *err);
+
 /** The Pallas kernel of a tpu_custom_call, read from the Mosaic bytecode in
  *  its backend_config (custom_call_config.body) and completed from the
  *  HLO: window arrays from the operands and the result, roles by count,

@@ -1,7 +1,10 @@
 /* Corpus test: every module in ../shared/corpus/hlo/ parses, its backend
  * configs decode, and printing it back gives text that parses to the same
- * module (printing that again gives the same text). Skips (exit 77, with
- * the reason) when the corpus folder is absent. */
+ * module (printing that again gives the same text); the program planner
+ * runs on every module, and the scoped model of standard ops on every
+ * instruction, never above the compiler's own used figure where the text
+ * has one (the model is a lower bound). Skips (exit 77, with the reason)
+ * when the corpus folder is absent. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <stdio.h>
@@ -19,6 +22,37 @@ static char *print(const vmem_hlo_module *m) {
   return buf;
 }
 
+static size_t modelled, compared;
+
+/* The model's minimum against the compiler's used figure, and the planner. */
+static void check_models(const char *path, const vmem_hlo_module *m) {
+  const vmem_target *t = vmem_target_find("v5e", 3);
+  vmem_error err;
+  for (size_t c = 0; c < vmem_hlo_computation_count(m); c++) {
+    const vmem_hlo_computation *comp = vmem_hlo_computation_at(m, c);
+    for (size_t i = 0; i < vmem_hlo_computation_instruction_count(comp); i++) {
+      const vmem_hlo_instruction *in = vmem_hlo_computation_instruction_at(comp, i);
+      vmem_std_scoped s;
+      vmem_hlo_scoped sc;
+      if (vmem_hlo_instruction_min_scoped(in, t, &s, &err) != VMEM_OK)
+        fail_msg("%s: the scoped model at byte %zu: %s", path, err.offset, err.message);
+      modelled += s.applies;
+      if (s.applies && vmem_hlo_instruction_scoped(in, &sc, &err) == VMEM_OK && sc.used_bytes > 0) {
+        compared++;
+        if (s.min_bytes > (uint64_t)sc.used_bytes)
+          fail_msg("%s: %.*s: modelled minimum %llu above the compiler's used %lld", path,
+                   (int)vmem_hlo_instruction_name(in).len, vmem_hlo_instruction_name(in).ptr,
+                   (unsigned long long)s.min_bytes, (long long)sc.used_bytes);
+      }
+    }
+  }
+  vmem_program p;
+  vmem_program_options o = {0, 16 << 20, false};
+  if (vmem_hlo_program_vmem(m, t, &o, &p, NULL, &err) != VMEM_OK)
+    fail_msg("%s: program-scoped planning: %s", path, err.message);
+  vmem_program_free(&p);
+}
+
 static size_t check_file(const char *path) {
   vmem_error err;
   vmem_hlo_module *m = vmem_hlo_open(path, NULL, &err);
@@ -33,6 +67,7 @@ static size_t check_file(const char *path) {
         fail_msg("%s: backend_config at byte %zu: %s", path, err.offset, err.message);
     }
   }
+  check_models(path, m);
   char *a = print(m);
   vmem_hlo_module *again = vmem_hlo_parse(a, strlen(a), NULL, &err);
   if (!again)
@@ -66,7 +101,8 @@ static void test_corpus_modules(void **state) {
     files++;
   }
   closedir(d);
-  printf("parsed and round-tripped %zu HLO modules (%zu instructions)\n", files, instrs);
+  printf("parsed and round-tripped %zu HLO modules (%zu instructions); %zu standard ops modelled, %zu against a "
+         "used figure\n", files, instrs, modelled, compared);
   assert_true(files >= 10);
 }
 

@@ -146,12 +146,100 @@ static void test_unreadable_alias(void **state) {
   plan_free(&pl);
 }
 
+/* ---- the scoped model of standard ops (src/scoped/standard.c) ------------ */
+
+static vmem_std_scoped model_of(const char *text, const char *name) {
+  vmem_error err;
+  vmem_hlo_module *m = vmem_hlo_parse(text, strlen(text), NULL, &err);
+  assert_non_null(m);
+  vmem_std_scoped out = {0};
+  const vmem_hlo_computation *e = vmem_hlo_entry(m);
+  for (size_t i = 0; i < vmem_hlo_computation_instruction_count(e); i++) {
+    const vmem_hlo_instruction *in = vmem_hlo_computation_instruction_at(e, i);
+    vmem_str n = vmem_hlo_instruction_name(in);
+    if (n.len == strlen(name) && !memcmp(n.ptr, name, n.len))
+      assert_int_equal(vmem_hlo_instruction_min_scoped(in, vmem_target_find("v5e", 3), &out, &err), VMEM_OK);
+  }
+  vmem_hlo_free(m);
+  return out;
+}
+
+/* An add streams one (8,128) f32 tile (4 KiB) of each operand and of the
+ * result, double-buffered: 6 x 4 KiB. */
+static void test_model_elementwise(void **state) {
+  (void)state;
+  vmem_std_scoped s = model_of("HloModule m\nENTRY %e (a: f32[1024,1024]) -> f32[1024,1024] {\n"
+                               "  %a = f32[1024,1024]{1,0} parameter(0)\n"
+                               "  ROOT %x = f32[1024,1024]{1,0} add(%a, %a)\n}\n", "x");
+  assert_true(s.applies);
+  assert_int_equal(s.min_bytes, 6 * 4096);
+  assert_string_equal(s.rule, "elementwise or data movement");
+}
+
+/* A sort holds the sorted dimension whole: f32[1,65536] pads to 8 rows,
+ * 2 MiB, twice. */
+static void test_model_sort(void **state) {
+  (void)state;
+  vmem_std_scoped s = model_of("HloModule m\n%lt (p: f32[], q: f32[]) -> pred[] {\n  %p = f32[] parameter(0)\n"
+                               "  %q = f32[] parameter(1)\n  ROOT %c = pred[] compare(%p, %q), direction=LT\n}\n"
+                               "ENTRY %e (a: f32[8,65536]) -> f32[8,65536] {\n  %a = f32[8,65536]{1,0} parameter(0)\n"
+                               "  ROOT %s = f32[8,65536]{1,0} sort(%a), dimensions={1}, to_apply=%lt\n}\n", "s");
+  assert_int_equal(s.min_bytes, 4 << 20);
+  assert_int_equal(s.dominant, 0);
+  assert_string_equal(s.rule, "sort");
+}
+
+/* A dot on v5e (128-wide MXU): lhs [1,128] pads to a 4 KiB tile, rhs
+ * [128,128] is 64 KiB, the result a tile, each twice; one f32
+ * accumulator tile. */
+static void test_model_dot(void **state) {
+  (void)state;
+  vmem_std_scoped s = model_of("HloModule m\nENTRY %e (a: f32[1024,1024], b: f32[1024,1024]) -> f32[1024,1024] {\n"
+                               "  %a = f32[1024,1024]{1,0} parameter(0)\n  %b = f32[1024,1024]{1,0} parameter(1)\n"
+                               "  ROOT %d = f32[1024,1024]{1,0} dot(%a, %b), lhs_contracting_dims={1}, "
+                               "rhs_contracting_dims={0}\n}\n", "d");
+  assert_int_equal(s.min_bytes, 2 * 4096 + 2 * 65536 + 2 * 4096 + 4096);
+  assert_int_equal(s.dominant, 1);
+}
+
+/* A cumulative sum as reduce-window spans its window: s32[8,4096] with a
+ * 1x4096 window holds [1,4096] (8 rows padded: 128 KiB) twice. */
+static void test_model_reduce_window(void **state) {
+  (void)state;
+  vmem_std_scoped s = model_of("HloModule m\n%add (p: s32[], q: s32[]) -> s32[] {\n  %p = s32[] parameter(0)\n"
+                               "  %q = s32[] parameter(1)\n  ROOT %c = s32[] add(%p, %q)\n}\n"
+                               "ENTRY %e (a: s32[8,4096]) -> s32[8,4096] {\n  %a = s32[8,4096]{1,0} parameter(0)\n"
+                               "  %z = s32[] constant(0)\n  ROOT %w = s32[8,4096]{1,0} reduce-window(%a, %z), "
+                               "window={size=1x4096 pad=0_0x4095_0}, to_apply=%add\n}\n", "w");
+  assert_int_equal(s.dominant, 0);
+  assert_int_equal(s.dominant_bytes, 2 * 131072);
+  assert_string_equal(s.rule, "reduce-window");
+}
+
+/* A fusion takes its body's heaviest rule; parameters are not modelled. */
+static void test_model_fusion(void **state) {
+  (void)state;
+  const char *text = "HloModule m\n%lt (p: f32[], q: f32[]) -> pred[] {\n  %p = f32[] parameter(0)\n"
+                     "  %q = f32[] parameter(1)\n  ROOT %c = pred[] compare(%p, %q), direction=LT\n}\n"
+                     "%f (x: f32[8,65536]) -> f32[8,65536] {\n  %x = f32[8,65536]{1,0} parameter(0)\n"
+                     "  ROOT %s = f32[8,65536]{1,0} sort(%x), dimensions={1}, to_apply=%lt\n}\n"
+                     "ENTRY %e (a: f32[8,65536]) -> f32[8,65536] {\n  %a = f32[8,65536]{1,0} parameter(0)\n"
+                     "  ROOT %g = f32[8,65536]{1,0} fusion(%a), kind=kLoop, calls=%f\n}\n";
+  vmem_std_scoped s = model_of(text, "g");
+  assert_string_equal(s.rule, "sort");
+  assert_int_equal(s.min_bytes, (4 << 20) + 4 * 4096);
+  assert_false(model_of(text, "a").applies);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_while_state),        cmocka_unit_test(test_gte_narrows),
       cmocka_unit_test(test_copy_start_done),    cmocka_unit_test(test_aliasing_and_in_place),
       cmocka_unit_test(test_in_place_needs_same_size), cmocka_unit_test(test_unreadable_alias),
       cmocka_unit_test(test_input_output_alias),
+      cmocka_unit_test(test_model_elementwise), cmocka_unit_test(test_model_sort),
+      cmocka_unit_test(test_model_dot),         cmocka_unit_test(test_model_reduce_window),
+      cmocka_unit_test(test_model_fusion),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,6 +84,8 @@ typedef struct row {
   bool has_scoped;
   vmem_kernel *k;       /* the Pallas kernel of a custom call with a body */
   vmem_error kerr;      /* why its body could not be read */
+  vmem_std_scoped model; /* a standard op's modelled least scoped VMEM */
+  uint64_t model_limit; /* the limit it is held to */
 } row;
 
 typedef struct report {
@@ -98,6 +100,8 @@ typedef struct report {
   bool bad_body;        /* a kernel body that could not be read */
   vmem_program prog;    /* program-scoped VMEM: the S(1) values packed */
   bool has_prog, timeline;
+  uint64_t global_limit; /* the scoped limit the flags put in force */
+  size_t modelled, flagged; /* standard ops modelled; those whose minimum exceeds their limit */
 } report;
 
 /* Opcodes that define no buffer of their own: their result is an operand's
@@ -175,6 +179,20 @@ static bool is_custom_call(const vmem_hlo_instruction *in) {
 }
 
 /* Sizes every instruction; returns false (after printing) on bad input. */
+/* A standard op's modelled least scoped VMEM against its limit (its
+ * scoped_memory_configs, else the global one). */
+static bool model_row(report *r, row *w) {
+  vmem_error err;
+  if (vmem_hlo_instruction_min_scoped(w->in, r->t, &w->model, &err) != VMEM_OK)
+    return err.code != VMEM_ERR_NOMEM; /* an op the model cannot size is left unmodelled */
+  if (!w->model.applies)
+    return true;
+  w->model_limit = w->has_scoped && w->scoped.limit_bytes >= 0 ? (uint64_t)w->scoped.limit_bytes : r->global_limit;
+  r->modelled++;
+  r->flagged += w->model.min_bytes > w->model_limit;
+  return true;
+}
+
 static bool size_rows(report *r) {
   size_t total = vmem_hlo_instruction_total(r->m), k = 0;
   r->rows = calloc(total ? total : 1, sizeof *r->rows);
@@ -205,6 +223,8 @@ static bool size_rows(report *r) {
           r->bad_body = true;
         }
       }
+      if (!model_row(r, w))
+        return false;
     }
   }
   r->nrows = k;
@@ -581,6 +601,56 @@ static void print_program(const report *r, size_t top) {
   free(big);
 }
 
+static const char *dominant_name(const row *w, char *buf, size_t cap) {
+  int64_t d = w->model.dominant;
+  if (d >= 0 && (size_t)d < vmem_hlo_instruction_operand_count(w->in)) {
+    vmem_str n = vmem_hlo_instruction_name(vmem_hlo_instruction_operand_at(w->in, (size_t)d));
+    snprintf(buf, cap, "operand %%%.*s", (int)(n.len > 40 ? 40 : n.len), n.ptr);
+  } else {
+    snprintf(buf, cap, "%s", d == -1 ? "the result" : d == -2 ? "the f32 accumulator" : "an op of its body");
+  }
+  return buf;
+}
+
+/* Standard ops whose least scoped VMEM, as modelled, exceeds their limit:
+ * the seed's likely compiler-side OOM, with the steps to report it. */
+static void print_models(const report *r) {
+  if (!r->flagged) {
+    fprintf(CLI_OUT, "\nstandard ops: %zu modelled; none needs more scoped VMEM than its limit at the least "
+                     "(a lower-bound model, docs/program.md)\n", r->modelled);
+    return;
+  }
+  fprintf(CLI_OUT, "\n%slikely compiler-side OOM%s (modelled): %zu standard op%s need%s more scoped VMEM than the "
+                   "limit even at the least\n", cli_tone(CLI_WARN), cli_tone(CLI_RESET), r->flagged,
+          r->flagged == 1 ? "" : "s", r->flagged == 1 ? "s" : "");
+  const row *first = NULL;
+  for (size_t k = 0; k < r->nrows; k++) {
+    const row *w = &r->rows[k];
+    if (!w->model.applies || w->model.min_bytes <= w->model_limit)
+      continue;
+    char a[48], b[48], c[48], d[96];
+    vmem_str n = vmem_hlo_instruction_name(w->in), op = vmem_hlo_instruction_opcode(w->in);
+    fprintf(CLI_OUT, "  %%%.*s (%.*s, rule %s): at least %s against its limit %s; largest window: %s, %s\n",
+            (int)n.len, n.ptr, (int)op.len, op.ptr, w->model.rule, cli_bytes(a, sizeof a, w->model.min_bytes),
+            cli_human(b, sizeof b, w->model_limit), dominant_name(w, d, sizeof d),
+            cli_human(c, sizeof c, w->model.dominant_bytes));
+    first = first ? first : w;
+  }
+  vmem_str n = vmem_hlo_instruction_name(first->in);
+  uint64_t need = (first->model.min_bytes + 1024 * 1024 - 1) / (1024 * 1024) * 1024 * 1024;
+  uint64_t physical = vmem_target_u64(r->t, VMEM_FACT_VMEM_BYTES);
+  fprintf(CLI_OUT, "  The seed's advice for a standard op: it is the compiler's to fix. Report it with a standalone\n"
+                   "  module: vmemscope repro %s --instruction %.*s -o repro.hlo, and the compiler's error, at\n"
+                   "  https://github.com/openxla/xla/issues.",
+          r->path, (int)n.len, n.ptr);
+  if (need <= physical)
+    fprintf(CLI_OUT, " Meanwhile a larger limit may let it compile:\n  LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%"
+            PRIu64 " (within physical VMEM).\n", need / 1024);
+  else
+    fprintf(CLI_OUT, " No limit helps: even the least is beyond physical VMEM (%" PRIu64 " bytes);\n"
+            "  split the op's input in the model's code (smaller arrays per op) instead.\n", physical);
+}
+
 static void print_text(report *r, bool summary, size_t top) {
   vmem_str name = vmem_hlo_name(r->m);
   fprintf(CLI_OUT, "module %.*s: %zu computations, %zu instructions; target %s\n", (int)name.len, name.ptr,
@@ -603,6 +673,7 @@ static void print_text(report *r, bool summary, size_t top) {
       }
   }
   print_summary(r, top);
+  print_models(r);
   if (r->has_prog)
     print_program(r, top);
 }
@@ -640,6 +711,12 @@ static json_t *json_row(report *r, const row *w) {
     json_object_set_new(o, "used_scoped_bytes",
                         w->scoped.used_bytes >= 0 ? json_integer(w->scoped.used_bytes) : json_null());
   }
+  if (w->model.applies)
+    json_object_set_new(o, "scoped_model",
+                        json_pack("{s:I,s:s,s:I,s:b,s:I}", "min_bytes", (json_int_t)w->model.min_bytes, "rule",
+                                  w->model.rule, "limit_bytes", (json_int_t)w->model_limit, "likely_compiler_oom",
+                                  w->model.min_bytes > w->model_limit, "dominant_bytes",
+                                  (json_int_t)w->model.dominant_bytes));
   if (w->k) {
     json_t *kj = NULL;
     int v = kernel_brief(w->k, r->t, r->in, r->opt, "", &kj);
@@ -823,6 +900,11 @@ int cmd_check(int argc, char **argv) {
   if (strcmp(format, "hlo") != 0 || instr)
     return check_kernel_file(path, format, instr, t, &in, &popt, json);
   report r = {.path = path, .t = t, .in = &in, .opt = &popt, .timeline = timeline};
+  vmem_limit_inputs global = in;
+  global.vmem_limit_bytes = -1;
+  vmem_limits gl;
+  vmem_error lerr;
+  r.global_limit = vmem_limits_resolve(t, &global, &gl, &lerr) == VMEM_OK ? gl.effective_bytes : 0;
   uint64_t bytes = cli_file_bytes(path);
   cli_progress(path, bytes, "parsing");
   if (!(r.m = open_module("check", path))) {

@@ -1,0 +1,1 @@
+$VMEMSCOPE check std_ops.hlo --summary --no-env --target 7x | grep -A7 likely
