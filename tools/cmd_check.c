@@ -552,8 +552,11 @@ static void print_program(const report *r, size_t top) {
   }
   fprintf(CLI_OUT, "\nprogram-scoped VMEM (values laid out in S(1), live over the %s schedule of %" PRId64 " steps):\n",
          p->scheduled ? "given" : "text-order (not scheduled)", p->schedule_length);
-  fprintf(CLI_OUT, "  %zu values; peak live %s (lower bound), packed %s (best fit, as XLA's heap simulator), physical %s\n",
-         p->count, cli_bytes(a, sizeof a, p->lower_bound_bytes), cli_bytes(b, sizeof b, p->peak_bytes),
+  size_t values = 0;
+  for (size_t i = 0; i < p->count; i++)
+    values += p->buffers[i].values;
+  fprintf(CLI_OUT, "  %zu buffers (%zu values); peak live %s (lower bound), packed %s (best fit, as XLA's heap simulator), "
+          "physical %s\n", p->count, values, cli_bytes(a, sizeof a, p->lower_bound_bytes), cli_bytes(b, sizeof b, p->peak_bytes),
          cli_human(c, sizeof c, p->capacity_bytes));
   fprintf(CLI_OUT, "  with each instruction's scoped reservation at offset 0 (the compiler's used figure where the text has "
          "it, else its limit; the largest %s, %%%.*s): used %s\n", cli_human(d, sizeof d, p->scoped_reservation_bytes),
