@@ -41,6 +41,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       }
       vmem_size z;
       vmem_shape_size(vmem_hlo_instruction_shape(in), &z, &err);
+      vmem_std_scoped ms; /* the standard-op model: a figure, or not modelled; never an error but memory */
+      if (vmem_hlo_instruction_min_scoped(in, vmem_target_find("v5e", 3), &ms, &err) != VMEM_OK &&
+          err.code != VMEM_ERR_NOMEM)
+        abort();
     }
   }
   vmem_program prog; /* program-scoped VMEM: packed without overlap, or a coded error */
