@@ -525,6 +525,14 @@ VMEM_API vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n,
                                     const vmem_allocator *alloc,
                                     vmem_error *err);
 
+/** As vmem_heap_pack, then again in XLA's temporal order (live-range
+ *  length, then size, descending), keeping the smaller heap, as XLA's
+ *  ChooseBestHeapAlgorithm does; twice the time. */
+VMEM_API vmem_status vmem_heap_pack_best(vmem_heap_buffer *bufs, size_t n,
+                                         uint64_t alignment, vmem_heap_result *out,
+                                         const vmem_allocator *alloc,
+                                         vmem_error *err);
+
 /* ## Program-scoped VMEM of an HLO module
  *
  * The values in memory space 1 (S(1) in their layouts), their live ranges

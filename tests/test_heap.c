@@ -75,7 +75,8 @@ static void test_lower_bound(void **state) {
 static void test_random(void **state) {
   (void)state;
   srand(7);
-  for (int round = 0; round < 200; round++) {
+  for (int round = 0; round < 400; round++) {
+    bool best = round >= 200; /* the second half: the better of both orders */
     vmem_heap_buffer b[40];
     size_t n = 1 + (size_t)(rand() % 40);
     for (size_t i = 0; i < n; i++) {
@@ -87,8 +88,11 @@ static void test_random(void **state) {
     uint64_t align = 1 + (uint64_t)(rand() % 24);
     vmem_heap_result r;
     vmem_error err;
-    assert_int_equal(vmem_heap_pack(b, n, align, &r, NULL, &err), VMEM_OK);
+    vmem_heap_result spatial;
+    assert_int_equal(vmem_heap_pack(b, n, align, &spatial, NULL, &err), VMEM_OK);
+    assert_int_equal((best ? vmem_heap_pack_best : vmem_heap_pack)(b, n, align, &r, NULL, &err), VMEM_OK);
     assert_true(r.heap_bytes >= r.lower_bound_bytes);
+    assert_true(r.heap_bytes <= spatial.heap_bytes);
     for (size_t i = 0; i < n; i++) {
       assert_int_equal(b[i].offset % align, 0);
       assert_true(b[i].offset + b[i].size <= r.heap_bytes);

@@ -23,7 +23,18 @@ typedef struct order {
   size_t index;
 } order;
 
-/* size desc, duration desc, then input order (XLA: the buffer id) */
+/* XLA's kTemporal: duration desc, size desc, then input order. */
+static int temporal(const void *x, const void *y) {
+  const order *a = x, *b = y;
+  int64_t da = a->b->end - a->b->start, db = b->b->end - b->b->start;
+  if (da != db)
+    return da > db ? -1 : 1;
+  if (a->b->size != b->b->size)
+    return a->b->size > b->b->size ? -1 : 1;
+  return (a->index > b->index) - (a->index < b->index);
+}
+
+/* XLA's kSpatial: size desc, duration desc, then input order (the buffer id) */
 static int spatial(const void *x, const void *y) {
   const order *a = x, *b = y;
   if (a->b->size != b->b->size)
@@ -231,8 +242,8 @@ static uint64_t live_peak(const vmem_heap_buffer *bufs, size_t n, event *ev, int
   return peak;
 }
 
-vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
-                           const vmem_allocator *alloc, vmem_error *err) {
+static vmem_status pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
+                        const vmem_allocator *alloc, vmem_error *err, int (*sort_order)(const void *, const void *)) {
   err_clear(err);
   memset(out, 0, sizeof *out);
   if ((n && !bufs) || alignment == 0) { /* any positive alignment: XLA's own tests use 20 */
@@ -257,7 +268,7 @@ vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment,
   for (size_t i = 0; st == VMEM_OK && i < n; i++)
     o[i] = (order){&bufs[i], i};
   if (st == VMEM_OK)
-    qsort(o, n, sizeof *o, spatial);
+    qsort(o, n, sizeof *o, sort_order);
   for (size_t i = 0; st == VMEM_OK && i < n; i++) {
     vmem_heap_buffer *b = &bufs[o[i].index];
     size_t nbusy = overlapping(&x, b->start, b->end, busy);
@@ -279,5 +290,35 @@ vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment,
   vmem__free(alloc, busy);
   vmem__free(alloc, tmp);
   tindex_free(&x, alloc);
+  return st;
+}
+
+vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
+                           const vmem_allocator *alloc, vmem_error *err) {
+  return pack(bufs, n, alignment, out, alloc, err, spatial);
+}
+
+/* XLA's ChooseBestHeapAlgorithm over the two orders: the temporal packing
+ * is kept only when its heap is smaller. */
+vmem_status vmem_heap_pack_best(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
+                                const vmem_allocator *alloc, vmem_error *err) {
+  vmem_status st = pack(bufs, n, alignment, out, alloc, err, spatial);
+  uint64_t *keep = st == VMEM_OK && n ? vmem__alloc(alloc, n * sizeof *keep) : NULL;
+  if (st != VMEM_OK || !n)
+    return st;
+  if (!keep) {
+    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return VMEM_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < n; i++)
+    keep[i] = bufs[i].offset;
+  vmem_heap_result spatial_result = *out;
+  st = pack(bufs, n, alignment, out, alloc, err, temporal);
+  if (st == VMEM_OK && out->heap_bytes >= spatial_result.heap_bytes) {
+    for (size_t i = 0; i < n; i++)
+      bufs[i].offset = keep[i];
+    *out = spatial_result;
+  }
+  vmem__free(alloc, keep);
   return st;
 }
