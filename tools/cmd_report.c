@@ -87,30 +87,40 @@ static int parse_args(rargs *r, int argc, char **argv) {
   return EXIT_OK;
 }
 
-/* A compiler log: it carries a TPU memory error and is not an HLO module. */
+/* A compiler log: its first 64 KiB carry a TPU memory error and no module
+ * or kernel (only the head is read: dumps run to hundreds of MB, and the
+ * command that follows reads the file itself; a log whose error comes
+ * later takes --log). */
 static bool looks_like_log(const char *path) {
-  size_t len;
-  char *text = cli_read_file(path, &len);
-  if (!text)
-    return false;
-  bool log = !strstr(text, "HloModule ") && !strstr(text, "func.func") &&
-             (strstr(text, "Ran out of memory") || strstr(text, "RESOURCE_EXHAUSTED"));
-  free(text);
+  enum { HEAD = 65536 };
+  char *head = malloc(HEAD + 1);
+  FILE *f = head ? fopen(path, "rb") : NULL;
+  size_t n = f ? fread(head, 1, HEAD, f) : 0;
+  if (f)
+    fclose(f);
+  bool log = false;
+  if (head && !memchr(head, '\0', n)) {
+    head[n] = '\0';
+    log = !strstr(head, "HloModule ") && !strstr(head, "func.func") && !strcmp(cli_detect_format(head, n), "hlo") &&
+          (strstr(head, "Ran out of memory") || strstr(head, "RESOURCE_EXHAUSTED"));
+  }
+  free(head);
   return log;
 }
 
-/* The commands take char ** (as main's argv) and never write to it. */
-static char opt_json[] = "--json", opt_top[] = "--top", top_n[] = "200";
-
-/* Runs cmd on INPUT --json with the given extra arguments; the document
- * it prints lands in *doc. */
-static int run_json(int (*cmd)(int, char **), const rargs *r, char **extra, int nextra, json_t **doc) {
-  char *argv[80];
+/* Runs cmd on INPUT --json with the given extra arguments (and, for fit,
+ * --top 200); the document it prints lands in *doc. The commands take
+ * char ** as main's argv and never write through it. */
+static int run_json(int (*cmd)(int, char **), const rargs *r, char **extra, int nextra, bool top, json_t **doc) {
+  char json_opt[] = "--json", top_opt[] = "--top", top_n[] = "200";
+  char *argv[84];
   int n = 0;
-  argv[n++] = (char *)(uintptr_t)r->input; /* read only, as above */
-  argv[n++] = opt_json;
-  for (int i = 0; i < nextra; i++)
+  argv[n++] = (char *)(uintptr_t)r->input;
+  argv[n++] = json_opt;
+  for (int i = 0; i < nextra && i < 78; i++)
     argv[n++] = extra[i];
+  if (top)
+    argv[n++] = top_opt, argv[n++] = top_n;
   argv[n] = NULL;
   cli_capture_json(doc);
   int rc = cmd(n, argv);
@@ -118,7 +128,7 @@ static int run_json(int (*cmd)(int, char **), const rargs *r, char **extra, int 
   return rc;
 }
 
-/* The arguments of check that fit shares, plus --top 200. */
+/* The arguments of check that fit shares. */
 static int fit_args(const rargs *r, char **out) {
   int n = 0;
   for (int i = 0; i < r->n; i++)
@@ -129,8 +139,6 @@ static int fit_args(const rargs *r, char **out) {
           out[n++] = r->pass[++i];
         break;
       }
-  out[n++] = opt_top;
-  out[n++] = top_n;
   return n;
 }
 
@@ -166,11 +174,11 @@ int cmd_report(int argc, char **argv) {
     return EXIT_BAD;
   report_docs d = {r.input, vmem_target_name(t), vmem_target_u64(t, VMEM_FACT_VMEM_BYTES), NULL, NULL, NULL};
   bool log = r.log || looks_like_log(r.input);
-  int rc = run_json(log ? cmd_explain : cmd_check, &r, r.pass, r.n, log ? &d.explain : &d.check);
+  int rc = run_json(log ? cmd_explain : cmd_check, &r, r.pass, r.n, false, log ? &d.explain : &d.check);
   if (rc == EXIT_OK || rc == EXIT_OOM) {
     if (r.fit && !log) {
       char *extra[80];
-      int n = fit_args(&r, extra), frc = run_json(cmd_fit, &r, extra, n, &d.fit);
+      int n = fit_args(&r, extra), frc = run_json(cmd_fit, &r, extra, n, true, &d.fit);
       rc = frc == EXIT_BAD ? EXIT_BAD : rc;
     }
     if (rc != EXIT_BAD)
