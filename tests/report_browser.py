@@ -166,13 +166,26 @@ def stablehlo(browser):
     check_kernel(dom, k)
 
 
+def stablehlo_module(browser):
+    page, status = report("jit_model_all", "examples/jit_model.stablehlo.mlir")
+    assert status == 1, "a kernel of the example does not fit: exit 1"
+    dom = render(browser, page, os.path.join(OUT, "jit_model_all.png"))
+    doc = vmemscope_json("check", "examples/jit_model.stablehlo.mlir")
+    check_common(dom, doc["module"])
+    kernels = [op["kernel"] for op in doc["ops"] if "kernel" in op and "scoped_bytes" in op["kernel"]]
+    assert kernels
+    for k in kernels:
+        check_bar(dom, k["name"], k["scoped_bytes"], k["limit_bytes"])
+        check_kernel(dom, k)
+
+
 def main():
     browser = chromium()
     if not browser:
         print("SKIP: report_browser: Chromium is not installed (scripts/bootstrap installs Debian's chromium)")
         return 77
     os.makedirs(OUT, exist_ok=True)
-    for case in (attention, gated_matmul, train_log, stablehlo):
+    for case in (attention, gated_matmul, train_log, stablehlo, stablehlo_module):
         case(browser)
         print("ok", case.__name__)
     print("screenshots in", OUT)

@@ -439,8 +439,36 @@ static void hlo_kernels(FILE *f, const json_t *doc, uint64_t physical) {
   }
 }
 
+/* StableHLO: each tpu_custom_call op's kernel, named by its result and kernel. */
+static void stablehlo_doc(FILE *f, const json_t *doc, uint64_t physical) {
+  const json_t *ops = json_object_get(doc, "ops");
+  bar *bars = malloc((json_array_size(ops) + 1) * sizeof *bars);
+  size_t n = 0;
+  for (size_t i = 0; bars && i < json_array_size(ops); i++) {
+    const json_t *k = json_object_get(json_array_get(ops, i), "kernel");
+    if (k && json_object_get(k, "scoped_bytes"))
+      bars[n++] = (bar){jstr(k, "name"), "kernel, exact", jbytes(k, "scoped_bytes"), jbytes(k, "limit_bytes")};
+  }
+  fputs("<section id=\"scoped\"><h2>Scoped VMEM per Pallas kernel</h2>\n", f);
+  if (n)
+    bars_svg(f, bars, n);
+  else
+    fputs("<p class=\"note\">No tpu_custom_call with a readable kernel.</p>\n", f);
+  fputs("</section>\n", f);
+  free(bars);
+  for (size_t i = 0; i < json_array_size(ops); i++) {
+    const json_t *k = json_object_get(json_array_get(ops, i), "kernel");
+    if (k && json_object_get(k, "allocations"))
+      kernel_section(f, k, physical);
+  }
+}
+
 static void check_doc(FILE *f, const json_t *doc, uint64_t physical) {
   const json_t *ks = json_object_get(doc, "kernels"), *p = json_object_get(doc, "program");
+  if (json_object_get(doc, "ops")) {
+    stablehlo_doc(f, doc, physical);
+    return;
+  }
   if (ks) {
     bar *bars = malloc((json_array_size(ks) + 1) * sizeof *bars);
     size_t n = 0;
