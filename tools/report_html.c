@@ -57,7 +57,7 @@ static const char css[] =
     ".sub{color:#5b6673;margin:0 0 16px}.cards{display:flex;gap:12px;flex-wrap:wrap}"
     ".card{border:1px solid #d8dde3;border-radius:6px;padding:8px 12px;min-width:150px}"
     ".card b{display:block;font-size:18px}.card.over{border-color:#c62828;background:#fdecea}"
-    ".card.ok{border-color:#2e7d32;background:#edf7ee}"
+    ".card.ok{border-color:#2e7d32;background:#edf7ee}.card.warn{border-color:#b26a00;background:#fff4e0}"
     "table{border-collapse:collapse;margin:8px 0;font-size:13px}th,td{padding:3px 8px;text-align:left;"
     "border-bottom:1px solid #eceff2}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
     "th{cursor:pointer;background:#f4f6f8}tr.over td{color:#b71c1c}.model{color:#6a5d00;font-style:italic}"
@@ -377,6 +377,11 @@ static void program_section(FILE *f, const json_t *p) {
                "memory in memory space vmem. Used X of Y vmem&rsquo;). Move values out of S(1), or lower the scoped "
                "limits of the instructions whose reservation is largest.</p>\n",
             human(a, sizeof a, jbytes(p, "used_bytes") - jbytes(p, "capacity_bytes")));
+  if (!json_array_size(bufs)) {
+    fputs("<p class=\"note\">No value is laid out in S(1): the program's VMEM is the largest scoped reservation "
+          "alone.</p></section>\n", f);
+    return;
+  }
   timeline_svg(f, p);
   fputs("<p class=\"note\">x: schedule step; y: VMEM offset. Each rectangle is a memory-space-1 value placed by "
         "best-fit packing (exact sizes, <span class=\"model\">modelled</span> placement); the shaded band is the "
@@ -416,6 +421,9 @@ static void hlo_bars(FILE *f, const json_t *doc) {
       else if (json_is_integer(json_object_get(in, "used_scoped_bytes")) && jbytes(in, "vmem_limit_bytes"))
         bars[n++] = (bar){jstr(in, "name"), "the compiler's used figure", jbytes(in, "used_scoped_bytes"),
                           jbytes(in, "vmem_limit_bytes")};
+      else if (jtrue(json_object_get(in, "scoped_model"), "likely_compiler_oom"))
+        bars[n++] = (bar){jstr(in, "name"), "modelled minimum", jbytes(json_object_get(in, "scoped_model"), "min_bytes"),
+                          jbytes(json_object_get(in, "scoped_model"), "limit_bytes")};
     }
   }
   fputs("<section id=\"scoped\"><h2>Scoped VMEM per instruction</h2>\n", f);
@@ -463,6 +471,34 @@ static void stablehlo_doc(FILE *f, const json_t *doc, uint64_t physical) {
   }
 }
 
+/* Standard ops whose modelled minimum exceeds their limit. */
+static void hlo_diagnostics(FILE *f, const json_t *doc) {
+  const json_t *comps = json_object_get(doc, "computations");
+  bool any = false;
+  for (size_t c = 0; c < json_array_size(comps); c++) {
+    const json_t *ins = json_object_get(json_array_get(comps, c), "instructions");
+    for (size_t i = 0; i < json_array_size(ins); i++) {
+      const json_t *in = json_array_get(ins, i), *sm = json_object_get(in, "scoped_model");
+      if (!jtrue(sm, "likely_compiler_oom"))
+        continue;
+      char a[32], b[32];
+      if (!any)
+        fputs("<section id=\"diagnostics\"><h2>Likely compiler-side OOM (modelled)</h2>\n<ul class=\"diag\">\n", f);
+      any = true;
+      fputs("<li><code>%", f);
+      esc(f, jstr(in, "name"));
+      fputs("</code> (", f);
+      esc(f, jstr(in, "opcode"));
+      fprintf(f, ", rule %s): needs at least %s of scoped VMEM against its limit %s</li>\n", jstr(sm, "rule"),
+              human(a, sizeof a, jbytes(sm, "min_bytes")), human(b, sizeof b, jbytes(sm, "limit_bytes")));
+    }
+  }
+  if (any)
+    fputs("</ul>\n<p>A standard op the compiler cannot fit is the compiler's to fix: report it with "
+          "<code>vmemscope repro</code> and the compiler's error; a larger "
+          "<code>--xla_tpu_scoped_vmem_limit_kib</code> may let it compile meanwhile.</p></section>\n", f);
+}
+
 static void check_doc(FILE *f, const json_t *doc, uint64_t physical) {
   const json_t *ks = json_object_get(doc, "kernels"), *p = json_object_get(doc, "program");
   if (json_object_get(doc, "ops")) {
@@ -485,6 +521,7 @@ static void check_doc(FILE *f, const json_t *doc, uint64_t physical) {
     return;
   }
   hlo_bars(f, doc);
+  hlo_diagnostics(f, doc);
   hlo_kernels(f, doc, physical);
   if (p)
     program_section(f, p);
@@ -611,11 +648,24 @@ static void fit_doc(FILE *f, const json_t *doc) {
 
 /* ---- the page --------------------------------------------------------------- */
 
+/* How many standard ops the model flags (check's warning, not its exit status). */
+static size_t flagged(const json_t *doc) {
+  const json_t *comps = json_object_get(doc, "computations");
+  size_t n = 0;
+  for (size_t c = 0; c < json_array_size(comps); c++) {
+    const json_t *ins = json_object_get(json_array_get(comps, c), "instructions");
+    for (size_t i = 0; i < json_array_size(ins); i++)
+      n += jtrue(json_object_get(json_array_get(ins, i), "scoped_model"), "likely_compiler_oom");
+  }
+  return n;
+}
+
 static void verdict_cards(FILE *f, const report_docs *d, int status) {
   const json_t *p = d->check ? json_object_get(d->check, "program") : NULL;
+  size_t warn = d->check ? flagged(d->check) : 0;
   fputs("<div class=\"cards\" id=\"verdict\">", f);
-  card(f, status == EXIT_OOM ? "over" : "ok", "verdict",
-       status == EXIT_OOM ? "out of VMEM" : d->explain ? "log explained" : "fits");
+  card(f, status == EXIT_OOM ? "over" : warn ? "warn" : "ok", "verdict",
+       status == EXIT_OOM ? "out of VMEM" : d->explain ? "log explained" : warn ? "likely compiler-side OOM" : "fits");
   if (p) {
     char b[32];
     card(f, jtrue(p, "fits") ? "ok" : "over", "program-scoped used", human(b, sizeof b, jbytes(p, "used_bytes")));
