@@ -125,6 +125,12 @@ def test_fit_ranks_blocks_that_fit():
     assert all(c["fits"] and c["needed_bytes"] <= doc["limit_bytes"] for c in doc["candidates"])
 
 
+def test_report_is_a_self_contained_page():
+    page = vmemscope.report(read("examples", "gated_matmul.json"), fit=True, name="gated.json")
+    assert page.startswith("<!DOCTYPE html>") and "DOES NOT FIT (E1001)" in page and 'id="pareto"' in page
+    assert "gated.json" in page and "vmemscope-" not in page and "http://" not in page
+
+
 def test_run_is_the_command_line():
     status, out, err = vmemscope.run("--version")
     assert status == 0 and out.startswith("vmemscope ") and err == ""

@@ -27,7 +27,7 @@ import os
 import re
 import tempfile
 
-__all__ = ["Error", "size", "check_hlo", "check_kernel", "explain", "fit", "run", "library_path"]
+__all__ = ["Error", "size", "check_hlo", "check_kernel", "explain", "fit", "report", "run", "library_path"]
 __version__ = "0.1.0"
 
 
@@ -218,3 +218,19 @@ def fit(kernel, target=None, top=5, vmem_limit_bytes=None, instruction=None, buf
     args = _options(_target(["fit", 0], target), top=top, vmem_limit_bytes=vmem_limit_bytes,
                     instruction=instruction, buffers=buffers, physical=physical)
     return _json(args, [("kernel", kernel)])
+
+
+def report(text, target=None, fit=False, name="input"):
+    """The self-contained HTML report (``vmemscope report``) of a module,
+    StableHLO, a kernel or a compiler log given as text; returns the page as
+    a str, e.g. for ``IPython.display.HTML``. ``name`` is the file name the
+    page shows."""
+    with tempfile.TemporaryDirectory(prefix="vmemscope-") as d:
+        path = os.path.join(d, name)
+        with open(path, "wb") as f:
+            f.write(text.encode("utf-8") if isinstance(text, str) else bytes(text))
+        args = ["report", path] + (["--fit"] if fit else []) + (["--target", target] if target else [])
+        status, out, err = run(*args)
+    if status not in (0, 1):
+        raise _error(status, err, {path: name})
+    return out.replace(path, name)
