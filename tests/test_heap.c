@@ -70,6 +70,11 @@ static void test_lower_bound(void **state) {
   assert_int_equal(r.lower_bound_bytes, 30);
   assert_int_equal(r.heap_bytes, 30);
   assert_int_equal(b[0].offset, 0);
+  /* Times far apart: the peak is found without a dense timeline. */
+  vmem_heap_buffer far[3] = {{10, 0, 5, 0, 0}, {30, 4, 1000000000000, 0, 0}, {20, 999999999999, 1000000000001, 0, 0}};
+  assert_int_equal(vmem_heap_pack(far, 3, 1, &r, NULL, &err), VMEM_OK);
+  assert_int_equal(r.lower_bound_bytes, 50); /* b with c, from 999999999999 */
+  assert_int_equal(r.peak_time, 999999999999);
 }
 
 static void test_random(void **state) {

@@ -9,37 +9,40 @@
  * of live sizes (XLA's NoFragmentationStatsHeap).
  *
  * Facts and golden vectors: ../shared/reference/hlo_format.md §3.1.
- * The placed buffers are found through a time index (below): placement is
- * O(n log n + sum of k log k) for the k buffers overlapping each in time,
- * plus what shares their buckets.
+ * The placed buffers are found through a time index (below) that keeps
+ * them in offset order: placement is about O(n log n + sum of k) for the k
+ * buffers overlapping each in time, plus what shares their buckets.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/base.h"
 
+/* A buffer's sort key, copied out of it: sorting and placing then read
+ * this array in order instead of the buffers at random. */
 typedef struct order {
-  const vmem_heap_buffer *b;
+  uint64_t size, floor;
+  int64_t start, end;
   size_t index;
 } order;
 
 /* XLA's kTemporal: duration desc, size desc, then input order. */
 static int temporal(const void *x, const void *y) {
   const order *a = x, *b = y;
-  int64_t da = a->b->end - a->b->start, db = b->b->end - b->b->start;
+  int64_t da = a->end - a->start, db = b->end - b->start;
   if (da != db)
     return da > db ? -1 : 1;
-  if (a->b->size != b->b->size)
-    return a->b->size > b->b->size ? -1 : 1;
+  if (a->size != b->size)
+    return a->size > b->size ? -1 : 1;
   return (a->index > b->index) - (a->index < b->index);
 }
 
 /* XLA's kSpatial: size desc, duration desc, then input order (the buffer id) */
 static int spatial(const void *x, const void *y) {
   const order *a = x, *b = y;
-  if (a->b->size != b->b->size)
-    return a->b->size > b->b->size ? -1 : 1;
-  int64_t da = a->b->end - a->b->start, db = b->b->end - b->b->start;
+  if (a->size != b->size)
+    return a->size > b->size ? -1 : 1;
+  int64_t da = a->end - a->start, db = b->end - b->start;
   if (da != db)
     return da > db ? -1 : 1;
   return (a->index > b->index) - (a->index < b->index);
@@ -49,111 +52,6 @@ typedef struct chunk {
   uint64_t offset, end;
 } chunk;
 
-
-/* ---- the time index of placed buffers --------------------------------------
- * Time is cut into buckets of `width` steps, at least the mean life, and
- * each buffer has an entry in every bucket its life touches (about 3n
- * entries, built once), holding its range and, once placed, its chunk: a
- * query scans the buckets of one buffer's life sequentially, without
- * touching the buffers themselves, and a long buffer met in several of
- * them counts in the first only. XLA keeps an interval tree; an augmented
- * treap was tried here first and spent its time on paths and cache
- * misses, not results (docs/performance.md). */
-typedef struct entry {
-  int64_t start, end;   /* end is INT64_MIN until placed: no query meets it */
-  uint64_t offset, top; /* the chunk, once placed */
-} entry;
-
-typedef struct tindex {
-  int64_t t0;
-  uint64_t width;
-  size_t nbuckets;
-  size_t *first;    /* nbuckets + 1 offsets into entries */
-  entry *entries;
-  size_t *mine_first, *mine; /* per buffer: its entries (CSR) */
-} tindex;
-
-static size_t bucket(const tindex *x, int64_t t) { return (size_t)(((uint64_t)t - (uint64_t)x->t0) / x->width); }
-
-/* The buckets' layout: width from the mean life, no more than 2n + 1. */
-static void tindex_shape(tindex *x, const vmem_heap_buffer *b, size_t n) {
-  int64_t t0 = n ? b[0].start : 0, t1 = n ? b[0].end : 0;
-  uint64_t lives = 0;
-  for (size_t i = 0; i < n; i++) {
-    t0 = b[i].start < t0 ? b[i].start : t0;
-    t1 = b[i].end > t1 ? b[i].end : t1;
-    uint64_t d = (uint64_t)b[i].end - (uint64_t)b[i].start + 1;
-    lives = lives + d < lives ? UINT64_MAX : lives + d;
-  }
-  uint64_t span = (uint64_t)t1 - (uint64_t)t0;
-  x->t0 = t0;
-  x->width = n && lives / n > 1 ? lives / n : 1;
-  if (span / x->width > 2 * (uint64_t)n)
-    x->width = span / (2 * (uint64_t)n + 1) + 1;
-  x->nbuckets = (size_t)(span / x->width) + 1;
-}
-
-static bool tindex_build(tindex *x, const vmem_heap_buffer *b, size_t n, const vmem_allocator *alloc) {
-  tindex_shape(x, b, n);
-  x->first = vmem__alloc(alloc, (x->nbuckets + 1) * sizeof *x->first);
-  x->mine_first = vmem__alloc(alloc, (n + 1) * sizeof *x->mine_first);
-  if (!x->first || !x->mine_first)
-    return false;
-  memset(x->first, 0, (x->nbuckets + 1) * sizeof *x->first);
-  x->mine_first[0] = 0;
-  for (size_t i = 0; i < n; i++) {
-    size_t b0 = bucket(x, b[i].start), b1 = bucket(x, b[i].end);
-    for (size_t k = b0; k <= b1; k++)
-      x->first[k + 1]++;
-    x->mine_first[i + 1] = x->mine_first[i] + (b1 - b0 + 1);
-  }
-  for (size_t k = 0; k < x->nbuckets; k++)
-    x->first[k + 1] += x->first[k];
-  size_t total = x->first[x->nbuckets] + 1, *fill = vmem__alloc(alloc, (x->nbuckets + 1) * sizeof *fill);
-  x->entries = vmem__alloc(alloc, total * sizeof *x->entries);
-  x->mine = vmem__alloc(alloc, total * sizeof *x->mine);
-  if (!fill || !x->entries || !x->mine) {
-    vmem__free(alloc, fill);
-    return false;
-  }
-  memcpy(fill, x->first, x->nbuckets * sizeof *fill);
-  for (size_t i = 0; i < n; i++)
-    for (size_t k = bucket(x, b[i].start), m = x->mine_first[i]; k <= bucket(x, b[i].end); k++, m++) {
-      x->mine[m] = fill[k];
-      x->entries[fill[k]++] = (entry){b[i].start, INT64_MIN, 0, 0};
-    }
-  vmem__free(alloc, fill);
-  return true;
-}
-
-static void tindex_place(tindex *x, size_t i, int64_t end, uint64_t offset, uint64_t top) {
-  for (size_t m = x->mine_first[i]; m < x->mine_first[i + 1]; m++) {
-    entry *e = &x->entries[x->mine[m]];
-    e->end = end, e->offset = offset, e->top = top;
-  }
-}
-
-static void tindex_free(tindex *x, const vmem_allocator *alloc) {
-  vmem__free(alloc, x->first);
-  vmem__free(alloc, x->entries);
-  vmem__free(alloc, x->mine_first);
-  vmem__free(alloc, x->mine);
-}
-
-/* The chunks of the placed buffers that overlap [s, e] in time. */
-static size_t overlapping(const tindex *x, int64_t s, int64_t e, chunk *out) {
-  size_t n = 0, b0 = bucket(x, s), b1 = bucket(x, e);
-  for (size_t k = b0; k <= b1; k++) {
-    /* Counted in the first bucket both lives touch: in b0 always; past
-     * it, only what starts in this bucket (everything else was met in an
-     * earlier one). */
-    int64_t lo = k == b0 ? INT64_MIN : (int64_t)((uint64_t)x->t0 + (uint64_t)k * x->width);
-    for (const entry *p = x->entries + x->first[k], *end = x->entries + x->first[k + 1]; p < end; p++)
-      if (p->end >= s && p->start <= e && p->start >= lo)
-        out[n++] = (chunk){p->offset, p->top};
-  }
-  return n;
-}
 
 /* Chunks by offset, once per buffer: insertion sort when few, else an LSD
  * radix sort over the bytes in which the offsets differ (k log k compares
@@ -188,26 +86,175 @@ static void sort_chunks(chunk *c, chunk *tmp, size_t n) {
   }
 }
 
-/* The best-fit offset for `b` among the placed chunks that overlap it. */
-static bool best_fit(const vmem_heap_buffer *b, chunk *busy, chunk *tmp, size_t nbusy, uint64_t align,
-                     uint64_t *out) {
-  sort_chunks(busy, tmp, nbusy);
-  uint64_t free_from = 0, best = 0, best_len = UINT64_MAX;
-  bool found = false;
-  for (size_t i = 0; i <= nbusy; i++) {
-    uint64_t start, gap_end = i < nbusy ? busy[i].offset : UINT64_MAX;
-    if (!ck_round_up(free_from, align, &start))
-      return false;
-    if (i < nbusy && start < gap_end && gap_end - start >= b->size && gap_end - start < best_len) {
-      best = start, best_len = gap_end - start, found = true;
-    }
-    if (i == nbusy && !found)
-      best = start; /* the open top of the heap */
-    if (i < nbusy && busy[i].end > free_from)
-      free_from = busy[i].end;
+/* ---- the time index of placed buffers --------------------------------------
+ * Time is cut into buckets of `width` steps, at least the mean life; each
+ * placed buffer is listed in every bucket its life touches, and each
+ * bucket keeps its list sorted by offset (capacity counted once up front:
+ * about 3n entries). A buffer whose life lies in one bucket or a few — most
+ * of them — then meets its overlapping chunks already in offset order, by
+ * a merge of those lists, and best fit runs over them with no sort; a long
+ * life gathers its chunks and sorts them. A chunk listed in several of the
+ * buckets counts in the first the two lives share. XLA keeps an interval
+ * tree; an augmented treap was tried here first and spent its time on
+ * paths and cache misses, not results (docs/performance.md). */
+typedef struct entry {
+  int64_t start, end;
+  uint64_t offset, top; /* the chunk */
+} entry;
+
+typedef struct tindex {
+  int64_t t0;
+  uint64_t width;
+  size_t nbuckets;
+  size_t *first;    /* nbuckets + 1: each bucket's room in entries */
+  size_t *nplaced;  /* per bucket: its entries so far, sorted by offset */
+  entry *entries;
+} tindex;
+
+static size_t bucket(const tindex *x, int64_t t) { return (size_t)(((uint64_t)t - (uint64_t)x->t0) / x->width); }
+
+static int64_t bucket_start(const tindex *x, size_t k) { return (int64_t)((uint64_t)x->t0 + (uint64_t)k * x->width); }
+
+/* The buckets' layout: width from the mean life, no more than 2n + 1. */
+static void tindex_shape(tindex *x, const vmem_heap_buffer *b, size_t n) {
+  int64_t t0 = n ? b[0].start : 0, t1 = n ? b[0].end : 0;
+  uint64_t lives = 0;
+  for (size_t i = 0; i < n; i++) {
+    t0 = b[i].start < t0 ? b[i].start : t0;
+    t1 = b[i].end > t1 ? b[i].end : t1;
+    uint64_t d = (uint64_t)b[i].end - (uint64_t)b[i].start + 1;
+    lives = lives + d < lives ? UINT64_MAX : lives + d;
   }
-  *out = best;
+  uint64_t span = (uint64_t)t1 - (uint64_t)t0;
+  x->t0 = t0;
+  x->width = n && lives / n > 1 ? lives / n : 1;
+  if (span / x->width > 2 * (uint64_t)n)
+    x->width = span / (2 * (uint64_t)n + 1) + 1;
+  x->nbuckets = (size_t)(span / x->width) + 1;
+}
+
+static bool tindex_build(tindex *x, const vmem_heap_buffer *b, size_t n, const vmem_allocator *alloc) {
+  tindex_shape(x, b, n);
+  x->first = vmem__alloc(alloc, (x->nbuckets + 1) * sizeof *x->first);
+  x->nplaced = vmem__alloc(alloc, (x->nbuckets + 1) * sizeof *x->nplaced);
+  if (!x->first || !x->nplaced)
+    return false;
+  memset(x->first, 0, (x->nbuckets + 1) * sizeof *x->first);
+  memset(x->nplaced, 0, (x->nbuckets + 1) * sizeof *x->nplaced);
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = bucket(x, b[i].start); k <= bucket(x, b[i].end); k++)
+      x->first[k + 1]++;
+  for (size_t k = 0; k < x->nbuckets; k++)
+    x->first[k + 1] += x->first[k];
+  x->entries = vmem__alloc(alloc, (x->first[x->nbuckets] + 1) * sizeof *x->entries);
+  return x->entries != NULL;
+}
+
+static void tindex_free(tindex *x, const vmem_allocator *alloc) {
+  vmem__free(alloc, x->first);
+  vmem__free(alloc, x->nplaced);
+  vmem__free(alloc, x->entries);
+}
+
+/* Lists a placed buffer in each bucket of its life, in offset order. */
+static void tindex_place(tindex *x, int64_t start, int64_t end, uint64_t offset, uint64_t top) {
+  entry e = {start, end, offset, top};
+  for (size_t k = bucket(x, start); k <= bucket(x, end); k++) {
+    entry *a = x->entries + x->first[k];
+    size_t n = x->nplaced[k]++, lo = 0, hi = n;
+    while (lo < hi) { /* after every entry at the same offset */
+      size_t mid = lo + (hi - lo) / 2;
+      if (a[mid].offset <= e.offset)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    memmove(a + lo + 1, a + lo, (n - lo) * sizeof *a);
+    a[lo] = e;
+  }
+}
+
+/* Whether bucket k's entry p counts for a query over [s, e] starting in
+ * bucket b0: it overlaps in time, and k is the first bucket both share. */
+static bool counts(const tindex *x, const entry *p, size_t k, size_t b0, int64_t s, int64_t e) {
+  return p->end >= s && p->start <= e && (k == b0 || p->start >= bucket_start(x, k));
+}
+
+/* ---- best fit over chunks in offset order ------------------------------------ */
+
+typedef struct fit {
+  uint64_t size, align, free_from, best, best_len;
+  bool found, overflow;
+} fit;
+
+/* free_from rounded up to the alignment: a mask when it is a power of two
+ * (a division per chunk was a visible share of the packing). */
+static bool align_up(const fit *f, uint64_t *out) {
+  if ((f->align & (f->align - 1)) == 0) {
+    if (f->free_from > UINT64_MAX - (f->align - 1))
+      return false;
+    *out = (f->free_from + f->align - 1) & ~(f->align - 1);
+    return true;
+  }
+  return ck_round_up(f->free_from, f->align, out);
+}
+
+/* The gap below this chunk, then past it. */
+static void fit_chunk(fit *f, uint64_t offset, uint64_t top) {
+  uint64_t start;
+  if (!align_up(f, &start)) {
+    f->overflow = true;
+    return;
+  }
+  if (start < offset && offset - start >= f->size && offset - start < f->best_len)
+    f->best = start, f->best_len = offset - start, f->found = true;
+  if (top > f->free_from)
+    f->free_from = top;
+}
+
+/* The smallest gap that fits, else the open top of the heap. */
+static bool fit_end(fit *f, uint64_t *out) {
+  uint64_t start;
+  if (f->overflow || !align_up(f, &start))
+    return false;
+  *out = f->found ? f->best : start;
   return true;
+}
+
+enum { MERGE = 4 }; /* lives over at most this many buckets merge their lists */
+
+/* The placed chunks overlapping [s, e], fed to f in offset order. */
+static void fit_query(const tindex *x, int64_t s, int64_t e, fit *f, chunk *busy, chunk *tmp) {
+  size_t b0 = bucket(x, s), b1 = bucket(x, e), nb = b1 - b0 + 1;
+  if (nb > MERGE) { /* a long life: gather, sort, then fit */
+    size_t n = 0;
+    for (size_t k = b0; k <= b1; k++)
+      for (const entry *p = x->entries + x->first[k], *end = p + x->nplaced[k]; p < end; p++)
+        if (counts(x, p, k, b0, s, e))
+          busy[n++] = (chunk){p->offset, p->top};
+    sort_chunks(busy, tmp, n);
+    for (size_t i = 0; i < n; i++)
+      fit_chunk(f, busy[i].offset, busy[i].end);
+    return;
+  }
+  const entry *cur[MERGE], *end[MERGE];
+  for (size_t j = 0; j < nb; j++) {
+    cur[j] = x->entries + x->first[b0 + j], end[j] = cur[j] + x->nplaced[b0 + j];
+    while (cur[j] < end[j] && !counts(x, cur[j], b0 + j, b0, s, e))
+      cur[j]++;
+  }
+  for (;;) { /* the lowest offset among the cursors, then that cursor's next */
+    size_t m = MERGE;
+    for (size_t j = 0; j < nb; j++)
+      if (cur[j] < end[j] && (m == MERGE || cur[j]->offset < cur[m]->offset))
+        m = j;
+    if (m == MERGE)
+      return;
+    fit_chunk(f, cur[m]->offset, cur[m]->top);
+    do
+      cur[m]++;
+    while (cur[m] < end[m] && !counts(x, cur[m], b0 + m, b0, s, e));
+  }
 }
 
 /* An allocation (+size at start) or a free (-size at end + 1, past the
@@ -225,8 +272,49 @@ static int by_time(const void *x, const void *y) {
   return (a->sign > b->sign) - (a->sign < b->sign);
 }
 
+/* The same sweep over a dense timeline when the schedule is no longer than
+ * a few times the buffers (the usual case): sums per step instead of a sort
+ * of 2n events. Returns false when the span is too long for it. */
+static bool live_peak_dense(const vmem_heap_buffer *bufs, size_t n, int64_t *when, uint64_t *peak,
+                            const vmem_allocator *alloc) {
+  int64_t t0 = bufs[0].start, t1 = bufs[0].end;
+  for (size_t i = 0; i < n; i++) {
+    t0 = bufs[i].start < t0 ? bufs[i].start : t0;
+    t1 = bufs[i].end > t1 ? bufs[i].end : t1;
+  }
+  uint64_t span = (uint64_t)t1 - (uint64_t)t0 + 2;
+  if (span > 4 * (uint64_t)n + 1024)
+    return false;
+  uint64_t *add = vmem__alloc(alloc, (size_t)span * sizeof *add), *rem = vmem__alloc(alloc, (size_t)span * sizeof *rem);
+  if (!add || !rem) {
+    vmem__free(alloc, add);
+    vmem__free(alloc, rem);
+    return false;
+  }
+  memset(add, 0, (size_t)span * sizeof *add);
+  memset(rem, 0, (size_t)span * sizeof *rem);
+  for (size_t i = 0; i < n; i++) {
+    add[(uint64_t)bufs[i].start - (uint64_t)t0] += bufs[i].size;
+    rem[(uint64_t)bufs[i].end - (uint64_t)t0 + 1] += bufs[i].size;
+  }
+  uint64_t live = 0;
+  *peak = 0, *when = 0;
+  for (uint64_t t = 0; t < span; t++) { /* frees first at a step, then allocations */
+    live = live - rem[t] + add[t];
+    if (live > *peak)
+      *peak = live, *when = (int64_t)((uint64_t)t0 + t);
+  }
+  vmem__free(alloc, add);
+  vmem__free(alloc, rem);
+  return true;
+}
+
 /* The peak of the sum of live sizes over time, and the first step at it. */
-static uint64_t live_peak(const vmem_heap_buffer *bufs, size_t n, event *ev, int64_t *when) {
+static uint64_t live_peak(const vmem_heap_buffer *bufs, size_t n, event *ev, int64_t *when,
+                          const vmem_allocator *alloc) {
+  uint64_t dense;
+  if (n && live_peak_dense(bufs, n, when, &dense, alloc))
+    return dense;
   for (size_t i = 0; i < n; i++) {
     ev[2 * i] = (event){bufs[i].start, 1, bufs[i].size};
     ev[2 * i + 1] = (event){bufs[i].end + 1, -1, bufs[i].size};
@@ -266,25 +354,27 @@ static vmem_status pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vm
     st = VMEM_ERR_NOMEM;
   }
   for (size_t i = 0; st == VMEM_OK && i < n; i++)
-    o[i] = (order){&bufs[i], i};
+    o[i] = (order){bufs[i].size, bufs[i].floor, bufs[i].start, bufs[i].end, i};
   if (st == VMEM_OK)
     qsort(o, n, sizeof *o, sort_order);
   for (size_t i = 0; st == VMEM_OK && i < n; i++) {
-    vmem_heap_buffer *b = &bufs[o[i].index];
-    size_t nbusy = overlapping(&x, b->start, b->end, busy);
-    uint64_t end;
-    if (b->floor) /* the reservations below it: one busy chunk from 0 */
-      busy[nbusy++] = (chunk){0, b->floor};
-    if (!best_fit(b, busy, tmp, nbusy, alignment, &b->offset) || !ck_add(b->offset, b->size, &end)) {
-      err_set(err, VMEM_ERR_OVERFLOW, o[i].index, "heap: offsets past 2^64 bytes");
+    const order *b = &o[i];
+    fit f = {b->size, alignment, 0, 0, UINT64_MAX, false, false};
+    if (b->floor) /* the reservations below it: one busy chunk from 0, the lowest offset */
+      fit_chunk(&f, 0, b->floor);
+    fit_query(&x, b->start, b->end, &f, busy, tmp);
+    uint64_t offset, end;
+    if (!fit_end(&f, &offset) || !ck_add(offset, b->size, &end)) {
+      err_set(err, VMEM_ERR_OVERFLOW, b->index, "heap: offsets past 2^64 bytes");
       st = VMEM_ERR_OVERFLOW;
       break;
     }
-    tindex_place(&x, o[i].index, b->end, b->offset, end);
+    bufs[b->index].offset = offset;
+    tindex_place(&x, b->start, b->end, offset, end);
     out->heap_bytes = end > out->heap_bytes ? end : out->heap_bytes;
   }
   if (st == VMEM_OK)
-    out->lower_bound_bytes = live_peak(bufs, n, ev, &out->peak_time);
+    out->lower_bound_bytes = live_peak(bufs, n, ev, &out->peak_time, alloc);
   vmem__free(alloc, ev);
   vmem__free(alloc, o);
   vmem__free(alloc, busy);
