@@ -414,15 +414,23 @@ static void print_summary(const report *r, size_t top) {
   size_t nb = big ? largest(r, big, top) : 0;
   if (nb)
     fprintf(CLI_OUT, "\nlargest buffers:\n");
+  static const int right_big[] = {1, 1, 0, 0, 0};
+  table_init(&tb, 5, right_big);
   for (size_t i = 0; i < nb; i++) {
-    char b[32], nm[64], sh[104];
+    char num[32], b[48], nm[64], sh[104], in[72];
     char *s = shape_text(big[i]->laid);
     vmem_str full = {s ? s : "", s ? strlen(s) : 0};
     vmem_str cn = vmem_hlo_computation_name(vmem_hlo_instruction_parent(big[i]->in));
-    fprintf(CLI_OUT, "  %2zu. %9s  %%%s  %s  (in %%%.*s)\n", i + 1, cli_human(b, sizeof b, big[i]->size.bytes),
-           cut(nm, 48, vmem_hlo_instruction_name(big[i]->in)), cut(sh, 100, full), (int)cn.len, cn.ptr);
+    snprintf(num, sizeof num, "  %zu.", i + 1);
+    nm[0] = '%';
+    cut(nm + 1, 48, vmem_hlo_instruction_name(big[i]->in));
+    snprintf(in, sizeof in, "(in %%%.*s)", (int)(cn.len > 60 ? 60 : cn.len), cn.ptr);
+    table_add(&tb, num, cli_human(b, sizeof b, big[i]->size.bytes), nm, cut(sh, 100, full), in);
     free(s);
   }
+  if (nb)
+    table_print(&tb, CLI_OUT);
+  table_free(&tb);
   free(big);
 }
 
