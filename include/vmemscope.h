@@ -554,9 +554,18 @@ typedef struct vmem_program_options {
   bool tight;                  /* a kernel reserves its footprint, not its limit */
 } vmem_program_options;
 
+/** Steps in a row that reserve the same scoped bytes at offset 0. */
+typedef struct vmem_program_reservation {
+  int64_t start, end;      /* inclusive steps */
+  uint64_t bytes;
+  const vmem_hlo_instruction *instruction; /* the first step's */
+} vmem_program_reservation;
+
 typedef struct vmem_program {
   size_t count;
   vmem_program_buffer *buffers; /* by start time */
+  size_t nreservations;
+  vmem_program_reservation *reservations; /* the steps that reserve, run-length: the timeline's floor */
   uint64_t peak_bytes;          /* the packed heap of the values alone */
   uint64_t used_bytes;          /* with each step's scoped reservation at offset 0 */
   uint64_t scoped_reservation_bytes; /* the largest reservation */

@@ -126,6 +126,7 @@ def attention(browser):
                 check_kernel(dom, ins["kernel"])
     prog = doc["program"]
     assert len(dom.find("rect", **{"class": "buf"})) == len(prog["buffers"])
+    assert len(dom.find("rect", **{"class": "reservation"})) == len(prog["reservations"]) > 0
     assert dom.find("line", id="peak"), "no peak marker"
     assert "peak, step %d" % prog["peak_time"] in dom.text
     assert dom.find("table", id="peak-by-size") and dom.find("table", id="peak-by-waste")

@@ -245,6 +245,11 @@ static void test_live_ranges(void **state) {
   assert_int_equal(vmem_hlo_program_vmem(m, vmem_target_find("v5e", 3), &o, &p, NULL, &err), VMEM_OK);
   assert_int_equal(p.scoped_reservation_bytes, 1 << 20);
   assert_int_equal(p.used_bytes, (1 << 20) + 3 * 4096);
+  assert_int_equal(p.nreservations, 1); /* the multiply's step alone */
+  assert_int_equal(p.reservations[0].start, 2);
+  assert_int_equal(p.reservations[0].end, 2);
+  assert_int_equal(p.reservations[0].bytes, 1 << 20);
+  assert_ptr_equal(p.reservations[0].instruction, p.largest_reservation);
   assert_int_equal(p.peak_bytes, 3 * 4096);
   for (size_t i = 0; i < 3; i++)
     assert_true(p.buffers[i].offset >= (1 << 20));

@@ -534,6 +534,18 @@ static void print_peak(const vmem_program *p, const vmem_program_buffer *const *
   char a[48], b[48], c[48];
   fprintf(CLI_OUT, "\nlive at the peak, step %" PRId64 " (%s):\n", p->peak_time,
          cli_bytes(a, sizeof a, p->lower_bound_bytes));
+  for (size_t i = 0; i < p->nreservations; i++) {
+    const vmem_program_reservation *v = &p->reservations[i];
+    if (v->start > p->peak_time || v->end < p->peak_time)
+      continue;
+    vmem_str n = v->instruction ? vmem_hlo_instruction_name(v->instruction) : (vmem_str){"", 0};
+    if (v->start == v->end)
+      fprintf(CLI_OUT, "  %9s  scoped reservation of %%%.*s at offset 0, step %" PRId64 "\n",
+              cli_human(b, sizeof b, v->bytes), (int)(n.len > 48 ? 48 : n.len), n.ptr, v->start);
+    else
+      fprintf(CLI_OUT, "  %9s  scoped reservations at offset 0, steps [%" PRId64 ", %" PRId64 "] (%%%.*s first)\n",
+              cli_human(b, sizeof b, v->bytes), v->start, v->end, (int)(n.len > 48 ? 48 : n.len), n.ptr);
+  }
   for (size_t i = 0; i < p->count; i++) {
     const vmem_program_buffer *v = big[i];
     if (v->start > p->peak_time || v->end < p->peak_time)
@@ -811,6 +823,18 @@ static json_t *json_report(report *r, size_t top) {
       json_array_append_new(bufs, o);
     }
     json_object_set_new(pj, "buffers", bufs);
+    json_t *resv = json_array();
+    for (size_t i = 0; i < p->nreservations; i++) {
+      const vmem_program_reservation *v = &p->reservations[i];
+      json_t *o = json_object();
+      json_object_set_new(o, "start", json_integer((json_int_t)v->start));
+      json_object_set_new(o, "end", json_integer((json_int_t)v->end));
+      json_object_set_new(o, "bytes", json_integer((json_int_t)v->bytes));
+      json_object_set_new(o, "instruction", v->instruction ? json_str(vmem_hlo_instruction_name(v->instruction))
+                                                           : json_null());
+      json_array_append_new(resv, o);
+    }
+    json_object_set_new(pj, "reservations", resv);
     json_object_set_new(root, "program", pj);
   }
   return root;

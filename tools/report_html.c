@@ -308,12 +308,19 @@ static void timeline_svg(FILE *f, const json_t *p) {
   double xs = (SVG_W - 60) / (double)(steps ? steps : 1), ys = (h - 40) / (double)(top ? top : 1);
   char b[32];
   fprintf(f, "<svg id=\"timeline\" width=\"%d\" height=\"%d\" role=\"img\">\n", SVG_W, h);
-  fprintf(f, "<rect x=\"40\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f3e5c0\"><title>largest scoped "
-             "reservation: ",
-          h - 20 - ys * (double)jbytes(p, "scoped_reservation_bytes"), xs * (double)steps,
-          ys * (double)jbytes(p, "scoped_reservation_bytes"));
-  title_bytes(f, jbytes(p, "scoped_reservation_bytes"));
-  fputs(" at offset 0 (modelled)</title></rect>\n", f);
+  const json_t *resv = json_object_get(p, "reservations");
+  for (size_t i = 0; i < json_array_size(resv) && i < MAX_RECTS; i++) {
+    const json_t *v = json_array_get(resv, i);
+    uint64_t st = jbytes(v, "start"), en = jbytes(v, "end"), by = jbytes(v, "bytes");
+    fprintf(f, "<rect class=\"reservation\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+               "fill=\"#f3e5c0\"><title>%s",
+            40 + xs * (double)st, h - 20 - ys * (double)by, xs * (double)(en - st + 1), ys * (double)by,
+            st == en ? "scoped reservation of " : "scoped reservations, the first of ");
+    esc(f, jstr(v, "instruction"));
+    fputs(": ", f);
+    title_bytes(f, by);
+    fprintf(f, " at offset 0, steps %" PRIu64 "..%" PRIu64 "</title></rect>\n", st, en);
+  }
   for (size_t i = 0; i < json_array_size(bufs) && i < MAX_RECTS; i++)
     timeline_rect(f, json_array_get(bufs, i), xs, ys, h);
   double px = 40 + xs * ((double)peak_t + 0.5), cy = h - 20 - ys * (double)cap;
@@ -384,8 +391,8 @@ static void program_section(FILE *f, const json_t *p) {
   }
   timeline_svg(f, p);
   fputs("<p class=\"note\">x: schedule step; y: VMEM offset. Each rectangle is a memory-space-1 value placed by "
-        "best-fit packing (exact sizes, <span class=\"model\">modelled</span> placement); the shaded band is the "
-        "largest scoped reservation at offset 0.</p>\n",
+        "best-fit packing (exact sizes, <span class=\"model\">modelled</span> placement); shaded from offset 0, each "
+        "step's scoped reservation.</p>\n",
         f);
   size_t n = 0;
   json_t **live = malloc((json_array_size(bufs) + 1) * sizeof *live);

@@ -537,6 +537,30 @@ static void walk_free(pg_walk *w) {
     vmem__free(w->alloc, blocks[i]);
 }
 
+/* The per-step reservations, run-length encoded, those of 0 bytes left out. */
+static bool keep_reservations(vmem_program *p, const pg_walk *w) {
+  size_t n = 0;
+  for (int64_t t = 0; t < w->t; t++)
+    n += w->resv[t] && (t == 0 || w->resv[t] != w->resv[t - 1]);
+  if (!n)
+    return true;
+  p->reservations = vmem__alloc(w->alloc, n * sizeof *p->reservations);
+  if (!p->reservations) {
+    err_set(w->err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return false;
+  }
+  for (int64_t t = 0; t < w->t; t++) {
+    if (!w->resv[t])
+      continue;
+    vmem_program_reservation *last = p->nreservations ? &p->reservations[p->nreservations - 1] : NULL;
+    if (last && last->end == t - 1 && last->bytes == w->resv[t])
+      last->end = t;
+    else
+      p->reservations[p->nreservations++] = (vmem_program_reservation){t, t, w->resv[t], w->resv_in[t]};
+  }
+  return true;
+}
+
 vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m, const vmem_target *t, const vmem_program_options *opt,
                                   vmem_program *out, const vmem_allocator *alloc, vmem_error *err) {
   static const vmem_program_options none = {0, 0, false};
@@ -563,6 +587,8 @@ vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m, const vmem_target *t
       qsort(out->buffers, out->count, sizeof *out->buffers, by_start);
     st = pack(out, &w, w.opt->alignment ? w.opt->alignment : 1, err);
   }
+  if (st == VMEM_OK && !keep_reservations(out, &w))
+    st = err->code;
   walk_free(&w);
   if (st != VMEM_OK)
     vmem_program_free(out);
@@ -570,9 +596,10 @@ vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m, const vmem_target *t
 }
 
 void vmem_program_free(vmem_program *p) {
-  if (p && p->buffers) {
-    vmem__free(p->alloc, p->buffers);
-    p->buffers = NULL;
-    p->count = 0;
-  }
+  if (!p)
+    return;
+  vmem__free(p->alloc, p->buffers);
+  vmem__free(p->alloc, p->reservations);
+  p->buffers = NULL, p->count = 0;
+  p->reservations = NULL, p->nreservations = 0;
 }
