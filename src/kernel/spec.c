@@ -395,7 +395,10 @@ static bool read_operand(sreader *r, json_t *spec, const char *path, vmem_operan
   op->pub.role = role;
   for (size_t d = 0; d < VMEM_KERNEL_MAX_RANK; d++)
     op->pub.block_param[d] = -1;
-  const char *nm = json_string_value(json_object_get(spec, "name"));
+  json_t *name = json_object_get(spec, "name");
+  if (name && !json_is_string(name))
+    return fail(r, VMEM_ERR_SYNTAX, "%s.name: expected a string", path);
+  const char *nm = json_string_value(name);
   op->pub.name = arena_strndup(&k->a, nm ? nm : path, strlen(nm ? nm : path));
   if (role == VMEM_ROLE_SCALAR_PREFETCH)
     op->pub.space = VMEM_SPACE_SMEM;
@@ -514,7 +517,10 @@ static bool read_kernel(sreader *r) {
   k->roles_inferred = true; /* a spec says which operands are outputs */
   if (!json_is_object(r->root))
     return fail(r, VMEM_ERR_SYNTAX, "a kernel spec is a JSON object");
-  const char *nm = json_string_value(json_object_get(r->root, "name"));
+  json_t *name = json_object_get(r->root, "name");
+  if (name && !json_is_string(name))
+    return fail(r, VMEM_ERR_SYNTAX, "name: expected a string");
+  const char *nm = json_string_value(name);
   k->name = arena_strndup(&k->a, nm ? nm : "kernel", strlen(nm ? nm : "kernel"));
   json_t *lim = json_object_get(r->root, "vmem_limit_bytes"), *is = json_object_get(r->root, "internal_scratch_in_bytes");
   if (lim && (!json_is_integer(lim) || json_integer_value(lim) < 0))

@@ -1,0 +1,1 @@
+$VMEMSCOPE check spec_operand_name_list.json

@@ -1,0 +1,1 @@
+$VMEMSCOPE report spec_name_number.json -o /dev/null
