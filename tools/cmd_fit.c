@@ -380,7 +380,7 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
   table_init(&tb, sp->padding ? 9 : 8, right);
   table_add(&tb, "#", "PARAMS", "SCOPED", "NEEDED", "TIME", "BOUND", "INTENSITY", "STEPS", "WASTE");
   for (size_t i = 0; i < s->fitting && i < top; i++) {
-    char n[16], ps[256], in[32], st[32], w[32];
+    char n[24], ps[256], in[32], st[32], w[32];
     vmem_eval e;
     eval_cand(tpl, sp, s->fit[i].index, &e);
     snprintf(n, sizeof n, "%zu", i + 1);
