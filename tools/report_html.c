@@ -413,92 +413,83 @@ static void program_section(FILE *f, const json_t *p) {
 
 /* ---- documents -------------------------------------------------------------- */
 
-static void hlo_bars(FILE *f, const json_t *doc) {
+/* A section of bars; `none` when there are none. Frees the bars. */
+static void bars_section(FILE *f, const char *title, bar *bars, size_t n, const char *none) {
+  fprintf(f, "<section id=\"scoped\"><h2>%s</h2>\n", title);
+  if (n)
+    bars_svg(f, bars, n);
+  else if (none)
+    fprintf(f, "<p class=\"note\">%s</p>\n", none);
+  fputs("</section>\n", f);
+  free(bars);
+}
+
+static bar kernel_bar(const char *name, const json_t *k) {
+  return (bar){name, "kernel, exact", jbytes(k, "scoped_bytes"), jbytes(k, "limit_bytes")};
+}
+
+/* The kernel objects of a document's items (HLO instructions, StableHLO
+ * ops), each `kernel` that could be sized; malloc'd, NULL when none. */
+static const json_t **kernels_of(const json_t **items, size_t n, size_t *nk) {
+  const json_t **ks = malloc((n + 1) * sizeof *ks);
+  *nk = 0;
+  for (size_t i = 0; ks && i < n; i++) {
+    const json_t *k = json_object_get(items[i], "kernel");
+    if (k && json_object_get(k, "allocations"))
+      ks[(*nk)++] = k;
+  }
+  return ks;
+}
+
+/* Every instruction of every computation, in order; malloc'd. */
+static const json_t **instructions_of(const json_t *doc, size_t *n) {
   const json_t *comps = json_object_get(doc, "computations");
-  size_t cap = 0, n = 0;
+  size_t cap = 0;
   for (size_t c = 0; c < json_array_size(comps); c++)
     cap += json_array_size(json_object_get(json_array_get(comps, c), "instructions"));
-  bar *bars = malloc((cap + 1) * sizeof *bars);
-  for (size_t c = 0; bars && c < json_array_size(comps); c++) {
+  const json_t **all = malloc((cap + 1) * sizeof *all);
+  *n = 0;
+  for (size_t c = 0; all && c < json_array_size(comps); c++) {
     const json_t *ins = json_object_get(json_array_get(comps, c), "instructions");
-    for (size_t i = 0; i < json_array_size(ins); i++) {
-      const json_t *in = json_array_get(ins, i), *k = json_object_get(in, "kernel");
-      if (k && json_object_get(k, "scoped_bytes"))
-        bars[n++] = (bar){jstr(in, "name"), "kernel, exact", jbytes(k, "scoped_bytes"), jbytes(k, "limit_bytes")};
-      else if (json_is_integer(json_object_get(in, "used_scoped_bytes")) && jbytes(in, "vmem_limit_bytes"))
-        bars[n++] = (bar){jstr(in, "name"), "the compiler's used figure", jbytes(in, "used_scoped_bytes"),
-                          jbytes(in, "vmem_limit_bytes")};
-      else if (jtrue(json_object_get(in, "scoped_model"), "likely_compiler_oom"))
-        bars[n++] = (bar){jstr(in, "name"), "modelled minimum", jbytes(json_object_get(in, "scoped_model"), "min_bytes"),
-                          jbytes(json_object_get(in, "scoped_model"), "limit_bytes")};
-    }
+    for (size_t i = 0; i < json_array_size(ins); i++)
+      all[(*n)++] = json_array_get(ins, i);
   }
-  fputs("<section id=\"scoped\"><h2>Scoped VMEM per instruction</h2>\n", f);
-  if (n)
-    bars_svg(f, bars, n);
-  else
-    fputs("<p class=\"note\">No instruction carries a Pallas kernel or a used scoped figure.</p>\n", f);
-  fputs("</section>\n", f);
-  free(bars);
+  return all;
 }
 
-static void hlo_kernels(FILE *f, const json_t *doc, uint64_t physical) {
-  const json_t *comps = json_object_get(doc, "computations");
-  for (size_t c = 0; c < json_array_size(comps); c++) {
-    const json_t *ins = json_object_get(json_array_get(comps, c), "instructions");
-    for (size_t i = 0; i < json_array_size(ins); i++) {
-      const json_t *k = json_object_get(json_array_get(ins, i), "kernel");
-      if (k && json_object_get(k, "allocations"))
-        kernel_section(f, k, physical);
-    }
-  }
-}
-
-/* StableHLO: each tpu_custom_call op's kernel, named by its result and kernel. */
-static void stablehlo_doc(FILE *f, const json_t *doc, uint64_t physical) {
-  const json_t *ops = json_object_get(doc, "ops");
-  bar *bars = malloc((json_array_size(ops) + 1) * sizeof *bars);
-  size_t n = 0;
-  for (size_t i = 0; bars && i < json_array_size(ops); i++) {
-    const json_t *k = json_object_get(json_array_get(ops, i), "kernel");
-    if (k && json_object_get(k, "scoped_bytes"))
-      bars[n++] = (bar){jstr(k, "name"), "kernel, exact", jbytes(k, "scoped_bytes"), jbytes(k, "limit_bytes")};
-  }
-  fputs("<section id=\"scoped\"><h2>Scoped VMEM per Pallas kernel</h2>\n", f);
-  if (n)
-    bars_svg(f, bars, n);
+/* An instruction's scoped figure: its kernel's (exact), the compiler's
+ * used one, or the model's minimum when that is over the limit. */
+static bool instruction_bar(const json_t *in, bar *out) {
+  const json_t *k = json_object_get(in, "kernel"), *sm = json_object_get(in, "scoped_model");
+  if (k && json_object_get(k, "scoped_bytes"))
+    *out = kernel_bar(jstr(in, "name"), k);
+  else if (json_is_integer(json_object_get(in, "used_scoped_bytes")) && jbytes(in, "vmem_limit_bytes"))
+    *out = (bar){jstr(in, "name"), "the compiler's used figure", jbytes(in, "used_scoped_bytes"),
+                 jbytes(in, "vmem_limit_bytes")};
+  else if (jtrue(sm, "likely_compiler_oom"))
+    *out = (bar){jstr(in, "name"), "modelled minimum", jbytes(sm, "min_bytes"), jbytes(sm, "limit_bytes")};
   else
-    fputs("<p class=\"note\">No tpu_custom_call with a readable kernel.</p>\n", f);
-  fputs("</section>\n", f);
-  free(bars);
-  for (size_t i = 0; i < json_array_size(ops); i++) {
-    const json_t *k = json_object_get(json_array_get(ops, i), "kernel");
-    if (k && json_object_get(k, "allocations"))
-      kernel_section(f, k, physical);
-  }
+    return false;
+  return true;
 }
 
 /* Standard ops whose modelled minimum exceeds their limit. */
-static void hlo_diagnostics(FILE *f, const json_t *doc) {
-  const json_t *comps = json_object_get(doc, "computations");
+static void hlo_diagnostics(FILE *f, const json_t **ins, size_t n) {
   bool any = false;
-  for (size_t c = 0; c < json_array_size(comps); c++) {
-    const json_t *ins = json_object_get(json_array_get(comps, c), "instructions");
-    for (size_t i = 0; i < json_array_size(ins); i++) {
-      const json_t *in = json_array_get(ins, i), *sm = json_object_get(in, "scoped_model");
-      if (!jtrue(sm, "likely_compiler_oom"))
-        continue;
-      char a[32], b[32];
-      if (!any)
-        fputs("<section id=\"diagnostics\"><h2>Likely compiler-side OOM (modelled)</h2>\n<ul class=\"diag\">\n", f);
-      any = true;
-      fputs("<li><code>%", f);
-      esc(f, jstr(in, "name"));
-      fputs("</code> (", f);
-      esc(f, jstr(in, "opcode"));
-      fprintf(f, ", rule %s): needs at least %s of scoped VMEM against its limit %s</li>\n", jstr(sm, "rule"),
-              human(a, sizeof a, jbytes(sm, "min_bytes")), human(b, sizeof b, jbytes(sm, "limit_bytes")));
-    }
+  for (size_t i = 0; i < n; i++) {
+    const json_t *sm = json_object_get(ins[i], "scoped_model");
+    if (!jtrue(sm, "likely_compiler_oom"))
+      continue;
+    char a[32], b[32];
+    if (!any)
+      fputs("<section id=\"diagnostics\"><h2>Likely compiler-side OOM (modelled)</h2>\n<ul class=\"diag\">\n", f);
+    any = true;
+    fputs("<li><code>%", f);
+    esc(f, jstr(ins[i], "name"));
+    fputs("</code> (", f);
+    esc(f, jstr(ins[i], "opcode"));
+    fprintf(f, ", rule %s): needs at least %s of scoped VMEM against its limit %s</li>\n", jstr(sm, "rule"),
+            human(a, sizeof a, jbytes(sm, "min_bytes")), human(b, sizeof b, jbytes(sm, "limit_bytes")));
   }
   if (any)
     fputs("</ul>\n<p>A standard op the compiler cannot fit is the compiler's to fix: report it with "
@@ -506,32 +497,58 @@ static void hlo_diagnostics(FILE *f, const json_t *doc) {
           "<code>--xla_tpu_scoped_vmem_limit_kib</code> may let it compile meanwhile.</p></section>\n", f);
 }
 
+/* The bars of a list of kernels, then each kernel's section. */
+static void kernels_report(FILE *f, const char *title, const json_t **ks, size_t n, uint64_t physical) {
+  bar *bars = malloc((n + 1) * sizeof *bars);
+  for (size_t i = 0; bars && i < n; i++)
+    bars[i] = kernel_bar(jstr(ks[i], "name"), ks[i]);
+  bars_section(f, title, bars, bars ? n : 0, "No tpu_custom_call with a readable kernel.");
+  for (size_t i = 0; i < n; i++)
+    kernel_section(f, ks[i], physical);
+}
+
+static void hlo_doc(FILE *f, const json_t *doc, uint64_t physical) {
+  size_t n = 0, nb = 0, nk = 0;
+  const json_t **ins = instructions_of(doc, &n), **ks = ins ? kernels_of(ins, n, &nk) : NULL;
+  bar *bars = malloc((n + 1) * sizeof *bars);
+  for (size_t i = 0; bars && ins && i < n; i++)
+    nb += instruction_bar(ins[i], &bars[nb]);
+  bars_section(f, "Scoped VMEM per instruction", bars, nb,
+               "No instruction carries a Pallas kernel or a used scoped figure.");
+  if (ins)
+    hlo_diagnostics(f, ins, n);
+  for (size_t i = 0; ks && i < nk; i++)
+    kernel_section(f, ks[i], physical);
+  free(ks);
+  free(ins);
+  if (json_object_get(doc, "program"))
+    program_section(f, json_object_get(doc, "program"));
+}
+
+/* An array's items as a C array, for the helpers above; malloc'd. */
+static const json_t **items_of(const json_t *arr, size_t *n) {
+  *n = json_array_size(arr);
+  const json_t **out = malloc((*n + 1) * sizeof *out);
+  for (size_t i = 0; out && i < *n; i++)
+    out[i] = json_array_get(arr, i);
+  return out;
+}
+
+/* A kernel document, StableHLO (each tpu_custom_call's kernel), or HLO. */
 static void check_doc(FILE *f, const json_t *doc, uint64_t physical) {
-  const json_t *ks = json_object_get(doc, "kernels"), *p = json_object_get(doc, "program");
-  if (json_object_get(doc, "ops")) {
-    stablehlo_doc(f, doc, physical);
+  const json_t *ks = json_object_get(doc, "kernels"), *ops = json_object_get(doc, "ops");
+  if (!ks && !ops) {
+    hlo_doc(f, doc, physical);
     return;
   }
-  if (ks) {
-    bar *bars = malloc((json_array_size(ks) + 1) * sizeof *bars);
-    size_t n = 0;
-    for (size_t i = 0; bars && i < json_array_size(ks); i++) {
-      const json_t *k = json_array_get(ks, i);
-      bars[n++] = (bar){jstr(k, "name"), "kernel, exact", jbytes(k, "scoped_bytes"), jbytes(k, "limit_bytes")};
-    }
-    fputs("<section id=\"scoped\"><h2>Scoped VMEM per kernel</h2>\n", f);
-    bars_svg(f, bars, n);
-    fputs("</section>\n", f);
-    free(bars);
-    for (size_t i = 0; i < json_array_size(ks); i++)
-      kernel_section(f, json_array_get(ks, i), physical);
-    return;
-  }
-  hlo_bars(f, doc);
-  hlo_diagnostics(f, doc);
-  hlo_kernels(f, doc, physical);
-  if (p)
-    program_section(f, p);
+  size_t n = 0, nk = 0;
+  const json_t **items = items_of(ks ? ks : ops, &n), **kernels = items && ops ? kernels_of(items, n, &nk) : NULL;
+  if (ks)
+    kernels_report(f, "Scoped VMEM per kernel", items, items ? n : 0, physical);
+  else
+    kernels_report(f, "Scoped VMEM per Pallas kernel", kernels, kernels ? nk : 0, physical);
+  free(kernels);
+  free(items);
 }
 
 static void explain_sizes(FILE *f, const json_t *e) {
@@ -585,11 +602,8 @@ static void explain_doc(FILE *f, const json_t *doc) {
       bars[n++] = (bar){*jstr(e, "instruction") ? jstr(e, "instruction") : jstr(e, "kind"), "as the log prints it",
                         jbytes(e, "size_bytes"), jbytes(e, "limit_bytes")};
   }
-  fputs("<section id=\"scoped\"><h2>Scoped VMEM the log reports</h2>\n", f);
-  if (n)
-    bars_svg(f, bars, n);
-  free(bars);
-  fputs("</section>\n<section id=\"diagnostics\"><h2>Diagnostics and remedies</h2>\n", f);
+  bars_section(f, "Scoped VMEM the log reports", bars, n, NULL);
+  fputs("<section id=\"diagnostics\"><h2>Diagnostics and remedies</h2>\n", f);
   for (size_t i = 0; i < json_array_size(es); i++)
     explain_error(f, json_array_get(es, i));
   if (!json_array_size(es))
@@ -657,14 +671,12 @@ static void fit_doc(FILE *f, const json_t *doc) {
 
 /* How many standard ops the model flags (check's warning, not its exit status). */
 static size_t flagged(const json_t *doc) {
-  const json_t *comps = json_object_get(doc, "computations");
-  size_t n = 0;
-  for (size_t c = 0; c < json_array_size(comps); c++) {
-    const json_t *ins = json_object_get(json_array_get(comps, c), "instructions");
-    for (size_t i = 0; i < json_array_size(ins); i++)
-      n += jtrue(json_object_get(json_array_get(ins, i), "scoped_model"), "likely_compiler_oom");
-  }
-  return n;
+  size_t n = 0, k = 0;
+  const json_t **ins = instructions_of(doc, &n);
+  for (size_t i = 0; ins && i < n; i++)
+    k += jtrue(json_object_get(ins[i], "scoped_model"), "likely_compiler_oom");
+  free(ins);
+  return k;
 }
 
 static void verdict_cards(FILE *f, const report_docs *d, int status) {
