@@ -151,11 +151,10 @@ const char *cli_usage_bar(char *buf, size_t cap, uint64_t used, uint64_t limit, 
   const char *tone = cli_tone(used > limit ? CLI_BAD : CLI_OK);
   o += (size_t)snprintf(buf + o, cap - o, "[%s", tone);
   for (size_t i = 0; i <= width && o + 8 < cap; i++) {
-    const char *cell = i == at ? "|" : i < fill ? "\u2588" : "\u00b7";
     if (i == at)
       o += (size_t)snprintf(buf + o, cap - o, "%s|%s", cli_tone(CLI_RESET), tone);
     else
-      o += (size_t)snprintf(buf + o, cap - o, "%s", cell);
+      o += (size_t)snprintf(buf + o, cap - o, "%s", i < fill ? "\u2588" : "\u00b7");
   }
   if (o + 8 < cap)
     snprintf(buf + o, cap - o, "%s]", cli_tone(CLI_RESET));

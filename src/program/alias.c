@@ -177,17 +177,13 @@ static const char *const elementwise[] = {
     "sign", "sine", "sqrt", "subtract", "tan", "tanh", "xor", NULL};
 
 static bool in_place_op(const vmem_hlo_instruction *in, uint32_t *nops) {
-  vmem_str op = vmem_hlo_instruction_opcode(in);
-  if (op.len == 20 && !memcmp(op.ptr, "dynamic-update-slice", 20)) {
-    *nops = in->noperands ? 1 : 0;
+  static const char *const dus[] = {"dynamic-update-slice", NULL};
+  if (pg_opcode_in(in, dus)) {
+    *nops = in->noperands ? 1 : 0; /* the operand it updates */
     return true;
   }
-  for (const char *const *e = elementwise; *e; e++)
-    if (op.ptr[0] == (*e)[0] && op.len == strlen(*e) && !memcmp(op.ptr, *e, op.len)) {
-      *nops = in->noperands;
-      return true;
-    }
-  return false;
+  *nops = in->noperands;
+  return pg_opcode_in(in, elementwise);
 }
 
 /* The instruction at step s takes over one operand's buffer, if any ends

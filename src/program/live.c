@@ -42,7 +42,7 @@ size_t pg_index(const pg_walk *w, const vmem_hlo_instruction *in) {
  * several times per instruction). */
 #define is(in, lit) sv_eq(*(in)->opcode, lit, sizeof lit - 1)
 
-static bool opcode_in(const vmem_hlo_instruction *in, const char *const *names) {
+bool pg_opcode_in(const vmem_hlo_instruction *in, const char *const *names) {
   sv op = *in->opcode;
   for (; *names; names++)
     if (op.len && op.ptr[0] == (*names)[0] && sv_eq(op, *names, strlen(*names)))
@@ -55,7 +55,7 @@ static const char *const forwarding[] = {"tuple", "get-tuple-element", "bitcast"
 
 /* True when the instruction defines buffers of its own. */
 bool pg_defines(const vmem_hlo_instruction *in) {
-  if (in->parent->is_fusion || opcode_in(in, forwarding))
+  if (in->parent->is_fusion || pg_opcode_in(in, forwarding))
     return false;
   return !(in->kind == HLO_KIND_PARAMETER && !in->parent->is_entry);
 }
@@ -185,7 +185,7 @@ static void forward(pg_walk *w, const vmem_hlo_instruction *in, const pg_path *p
   } else if ((is(in, "get-tuple-element") || is(in, "copy-done")) && in->noperands) {
     pg_path q = prepend(is(in, "copy-done") ? 0 : gte_index(in), p);
     pg_use_at(w, in->operands[0], &q, depth);
-  } else if (opcode_in(in, through) && in->noperands) {
+  } else if (pg_opcode_in(in, through) && in->noperands) {
     pg_use_at(w, in->operands[0], p, depth);
   } else if (is(in, "while")) {
     const vmem_hlo_computation *body = pg_while_body(in);
@@ -287,7 +287,7 @@ static bool run(pg_walk *w, const vmem_hlo_computation *c, unsigned depth);
 /* The computations an instruction's schedule inlines before it. */
 static bool inline_called(pg_walk *w, const vmem_hlo_instruction *in, unsigned depth) {
   static const char *const inlining[] = {"call", "conditional", "while", NULL};
-  if (in->kind != HLO_KIND_CALLS || !opcode_in(in, inlining))
+  if (in->kind != HLO_KIND_CALLS || !pg_opcode_in(in, inlining))
     return true;
   for (uint32_t k = 0; k < in->ncalled; k++) /* while: condition=, body= in text order */
     if (!run(w, in->called[k], depth + 1))
