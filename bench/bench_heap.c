@@ -11,8 +11,8 @@
  * Reports the median of 3 packings by vmem_heap_pack (its time index)
  * and the heap against the peak-live lower bound (the issue's targets:
  * under 2 s, within 2%), then the same for vmem_heap_pack_best. Then, on the first 20,000 buffers, the same
- * placement by the exhaustive scan of every placed buffer (what
- * vmem_heap_pack did before the tree): the offsets must be identical, and
+ * placement by definition, the scan of every placed buffer
+ * (tests/heap_reference.h): the offsets must be identical, and
  * the ratio of the two times is printed. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "../tests/heap_reference.h"
 #include "vmemscope.h"
 
 enum { RUNS = 3, SMALL = 20000, ALIGN = 512 };
@@ -49,61 +50,6 @@ static void make_mix(vmem_heap_buffer *b, size_t n) {
   }
 }
 
-/* The exhaustive placement: every placed buffer checked for overlap in
- * time, then the smallest aligned gap that fits, as heap.c's best fit. */
-typedef struct chunk {
-  uint64_t offset, end;
-} chunk;
-
-static int by_offset(const void *x, const void *y) {
-  const chunk *a = x, *b = y;
-  return (a->offset > b->offset) - (a->offset < b->offset);
-}
-
-static int spatial(const void *x, const void *y) {
-  const vmem_heap_buffer *a = *(vmem_heap_buffer *const *)x, *b = *(vmem_heap_buffer *const *)y;
-  if (a->size != b->size)
-    return a->size > b->size ? -1 : 1;
-  int64_t da = a->end - a->start, db = b->end - b->start;
-  if (da != db)
-    return da > db ? -1 : 1;
-  return (a > b) - (a < b);
-}
-
-static void exhaustive(vmem_heap_buffer *bufs, size_t n) {
-  vmem_heap_buffer **o = malloc(n * sizeof *o);
-  chunk *busy = malloc((n + 1) * sizeof *busy);
-  for (size_t i = 0; i < n; i++)
-    o[i] = &bufs[i];
-  qsort(o, n, sizeof *o, spatial);
-  for (size_t i = 0; i < n; i++) {
-    size_t k = 0;
-    for (size_t j = 0; j < i; j++)
-      if (o[j]->start <= o[i]->end && o[i]->start <= o[j]->end)
-        busy[k++] = (chunk){o[j]->offset, o[j]->offset + o[j]->size};
-    qsort(busy, k, sizeof *busy, by_offset);
-    uint64_t from = 0, best = 0, best_len = UINT64_MAX;
-    int found = 0;
-    for (size_t c = 0; c <= k; c++) {
-      uint64_t start = (from + ALIGN - 1) / ALIGN * ALIGN, gap_end = c < k ? busy[c].offset : UINT64_MAX;
-      if (c < k && start < gap_end && gap_end - start >= o[i]->size && gap_end - start < best_len)
-        best = start, best_len = gap_end - start, found = 1;
-      if (c == k && !found)
-        best = start;
-      if (c < k && busy[c].end > from)
-        from = busy[c].end;
-    }
-    o[i]->offset = best;
-  }
-  free(o);
-  free(busy);
-}
-
-static int cmp_double(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return (a > b) - (a < b);
-}
-
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 1000000;
   if (n < SMALL) {
@@ -124,10 +70,10 @@ int main(int argc, char **argv) {
     }
     tt[k] = bench_now() - t0;
   }
-  qsort(tt, RUNS, sizeof *tt, cmp_double);
+  double pack_s = bench_median(tt, RUNS);
   printf("%ld buffers over %ld steps: packed in %.3f s (median of %d); heap %.1f MiB, lower bound %.1f MiB, "
          "%.2f%% above\n",
-         n, n / 4 + 1, tt[RUNS / 2], RUNS, (double)r.heap_bytes / 1048576.0, (double)r.lower_bound_bytes / 1048576.0,
+         n, n / 4 + 1, pack_s, RUNS, (double)r.heap_bytes / 1048576.0, (double)r.lower_bound_bytes / 1048576.0,
          100.0 * ((double)r.heap_bytes / (double)r.lower_bound_bytes - 1.0));
 
   /* XLA's choice of the better of the spatial and temporal orders. */
@@ -139,9 +85,9 @@ int main(int argc, char **argv) {
     vmem_heap_pack_best(b, (size_t)n, ALIGN, &rb, NULL, &err);
     tb[k] = bench_now() - t0;
   }
-  qsort(tb, RUNS, sizeof *tb, cmp_double);
+  double best_s = bench_median(tb, RUNS);
   printf("the better of the spatial and temporal orders (vmem_heap_pack_best): %.3f s; heap %.1f MiB, %.2f%% above\n",
-         tb[RUNS / 2], (double)rb.heap_bytes / 1048576.0,
+         best_s, (double)rb.heap_bytes / 1048576.0,
          100.0 * ((double)rb.heap_bytes / (double)rb.lower_bound_bytes - 1.0));
 
   /* The first SMALL buffers: the time index against exhaustive, same offsets. */
@@ -151,7 +97,7 @@ int main(int argc, char **argv) {
   double t0 = bench_now();
   vmem_heap_pack(b, SMALL, ALIGN, &r, NULL, &err);
   double t1 = bench_now();
-  exhaustive(x, SMALL);
+  heap_reference_pack(x, SMALL, ALIGN);
   double t2 = bench_now();
   size_t differ = 0;
   for (size_t i = 0; i < SMALL; i++)

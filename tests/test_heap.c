@@ -5,6 +5,7 @@
  * random buffers: no two buffers that overlap in time overlap in space,
  * offsets are aligned, and the heap is at least the lower bound. */
 #include "test.h"
+#include "heap_reference.h"
 
 /* Builds buffers from "a10 b30 -a ..." : a letter and size allocates,
  * '-' and a letter frees; the letters index the buffers. */
@@ -110,54 +111,8 @@ static void test_random(void **state) {
   }
 }
 
-/* The placement by definition: every placed buffer checked for overlap in
- * time, the gaps between their chunks (and the floor) in offset order, the
- * smallest aligned gap that fits, else the top. vmem_heap_pack's time index
- * must give exactly these offsets. */
-static int by_size_then_life(const void *x, const void *y) {
-  const vmem_heap_buffer *a = *(vmem_heap_buffer *const *)x, *b = *(vmem_heap_buffer *const *)y;
-  if (a->size != b->size)
-    return a->size > b->size ? -1 : 1;
-  int64_t da = a->end - a->start, db = b->end - b->start;
-  if (da != db)
-    return da > db ? -1 : 1;
-  return (a > b) - (a < b);
-}
-
-static int by_chunk_offset(const void *x, const void *y) {
-  const uint64_t *a = x, *b = y;
-  return (a[0] > b[0]) - (a[0] < b[0]);
-}
-
-static void reference_pack(vmem_heap_buffer *b, size_t n, uint64_t align) {
-  vmem_heap_buffer *o[200];
-  uint64_t busy[201][2];
-  for (size_t i = 0; i < n; i++)
-    o[i] = &b[i];
-  qsort(o, n, sizeof *o, by_size_then_life);
-  for (size_t i = 0; i < n; i++) {
-    size_t k = 0;
-    for (size_t j = 0; j < i; j++)
-      if (o[j]->start <= o[i]->end && o[i]->start <= o[j]->end)
-        busy[k][0] = o[j]->offset, busy[k][1] = o[j]->offset + o[j]->size, k++;
-    if (o[i]->floor)
-      busy[k][0] = 0, busy[k][1] = o[i]->floor, k++;
-    qsort(busy, k, sizeof *busy, by_chunk_offset);
-    uint64_t from = 0, best = 0, best_len = UINT64_MAX;
-    bool found = false;
-    for (size_t c = 0; c <= k; c++) {
-      uint64_t start = (from + align - 1) / align * align, gap_end = c < k ? busy[c][0] : UINT64_MAX;
-      if (c < k && start < gap_end && gap_end - start >= o[i]->size && gap_end - start < best_len)
-        best = start, best_len = gap_end - start, found = true;
-      if (c == k && !found)
-        best = start;
-      if (c < k && busy[c][1] > from)
-        from = busy[c][1];
-    }
-    o[i]->offset = best;
-  }
-}
-
+/* vmem_heap_pack's time index must give exactly the offsets of placement
+ * by definition (heap_reference.h). */
 /* Random mixes of short and long lives (one bucket, a few, many), floors
  * and alignments that are and are not powers of two. */
 static void test_same_as_reference(void **state) {
@@ -179,7 +134,7 @@ static void test_same_as_reference(void **state) {
     vmem_heap_result res;
     vmem_error err;
     assert_int_equal(vmem_heap_pack(b, n, align, &res, NULL, &err), VMEM_OK);
-    reference_pack(r, n, align);
+    heap_reference_pack(r, n, align);
     for (size_t i = 0; i < n; i++)
       assert_int_equal(b[i].offset, r[i].offset);
   }
