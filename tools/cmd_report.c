@@ -174,6 +174,8 @@ int cmd_report(int argc, char **argv) {
     return EXIT_BAD;
   report_docs d = {r.input, vmem_target_name(t), vmem_target_u64(t, VMEM_FACT_VMEM_BYTES), NULL, NULL, NULL};
   bool log = r.log || looks_like_log(r.input);
+  if (log && r.fit)
+    return cli_usage_error("report", "--fit searches a kernel's block sizes; %s is a compiler log", r.input);
   int rc = run_json(log ? cmd_explain : cmd_check, &r, r.pass, r.n, false, log ? &d.explain : &d.check);
   if (rc == EXIT_OK || rc == EXIT_OOM) {
     if (r.fit && !log) {

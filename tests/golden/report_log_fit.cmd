@@ -1,0 +1,1 @@
+$VMEMSCOPE report explain_gated.log --fit
