@@ -26,74 +26,85 @@ typedef struct order {
   size_t index;
 } order;
 
-/* XLA's kTemporal: duration desc, size desc, then input order. */
-static int temporal(const void *x, const void *y) {
-  const order *a = x, *b = y;
-  int64_t da = a->end - a->start, db = b->end - b->start;
-  if (da != db)
-    return da > db ? -1 : 1;
-  if (a->size != b->size)
-    return a->size > b->size ? -1 : 1;
-  return (a->index > b->index) - (a->index < b->index);
+/* The two placement orders of XLA's heap as stable sorts, the least
+ * significant key first, starting from input order (the last tie-break):
+ * kSpatial is size, then duration, descending; kTemporal duration, then
+ * size. A radix sort of the keys, not qsort: its indirect compare was a
+ * tenth of the packing. */
+typedef enum order_key { BY_SIZE, BY_DURATION } order_key;
+
+static uint64_t key_of(const order *o, order_key k) {
+  return k == BY_SIZE ? o->size : (uint64_t)o->end - (uint64_t)o->start;
 }
 
-/* XLA's kSpatial: size desc, duration desc, then input order (the buffer id) */
-static int spatial(const void *x, const void *y) {
-  const order *a = x, *b = y;
-  if (a->size != b->size)
-    return a->size > b->size ? -1 : 1;
-  int64_t da = a->end - a->start, db = b->end - b->start;
-  if (da != db)
-    return da > db ? -1 : 1;
-  return (a->index > b->index) - (a->index < b->index);
+/* Stable, descending in key k (ascending in its complement), over only the
+ * bytes in which the keys differ. tmp has room for n. */
+static void sort_desc(order *o, order *tmp, size_t n, order_key k) {
+  uint64_t all_or = 0, all_and = UINT64_MAX;
+  for (size_t i = 0; i < n; i++)
+    all_or |= ~key_of(&o[i], k), all_and &= ~key_of(&o[i], k);
+  uint64_t differ = all_or ^ all_and;
+  for (unsigned shift = 0; shift < 64; shift += 8) {
+    if (!((differ >> shift) & 0xff))
+      continue; /* every key has the same byte here */
+    size_t count[257] = {0};
+    for (size_t i = 0; i < n; i++)
+      count[((~key_of(&o[i], k) >> shift) & 0xff) + 1]++;
+    for (size_t d = 0; d < 256; d++)
+      count[d + 1] += count[d];
+    for (size_t i = 0; i < n; i++)
+      tmp[count[(~key_of(&o[i], k) >> shift) & 0xff]++] = o[i];
+    memcpy(o, tmp, n * sizeof *o);
+  }
 }
 
 typedef struct chunk {
   uint64_t offset, end;
 } chunk;
 
+/* Two runs of chunks in offset order merged into out, without a branch
+ * per chunk (which run gives the next is a coin toss on random offsets). */
+static void merge2(const chunk *a, size_t na, const chunk *b, size_t nb, chunk *out) {
+  size_t i = 0, j = 0, k = 0;
+  while (i < na && j < nb) {
+    size_t t = b[j].offset < a[i].offset;
+    uint64_t m = -(uint64_t)t; /* masks: gcc turns a ?: here back into a branch */
+    out[k].offset = (b[j].offset & m) | (a[i].offset & ~m);
+    out[k++].end = (b[j].end & m) | (a[i].end & ~m);
+    j += t, i += 1 - t;
+  }
+  memcpy(out + k, a + i, (na - i) * sizeof *a);
+  memcpy(out + k + (na - i), b + j, (nb - j) * sizeof *b);
+}
 
-/* Chunks by offset, once per buffer: insertion sort when few, else an LSD
- * radix sort over the bytes in which the offsets differ (k log k compares
- * on random offsets were mostly branch misses: a merge sort, and qsort's
- * indirect compare before it, took a third of the packing). */
-static void sort_chunks(chunk *c, chunk *tmp, size_t n) {
-  if (n <= 24) {
-    for (size_t i = 1; i < n; i++) {
-      chunk x = c[i];
-      size_t j = i;
-      for (; j > 0 && c[j - 1].offset > x.offset; j--)
-        c[j] = c[j - 1];
-      c[j] = x;
+/* The m sorted runs c[r[i], r[i+1]) merged pairwise until one is left
+ * (r is rewritten); returns the buffer that holds it, c or tmp. Each run
+ * is one bucket's chunks, already in offset order, so this is a merge sort
+ * that starts log(bucket size) levels up. */
+static chunk *merge_runs(chunk *c, chunk *tmp, size_t *r, size_t m) {
+  while (m > 1) {
+    size_t w = 0;
+    for (size_t i = 0; i < m; i += 2, w++) {
+      size_t na = r[i + 1] - r[i], nb = i + 1 < m ? r[i + 2] - r[i + 1] : 0;
+      merge2(c + r[i], na, c + r[i + 1], nb, tmp + r[i]);
+      r[w] = r[i];
     }
-    return;
+    r[w] = r[m];
+    m = w;
+    chunk *t = c;
+    c = tmp, tmp = t;
   }
-  uint64_t all_or = 0, all_and = UINT64_MAX;
-  for (size_t i = 0; i < n; i++)
-    all_or |= c[i].offset, all_and &= c[i].offset;
-  uint64_t differ = all_or ^ all_and;
-  for (unsigned shift = 0; shift < 64; shift += 8) {
-    if (!((differ >> shift) & 0xff))
-      continue; /* every offset has the same byte here */
-    size_t count[257] = {0};
-    for (size_t i = 0; i < n; i++)
-      count[((c[i].offset >> shift) & 0xff) + 1]++;
-    for (size_t d = 0; d < 256; d++)
-      count[d + 1] += count[d];
-    for (size_t i = 0; i < n; i++)
-      tmp[count[(c[i].offset >> shift) & 0xff]++] = c[i];
-    memcpy(c, tmp, n * sizeof *c);
-  }
+  return c;
 }
 
 /* ---- the time index of placed buffers --------------------------------------
  * Time is cut into buckets of `width` steps, at least the mean life; each
  * placed buffer is listed in every bucket its life touches, and each
  * bucket keeps its list sorted by offset (capacity counted once up front:
- * about 3n entries). A buffer whose life lies in one bucket or a few — most
- * of them — then meets its overlapping chunks already in offset order, by
- * a merge of those lists, and best fit runs over them with no sort; a long
- * life gathers its chunks and sorts them. A chunk listed in several of the
+ * about 3n entries). A buffer whose life lies in one bucket — most of
+ * them — then meets its overlapping chunks already in offset order, and
+ * best fit runs over them with no sort; a longer life gathers what counts
+ * from each of its buckets and merges the runs. A chunk listed in several of the
  * buckets counts in the first the two lives share. XLA keeps an interval
  * tree; an augmented treap was tried here first and spent its time on
  * paths and cache misses, not results (docs/performance.md). */
@@ -174,87 +185,75 @@ static void tindex_place(tindex *x, int64_t start, int64_t end, uint64_t offset,
   }
 }
 
-/* Whether bucket k's entry p counts for a query over [s, e] starting in
- * bucket b0: it overlaps in time, and k is the first bucket both share. */
-static bool counts(const tindex *x, const entry *p, size_t k, size_t b0, int64_t s, int64_t e) {
-  return p->end >= s && p->start <= e && (k == b0 || p->start >= bucket_start(x, k));
-}
-
-/* ---- best fit over chunks in offset order ------------------------------------ */
+/* ---- best fit over chunks in offset order ------------------------------------
+ * One step per chunk, without branches: which chunks overlap the query and
+ * which gaps fit are coin tosses to a branch predictor. The start of the
+ * gap above the chunks so far is free_from rounded up to the alignment; it
+ * may wrap past 2^64 without a check, because free_from only grows: if it
+ * ever got too close to 2^64 to round up, it still is at the end, and
+ * fit_end refuses the placement then (a heap past 2^64 bytes). */
 
 typedef struct fit {
   uint64_t size, align, free_from, best, best_len;
-  bool found, overflow;
+  bool pow2; /* a mask instead of a division per chunk */
 } fit;
 
-/* free_from rounded up to the alignment: a mask when it is a power of two
- * (a division per chunk was a visible share of the packing). */
-static bool align_up(const fit *f, uint64_t *out) {
-  if ((f->align & (f->align - 1)) == 0) {
-    if (f->free_from > UINT64_MAX - (f->align - 1))
-      return false;
-    *out = (f->free_from + f->align - 1) & ~(f->align - 1);
-    return true;
-  }
-  return ck_round_up(f->free_from, f->align, out);
+static fit fit_new(uint64_t size, uint64_t align) {
+  return (fit){size, align, 0, 0, UINT64_MAX, (align & (align - 1)) == 0};
 }
 
-/* The gap below this chunk, then past it. */
-static void fit_chunk(fit *f, uint64_t offset, uint64_t top) {
-  uint64_t start;
-  if (!align_up(f, &start)) {
-    f->overflow = true;
-    return;
-  }
-  if (start < offset && offset - start >= f->size && offset - start < f->best_len)
-    f->best = start, f->best_len = offset - start, f->found = true;
-  if (top > f->free_from)
-    f->free_from = top;
+static uint64_t fit_align(const fit *f) {
+  uint64_t up = f->free_from + (f->align - 1);
+  return f->pow2 ? up & ~(f->align - 1) : up / f->align * f->align;
+}
+
+/* The gap below the chunk [offset, top), if it fits better; then past it.
+ * A chunk that does not count (ok false) changes nothing. */
+static inline void fit_step(fit *f, uint64_t offset, uint64_t top, bool ok) {
+  uint64_t start = fit_align(f), gap = offset - start;
+  uint64_t take = -(uint64_t)(ok & (start < offset) & (gap >= f->size) & (gap < f->best_len));
+  uint64_t grow = -(uint64_t)(ok & (top > f->free_from));
+  f->best ^= (f->best ^ start) & take; /* masks, not ?:, which gcc turns back into branches */
+  f->best_len ^= (f->best_len ^ gap) & take;
+  f->free_from ^= (f->free_from ^ top) & grow;
 }
 
 /* The smallest gap that fits, else the open top of the heap. */
-static bool fit_end(fit *f, uint64_t *out) {
-  uint64_t start;
-  if (f->overflow || !align_up(f, &start))
+static bool fit_end(const fit *f, uint64_t *out) {
+  if (f->free_from > UINT64_MAX - (f->align - 1))
     return false;
-  *out = f->found ? f->best : start;
+  *out = f->best_len != UINT64_MAX ? f->best : fit_align(f);
   return true;
 }
 
-enum { MERGE = 4 }; /* lives over at most this many buckets merge their lists */
-
-/* The placed chunks overlapping [s, e], fed to f in offset order. */
-static void fit_query(const tindex *x, int64_t s, int64_t e, fit *f, chunk *busy, chunk *tmp) {
-  size_t b0 = bucket(x, s), b1 = bucket(x, e), nb = b1 - b0 + 1;
-  if (nb > MERGE) { /* a long life: gather, sort, then fit */
-    size_t n = 0;
-    for (size_t k = b0; k <= b1; k++)
-      for (const entry *p = x->entries + x->first[k], *end = p + x->nplaced[k]; p < end; p++)
-        if (counts(x, p, k, b0, s, e))
-          busy[n++] = (chunk){p->offset, p->top};
-    sort_chunks(busy, tmp, n);
-    for (size_t i = 0; i < n; i++)
-      fit_chunk(f, busy[i].offset, busy[i].end);
-    return;
+/* The placed chunks overlapping [s, e], fed to f in offset order. A life
+ * within one bucket reads that bucket's list; a longer one gathers what
+ * counts from each bucket (a run in offset order each) and merges them.
+ * runs has room for a boundary per bucket and one more. f is passed and
+ * returned by value: through a pointer it could alias the entries, and
+ * each step would store it to memory. */
+static fit fit_query(const tindex *x, int64_t s, int64_t e, fit f, chunk *busy, chunk *tmp, size_t *runs) {
+  size_t b0 = bucket(x, s), b1 = bucket(x, e);
+  if (b0 == b1) {
+    for (const entry *p = x->entries + x->first[b0], *end = p + x->nplaced[b0]; p < end; p++)
+      fit_step(&f, p->offset, p->top, (p->end >= s) & (p->start <= e));
+    return f;
   }
-  const entry *cur[MERGE], *end[MERGE];
-  for (size_t j = 0; j < nb; j++) {
-    cur[j] = x->entries + x->first[b0 + j], end[j] = cur[j] + x->nplaced[b0 + j];
-    while (cur[j] < end[j] && !counts(x, cur[j], b0 + j, b0, s, e))
-      cur[j]++;
+  size_t n = 0, m = 0;
+  for (size_t k = b0; k <= b1; k++) {
+    int64_t from = k == b0 ? INT64_MIN : bucket_start(x, k); /* earlier starts counted before */
+    runs[m] = n;
+    for (const entry *p = x->entries + x->first[k], *end = p + x->nplaced[k]; p < end; p++) {
+      busy[n] = (chunk){p->offset, p->top};
+      n += (p->end >= s) & (p->start <= e) & (p->start >= from);
+    }
+    m += n > runs[m]; /* an empty run is dropped */
   }
-  for (;;) { /* the lowest offset among the cursors, then that cursor's next */
-    size_t m = MERGE;
-    for (size_t j = 0; j < nb; j++)
-      if (cur[j] < end[j] && (m == MERGE || cur[j]->offset < cur[m]->offset))
-        m = j;
-    if (m == MERGE)
-      return;
-    fit_chunk(f, cur[m]->offset, cur[m]->top);
-    do
-      cur[m]++;
-    while (cur[m] < end[m] && !counts(x, cur[m], b0 + m, b0, s, e));
-  }
+  runs[m] = n;
+  const chunk *c = merge_runs(busy, tmp, runs, m);
+  for (size_t i = 0; i < n; i++)
+    fit_step(&f, c[i].offset, c[i].end, true);
+  return f;
 }
 
 /* An allocation (+size at start) or a free (-size at end + 1, past the
@@ -331,7 +330,7 @@ static uint64_t live_peak(const vmem_heap_buffer *bufs, size_t n, event *ev, int
 }
 
 static vmem_status pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
-                        const vmem_allocator *alloc, vmem_error *err, int (*sort_order)(const void *, const void *)) {
+                        const vmem_allocator *alloc, vmem_error *err, bool temporal) {
   err_clear(err);
   memset(out, 0, sizeof *out);
   if ((n && !bufs) || alignment == 0) { /* any positive alignment: XLA's own tests use 20 */
@@ -344,25 +343,30 @@ static vmem_status pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vm
       return VMEM_ERR_RANGE;
     }
   size_t room = n ? n : 1;
-  order *o = vmem__alloc(alloc, room * sizeof *o);
+  order *o = vmem__alloc(alloc, room * sizeof *o), *otmp = vmem__alloc(alloc, room * sizeof *otmp);
   chunk *busy = vmem__alloc(alloc, (room + 1) * sizeof *busy), *tmp = vmem__alloc(alloc, (room + 1) * sizeof *tmp);
   tindex x = {0};
   event *ev = vmem__alloc(alloc, 2 * room * sizeof *ev);
   vmem_status st = VMEM_OK;
-  if (!o || !busy || !tmp || !ev || !tindex_build(&x, bufs, n, alloc)) {
+  size_t *runs = NULL;
+  if (o && otmp && busy && tmp && ev && tindex_build(&x, bufs, n, alloc))
+    runs = vmem__alloc(alloc, (x.nbuckets + 1) * sizeof *runs);
+  if (!runs) {
     err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
     st = VMEM_ERR_NOMEM;
   }
   for (size_t i = 0; st == VMEM_OK && i < n; i++)
     o[i] = (order){bufs[i].size, bufs[i].floor, bufs[i].start, bufs[i].end, i};
-  if (st == VMEM_OK)
-    qsort(o, n, sizeof *o, sort_order);
+  if (st == VMEM_OK) {
+    sort_desc(o, otmp, n, temporal ? BY_SIZE : BY_DURATION);
+    sort_desc(o, otmp, n, temporal ? BY_DURATION : BY_SIZE);
+  }
   for (size_t i = 0; st == VMEM_OK && i < n; i++) {
     const order *b = &o[i];
-    fit f = {b->size, alignment, 0, 0, UINT64_MAX, false, false};
-    if (b->floor) /* the reservations below it: one busy chunk from 0, the lowest offset */
-      fit_chunk(&f, 0, b->floor);
-    fit_query(&x, b->start, b->end, &f, busy, tmp);
+    fit f = fit_new(b->size, alignment);
+    /* the reservations below it: one busy chunk from 0, the lowest offset */
+    fit_step(&f, 0, b->floor, b->floor > 0);
+    f = fit_query(&x, b->start, b->end, f, busy, tmp, runs);
     uint64_t offset, end;
     if (!fit_end(&f, &offset) || !ck_add(offset, b->size, &end)) {
       err_set(err, VMEM_ERR_OVERFLOW, b->index, "heap: offsets past 2^64 bytes");
@@ -377,6 +381,8 @@ static vmem_status pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vm
     out->lower_bound_bytes = live_peak(bufs, n, ev, &out->peak_time, alloc);
   vmem__free(alloc, ev);
   vmem__free(alloc, o);
+  vmem__free(alloc, otmp);
+  vmem__free(alloc, runs);
   vmem__free(alloc, busy);
   vmem__free(alloc, tmp);
   tindex_free(&x, alloc);
@@ -385,14 +391,14 @@ static vmem_status pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vm
 
 vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
                            const vmem_allocator *alloc, vmem_error *err) {
-  return pack(bufs, n, alignment, out, alloc, err, spatial);
+  return pack(bufs, n, alignment, out, alloc, err, false);
 }
 
 /* XLA's ChooseBestHeapAlgorithm over the two orders: the temporal packing
  * is kept only when its heap is smaller. */
 vmem_status vmem_heap_pack_best(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
                                 const vmem_allocator *alloc, vmem_error *err) {
-  vmem_status st = pack(bufs, n, alignment, out, alloc, err, spatial);
+  vmem_status st = pack(bufs, n, alignment, out, alloc, err, false);
   uint64_t *keep = st == VMEM_OK && n ? vmem__alloc(alloc, n * sizeof *keep) : NULL;
   if (st != VMEM_OK || !n)
     return st;
@@ -403,7 +409,7 @@ vmem_status vmem_heap_pack_best(vmem_heap_buffer *bufs, size_t n, uint64_t align
   for (size_t i = 0; i < n; i++)
     keep[i] = bufs[i].offset;
   vmem_heap_result spatial_result = *out;
-  st = pack(bufs, n, alignment, out, alloc, err, temporal);
+  st = pack(bufs, n, alignment, out, alloc, err, true);
   if (st == VMEM_OK && out->heap_bytes >= spatial_result.heap_bytes) {
     for (size_t i = 0; i < n; i++)
       bufs[i].offset = keep[i];
