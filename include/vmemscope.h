@@ -482,10 +482,20 @@ typedef struct vmem_std_scoped {
   int64_t dominant;        /* the largest window: operand index, -1 the result, -2 an accumulator,
                               -3 inside a fusion's body */
   uint64_t dominant_bytes; /* that window with its buffers */
+  uint64_t whole_bytes;    /* every window its whole array, once: the op in one step; a limit above
+                              this buys nothing in the model */
 } vmem_std_scoped;
 
 VMEM_API vmem_status vmem_hlo_instruction_min_scoped(const vmem_hlo_instruction *i, const vmem_target *t,
                                                      vmem_std_scoped *out, vmem_error *err);
+
+/** The modelled choice above the minimum under a limit — a model with its
+ *  reasoning and calibration in docs/program.md, never the compiler's
+ *  figure: whole_bytes (one step) when that fits a quarter of the limit;
+ *  else the minimum doubled while it fits that quarter and stays below
+ *  whole_bytes (bigger windows, fewer steps, pipelining kept); else the
+ *  minimum. 0 for an op the model does not apply to. */
+VMEM_API uint64_t vmem_std_scoped_likely(const vmem_std_scoped *m, uint64_t limit);
 
 /** The Pallas kernel of a tpu_custom_call, read from the Mosaic bytecode in
  *  its backend_config (custom_call_config.body) and completed from the
@@ -551,7 +561,8 @@ typedef struct vmem_program_buffer {
 typedef struct vmem_program_options {
   uint64_t alignment;          /* of offsets in the heap; 0 = 1 */
   uint64_t scoped_limit_bytes; /* the global scoped limit; 0 = no reservations */
-  bool tight;                  /* a kernel reserves its footprint, not its limit */
+  bool tight;                  /* a kernel reserves its footprint, a standard op its modelled
+                                  choice, not their limit */
 } vmem_program_options;
 
 /** Steps in a row that reserve the same scoped bytes at offset 0. */
@@ -581,7 +592,8 @@ typedef struct vmem_program {
 /** Each executed instruction reserves its scoped memory at offset 0 for
  *  its step: the compiler's used_scoped_memory_configs where the text has
  *  it, else its kernel's or its config's limit (opt->tight: a kernel's
- *  footprint), else opt->scoped_limit_bytes. opt NULL: no reservations. */
+ *  footprint, a standard op's vmem_std_scoped_likely under that limit),
+ *  else opt->scoped_limit_bytes. opt NULL: no reservations. */
 VMEM_API vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m,
                                            const vmem_target *t,
                                            const vmem_program_options *opt,

@@ -45,7 +45,8 @@ static const char help[] =
     "                          else the target's)\n"
     "  --summary               HLO: only the module line, custom calls, totals, largest buffers\n"
     "  --timeline              HLO: also the program-scoped values live at the peak step\n"
-    "  --tight                 HLO: a Pallas kernel reserves its computed footprint, not its limit\n"
+    "  --tight                 HLO: a Pallas kernel reserves its computed footprint, a standard op its\n"
+    "                        modelled choice (docs/program.md), not their limit\n"
     "  --top N                 HLO: how many of the largest buffers to list (default 10)\n"
     "  --json                  print JSON (docs/json.md; every size in bytes)\n\n"
     "examples:\n"
@@ -99,7 +100,7 @@ typedef struct report {
   int worst;            /* the worst kernel verdict: 0 fits, 1 at risk, 2 over */
   bool bad_body;        /* a kernel body that could not be read */
   vmem_program prog;    /* program-scoped VMEM: the S(1) values packed */
-  bool has_prog, timeline;
+  bool has_prog, timeline, tight;
   uint64_t global_limit; /* the scoped limit the flags put in force */
   size_t modelled, flagged; /* standard ops modelled; those whose minimum exceeds their limit */
 } report;
@@ -579,8 +580,9 @@ static void print_program(const report *r, size_t top) {
           "physical %s\n", p->count, values, cli_bytes(a, sizeof a, p->lower_bound_bytes), cli_bytes(b, sizeof b, p->peak_bytes),
          cli_human(c, sizeof c, p->capacity_bytes));
   fprintf(CLI_OUT, "  with each instruction's scoped reservation at offset 0 (the compiler's used figure where the text has "
-         "it, else its limit; the largest %s, %%%.*s): used %s\n", cli_human(d, sizeof d, p->scoped_reservation_bytes),
-         (int)rn.len, rn.ptr, cli_bytes(e, sizeof e, p->used_bytes));
+         "it, else %s; the largest %s, %%%.*s): used %s\n",
+         r->tight ? "a kernel's footprint or a standard op's modelled choice (--tight)" : "its limit",
+         cli_human(d, sizeof d, p->scoped_reservation_bytes), (int)rn.len, rn.ptr, cli_bytes(e, sizeof e, p->used_bytes));
   char bar[256];
   fprintf(CLI_OUT, "  used   %s %s of %s\n", cli_usage_bar(bar, sizeof bar, p->used_bytes, p->capacity_bytes, 40),
          cli_human(a, sizeof a, p->used_bytes), cli_human(b, sizeof b, p->capacity_bytes));
@@ -635,12 +637,67 @@ static const char *dominant_name(const row *w, char *buf, size_t cap) {
   return buf;
 }
 
+static uint64_t model_likely(const row *w) { return vmem_std_scoped_likely(&w->model, w->model_limit); }
+
+static int by_likely_desc(const void *a, const void *b) {
+  const row *x = *(const row *const *)a, *y = *(const row *const *)b;
+  uint64_t lx = model_likely(x), ly = model_likely(y);
+  if (lx != ly)
+    return lx < ly ? 1 : -1;
+  return x < y ? -1 : x > y;
+}
+
+enum { MODEL_ROWS = 5 };
+
+/* The modelled standard ops with the most scoped VMEM: the least, the
+ * modelled choice, the whole-array need, the limit, and the compiler's own
+ * figure where the text has one (used_scoped_memory_configs). */
+static void print_model_table(const report *r) {
+  const row **all = malloc(r->nrows * sizeof *all);
+  size_t n = 0;
+  bool any_used = false;
+  for (size_t k = 0; all && k < r->nrows; k++)
+    if (r->rows[k].model.applies && r->rows[k].model.whole_bytes) { /* all in S(1): nothing streamed */
+      all[n++] = &r->rows[k];
+      any_used = any_used || (r->rows[k].has_scoped && r->rows[k].scoped.used_bytes >= 0);
+    }
+  if (!n) {
+    free(all);
+    return;
+  }
+  qsort(all, n, sizeof *all, by_likely_desc);
+  static const int right[] = {0, 0, 1, 1, 1, 1, 1};
+  cli_table tb;
+  table_init(&tb, any_used ? 7 : 6, right);
+  table_add(&tb, "  INSTRUCTION", "RULE", "LEAST", "LIKELY", "WHOLE", "LIMIT", "COMPILER'S");
+  for (size_t i = 0; i < n && i < MODEL_ROWS; i++) {
+    const row *w = all[i];
+    char nm[64] = "  %", a[48], b[48], c[48], d[48], u[48] = "-";
+    cut(nm + 3, 48, vmem_hlo_instruction_name(w->in));
+    if (w->has_scoped && w->scoped.used_bytes >= 0)
+      cli_human(u, sizeof u, (uint64_t)w->scoped.used_bytes);
+    table_add(&tb, nm, w->model.rule, cli_human(a, sizeof a, w->model.min_bytes),
+              cli_human(b, sizeof b, model_likely(w)), cli_human(c, sizeof c, w->model.whole_bytes),
+              cli_human(d, sizeof d, w->model_limit), u);
+  }
+  char of[48] = "";
+  if (n > MODEL_ROWS)
+    snprintf(of, sizeof of, "the largest %d of ", MODEL_ROWS);
+  fprintf(CLI_OUT, "standard ops by modelled scoped VMEM (%s%zu that stream through it; a model, not the compiler's "
+                   "figure):\n", of, n);
+  table_print(&tb, CLI_OUT);
+  table_free(&tb);
+  free(all);
+}
+
 /* Standard ops whose least scoped VMEM, as modelled, exceeds their limit:
  * the seed's likely compiler-side OOM, with the steps to report it. */
 static void print_models(const report *r) {
   if (!r->flagged) {
     fprintf(CLI_OUT, "\nstandard ops: %zu modelled; none needs more scoped VMEM than its limit at the least "
-                     "(a lower-bound model, docs/program.md)\n", r->modelled);
+                     "(docs/program.md)\n", r->modelled);
+    if (r->modelled)
+      print_model_table(r);
     return;
   }
   fprintf(CLI_OUT, "\n%slikely compiler-side OOM%s (modelled): %zu standard op%s need%s more scoped VMEM than the "
@@ -672,6 +729,8 @@ static void print_models(const report *r) {
   else
     fprintf(CLI_OUT, " No limit helps: even the least is beyond physical VMEM (%" PRIu64 " bytes);\n"
             "  split the op's input in the model's code (smaller arrays per op) instead.\n", physical);
+  fputc('\n', CLI_OUT);
+  print_model_table(r);
 }
 
 static void print_text(report *r, bool summary, size_t top) {
@@ -736,10 +795,11 @@ static json_t *json_row(report *r, const row *w) {
   }
   if (w->model.applies)
     json_object_set_new(o, "scoped_model",
-                        json_pack("{s:I,s:s,s:I,s:b,s:I}", "min_bytes", (json_int_t)w->model.min_bytes, "rule",
-                                  w->model.rule, "limit_bytes", (json_int_t)w->model_limit, "likely_compiler_oom",
-                                  w->model.min_bytes > w->model_limit, "dominant_bytes",
-                                  (json_int_t)w->model.dominant_bytes));
+                        json_pack("{s:I,s:s,s:I,s:b,s:I,s:I,s:I}", "min_bytes", (json_int_t)w->model.min_bytes,
+                                  "rule", w->model.rule, "limit_bytes", (json_int_t)w->model_limit,
+                                  "likely_compiler_oom", w->model.min_bytes > w->model_limit, "dominant_bytes",
+                                  (json_int_t)w->model.dominant_bytes, "likely_bytes", (json_int_t)model_likely(w),
+                                  "whole_bytes", (json_int_t)w->model.whole_bytes));
   if (w->k) {
     json_t *kj = NULL;
     int v = kernel_brief(w->k, r->t, r->in, r->opt, "", &kj);
@@ -934,7 +994,7 @@ int cmd_check(int argc, char **argv) {
     return check_stablehlo(path, t, &in, &popt, json);
   if (strcmp(format, "hlo") != 0 || instr)
     return check_kernel_file(path, format, instr, t, &in, &popt, json);
-  report r = {.path = path, .t = t, .in = &in, .opt = &popt, .timeline = timeline};
+  report r = {.path = path, .t = t, .in = &in, .opt = &popt, .timeline = timeline, .tight = tight};
   vmem_limit_inputs global = in;
   global.vmem_limit_bytes = -1;
   vmem_limits gl;

@@ -234,7 +234,9 @@ bool pg_collect(pg_walk *w, const vmem_hlo_instruction *in, const pg_path *p) {
  * (used_scoped_memory_configs) where the text has it; a Pallas kernel's
  * limit (--tight: its computed footprint with internal scratch); the
  * limit of its scoped_memory_configs; else the global scoped limit. The
- * last three are upper bounds. Parameters and constants reserve nothing. */
+ * last three are upper bounds; --tight gives a standard op its modelled
+ * choice under that limit instead (vmem_std_scoped_likely). Parameters
+ * and constants reserve nothing. */
 static uint64_t reservation(const pg_walk *w, const vmem_hlo_instruction *in) {
   if (in->kind == HLO_KIND_PARAMETER || in->kind == HLO_KIND_CONSTANT || !pg_defines(in))
     return 0;
@@ -253,6 +255,9 @@ static uint64_t reservation(const pg_walk *w, const vmem_hlo_instruction *in) {
     limit = f.scoped_bytes + f.internal_scratch_bytes;
     vmem_footprint_free(&f);
   }
+  vmem_std_scoped m;
+  if (!k && w->opt->tight && vmem_hlo_instruction_min_scoped(in, w->target, &m, &e) == VMEM_OK && m.applies)
+    limit = vmem_std_scoped_likely(&m, limit);
   vmem_kernel_free(k);
   return limit;
 }

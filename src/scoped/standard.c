@@ -37,7 +37,13 @@ typedef struct rule_ctx {
   const vmem_allocator *alloc;
   vmem_error *err;
   vmem_std_scoped *out;
+  bool whole;   /* every window its whole array: the op in one step */
   bool unsized; /* an array with an unbounded dimension: not modelled */
+  /* Inside a fusion's body: the fusion, which of its operands the body op
+   * reads (so they are not counted again), and whether the body op's result
+   * is the fusion's. */
+  const vmem_hlo_instruction *fusion;
+  bool *param_read, result_is_fusion;
 } rule_ctx;
 
 static bool op_is(const vmem_hlo_instruction *in, const char *name) {
@@ -47,7 +53,8 @@ static bool op_is(const vmem_hlo_instruction *in, const char *name) {
 /* ---- windows ---------------------------------------------------------------- */
 
 /* The padded bytes of a window of array shape s: dims cut to ext[i]
- * (0: 1), capped at the array's own, tiled as the array is on the target. */
+ * (0: 1), capped at the array's own, tiled as the array is on the target;
+ * ext NULL with c->whole: the whole array. */
 static bool window_bytes(rule_ctx *c, const vmem_shape *s, const int64_t *ext, uint64_t *bytes) {
   *bytes = 0;
   if (s->tuple || s->rank > MAX_RANK)
@@ -56,7 +63,7 @@ static bool window_bytes(rule_ctx *c, const vmem_shape *s, const int64_t *ext, u
   vmem_shape *laid = vmem_shape_with_tpu_layout(s, c->t, c->alloc, &e);
   vmem_size z = {0};
   bool sized = laid != NULL;
-  for (size_t i = 0; sized && i < laid->rank; i++) {
+  for (size_t i = 0; sized && !c->whole && i < laid->rank; i++) {
     int64_t want = ext && ext[i] > 0 ? ext[i] : 1;
     laid->dims[i] = laid->dims[i] < want ? laid->dims[i] : want;
   }
@@ -71,12 +78,20 @@ static bool window_bytes(rule_ctx *c, const vmem_shape *s, const int64_t *ext, u
   return true;
 }
 
-/* Adds a window with its buffers; the largest names the dominant one. */
+/* Adds a window with its buffers; the largest names the dominant one. A
+ * window as large as its whole array is fetched once, not streamed: one
+ * buffer. */
 static bool add(rule_ctx *c, const vmem_shape *s, const int64_t *ext, int buffers, int64_t who) {
-  uint64_t b;
-  if (!window_bytes(c, s, ext, &b))
+  if (!s->tuple && s->lay.memory_space == 1)
+    return true; /* already in VMEM: read in place, no span */
+  uint64_t b, whole = 0;
+  bool was = c->whole;
+  c->whole = true;
+  bool ok = window_bytes(c, s, NULL, &whole);
+  c->whole = was;
+  if (!ok || !window_bytes(c, s, ext, &b))
     return false;
-  uint64_t total = b * (uint64_t)buffers;
+  uint64_t total = b * (uint64_t)(b >= whole ? 1 : buffers);
   c->out->min_bytes += total;
   if (total > c->out->dominant_bytes)
     c->out->dominant_bytes = total, c->out->dominant = who;
@@ -137,29 +152,111 @@ static size_t window_sizes(const vmem_hlo_instruction *in, int64_t *v, size_t ca
   return 0;
 }
 
+/* ---- operands inside a fusion ------------------------------------------------------
+ * A fused op reads the fusion's operands through its parameters, and its
+ * result may be the fusion's: those windows are the fusion's arrays (their
+ * layout, their memory space), counted once. Values computed inside the
+ * body keep their own shape. */
+
+static bool same_dims(const vmem_shape *a, const vmem_shape *b) {
+  if (a->tuple || b->tuple || a->rank != b->rank)
+    return false;
+  for (size_t i = 0; i < a->rank; i++)
+    if (a->dims[i] != b->dims[i])
+      return false;
+  return true;
+}
+
+/* The fused computation's parameter that v passes through unchanged in
+ * extent (bitcast, convert, copy, a one-operand fusion), else NULL. */
+static const vmem_hlo_instruction *param_behind(const vmem_hlo_instruction *v) {
+  for (int hops = 0; hops < 16; hops++) {
+    if (v->kind == HLO_KIND_PARAMETER)
+      return v;
+    bool pass = op_is(v, "bitcast") || op_is(v, "convert") || op_is(v, "copy") ||
+                (op_is(v, "fusion") && v->noperands == 1);
+    if (!pass || v->noperands < 1 || !same_dims(v->operands[0]->shape, v->shape))
+      return NULL;
+    v = v->operands[0];
+  }
+  return NULL;
+}
+
+/* Operand k of in, as a window sees it: inside a fusion, the fusion's
+ * operand that it is (marked read), else its own shape. */
+static const vmem_shape *opnd(rule_ctx *c, const vmem_hlo_instruction *in, uint32_t k) {
+  const vmem_shape *own = in->operands[k]->shape;
+  const vmem_hlo_instruction *p = c->fusion ? param_behind(in->operands[k]) : NULL;
+  if (!p || p->parameter >= c->fusion->noperands || !same_dims(c->fusion->operands[p->parameter]->shape, own))
+    return own;
+  c->param_read[p->parameter] = true;
+  return c->fusion->operands[p->parameter]->shape;
+}
+
+/* The result of in as a window sees it: the fusion's when it is. */
+static const vmem_shape *result(const rule_ctx *c, const vmem_hlo_instruction *in) {
+  return c->fusion && c->result_is_fusion && same_dims(c->fusion->shape, in->shape) ? c->fusion->shape : in->shape;
+}
+
+/* Whether x's result reaches the root of its computation through ops of
+ * the root's extent (elementwise epilogues: a bias, a relu): then it
+ * leaves the fusion as its result. Visits at most *budget ops. */
+static bool reaches(const vmem_hlo_instruction *v, const vmem_hlo_instruction *x, const vmem_shape *dims,
+                    int *budget) {
+  if (v == x)
+    return true;
+  if (--*budget < 0 || !same_dims(v->shape, dims) || v->kind == HLO_KIND_PARAMETER)
+    return false;
+  for (uint32_t k = 0; k < v->noperands; k++)
+    if (reaches(v->operands[k], x, dims, budget))
+      return true;
+  return false;
+}
+
 /* ---- rules ---------------------------------------------------------------------- */
 
 static bool rule_default(rule_ctx *c, const vmem_hlo_instruction *in) {
   for (uint32_t k = 0; k < in->noperands; k++)
-    if (!add_leaves(c, in->operands[k]->shape, 2, k))
+    if (!add_leaves(c, opnd(c, in, k), 2, k))
       return false;
-  return add_leaves(c, in->shape, 2, -1);
+  return add_leaves(c, result(c, in), 2, -1);
+}
+
+/* Whether a window of s cut to ext (one tile when NULL) is less than the
+ * whole array: then a reduction over it takes several steps and keeps an
+ * accumulator between them. */
+static bool split(rule_ctx *c, const vmem_shape *s, const int64_t *ext, bool *out) {
+  uint64_t part, whole;
+  bool was = c->whole;
+  *out = false;
+  if (was || s->tuple)
+    return true;
+  c->whole = true;
+  bool ok = window_bytes(c, s, NULL, &whole);
+  c->whole = was;
+  if (!ok || !window_bytes(c, s, ext, &part))
+    return false;
+  *out = part < whole;
+  return true;
 }
 
 static bool rule_reduce(rule_ctx *c, const vmem_hlo_instruction *in) {
-  return rule_default(c, in) && accumulator(c, in->shape);
+  bool steps = false;
+  if (!rule_default(c, in) || (in->noperands && !split(c, in->operands[0]->shape, NULL, &steps)))
+    return false;
+  return !steps || accumulator(c, in->shape);
 }
 
 static bool rule_reduce_window(rule_ctx *c, const vmem_hlo_instruction *in) {
   int64_t ext[MAX_RANK] = {0};
   size_t n = window_sizes(in, ext, MAX_RANK);
   for (uint32_t k = 0; k < in->noperands; k++) {
-    const vmem_shape *s = in->operands[k]->shape;
+    const vmem_shape *s = opnd(c, in, k);
     bool windowed = !s->tuple && n == s->rank && k < (in->noperands + 1) / 2; /* inputs, not init values */
     if (!(windowed ? add(c, s, ext, 2, k) : add_leaves(c, s, 2, k)))
       return false;
   }
-  return add_leaves(c, in->shape, 2, -1);
+  return add_leaves(c, result(c, in), 2, -1);
 }
 
 static bool rule_sort(rule_ctx *c, const vmem_hlo_instruction *in) {
@@ -167,7 +264,7 @@ static bool rule_sort(rule_ctx *c, const vmem_hlo_instruction *in) {
   if (ints(attr(in, "dimensions"), d, 1) != 1)
     return rule_default(c, in);
   for (uint32_t k = 0; k < in->noperands; k++) {
-    const vmem_shape *s = in->operands[k]->shape;
+    const vmem_shape *s = opnd(c, in, k);
     int64_t ext[MAX_RANK] = {0};
     if (!s->tuple && (size_t)d[0] < s->rank && s->rank <= MAX_RANK)
       ext[d[0]] = s->dims[d[0]];
@@ -193,14 +290,17 @@ static bool rule_dot(rule_ctx *c, const vmem_hlo_instruction *in) {
     return rule_default(c, in);
   int64_t mxu = (int64_t)vmem_target_u64(c->t, VMEM_FACT_MXU_DIM), lhs[MAX_RANK], rhs[MAX_RANK];
   mxu = mxu > 0 ? mxu : 128;
-  cut(in->operands[0]->shape, attr(in, "lhs_contracting_dims"), mxu, 1, lhs);
-  cut(in->operands[1]->shape, attr(in, "rhs_contracting_dims"), mxu, 1, rhs);
-  const vmem_shape *r = in->operands[1]->shape;
+  const vmem_shape *l = opnd(c, in, 0), *r = opnd(c, in, 1);
+  int64_t contracted[MAX_RANK];
+  cut(l, attr(in, "lhs_contracting_dims"), mxu, 1, lhs);
+  cut(l, attr(in, "lhs_contracting_dims"), mxu, INT64_MAX, contracted); /* only the contraction cut */
+  cut(r, attr(in, "rhs_contracting_dims"), mxu, 1, rhs);
   int64_t minor = r->rank ? (int64_t)shape_minor(r, 0) : -1; /* the rhs's lanes: an MXU width of outputs */
   if (minor >= 0 && minor < MAX_RANK && rhs[minor] == 1)
     rhs[minor] = mxu;
-  return add(c, in->operands[0]->shape, lhs, 2, 0) && add(c, r, rhs, 2, 1) && add_leaves(c, in->shape, 2, -1) &&
-         accumulator(c, in->shape);
+  bool steps; /* a contraction longer than the MXU: partial sums kept in f32 */
+  return split(c, l, contracted, &steps) && add(c, l, lhs, 2, 0) && add(c, r, rhs, 2, 1) &&
+         add_leaves(c, result(c, in), 2, -1) && (!steps || accumulator(c, in->shape));
 }
 
 /* dim_labels=b01f_01io->b01f: the kernel's spatial window whole in the
@@ -209,11 +309,13 @@ static bool rule_convolution(rule_ctx *c, const vmem_hlo_instruction *in) {
   sv labels = attr(in, "dim_labels");
   if (in->noperands < 2 || in->operands[0]->shape->tuple || in->operands[1]->shape->tuple || !labels.len)
     return rule_default(c, in);
-  int64_t size[MAX_RANK] = {0}, lhs[MAX_RANK] = {0}, rhs[MAX_RANK] = {0};
+  int64_t size[MAX_RANK] = {0}, lhs[MAX_RANK] = {0}, rhs[MAX_RANK] = {0}, feat[MAX_RANK];
   size_t nw = window_sizes(in, size, MAX_RANK);
   int64_t mxu = (int64_t)vmem_target_u64(c->t, VMEM_FACT_MXU_DIM);
   mxu = mxu > 0 ? mxu : 128;
   size_t part = 0, pos = 0;
+  for (size_t i = 0; i < MAX_RANK; i++)
+    feat[i] = INT64_MAX;
   for (size_t i = 0; i < labels.len && part < 2; i++) {
     char ch = labels.ptr[i];
     if (ch == '_' || ch == '-') {
@@ -226,11 +328,15 @@ static bool rule_convolution(rule_ctx *c, const vmem_hlo_instruction *in) {
         ext[pos] = size[ch - '0'];
       else if (ch == 'f' || ch == 'i' || ch == 'o')
         ext[pos] = mxu;
+      if (!part && ch == 'f')
+        feat[pos] = mxu; /* the input features: the contraction */
     }
     pos++;
   }
-  return add(c, in->operands[0]->shape, lhs, 2, 0) && add(c, in->operands[1]->shape, rhs, 2, 1) &&
-         add_leaves(c, in->shape, 2, -1) && accumulator(c, in->shape);
+  const vmem_shape *l = opnd(c, in, 0), *r = opnd(c, in, 1);
+  bool steps; /* input features beyond the MXU: partial sums kept in f32 */
+  return split(c, l, feat, &steps) && add(c, l, lhs, 2, 0) && add(c, r, rhs, 2, 1) &&
+         add_leaves(c, result(c, in), 2, -1) && (!steps || accumulator(c, in->shape));
 }
 
 static bool rule_gather(rule_ctx *c, const vmem_hlo_instruction *in) {
@@ -238,12 +344,12 @@ static bool rule_gather(rule_ctx *c, const vmem_hlo_instruction *in) {
   if (in->noperands < 2 || in->operands[0]->shape->tuple)
     return rule_default(c, in);
   ints(attr(in, "slice_sizes"), ext, MAX_RANK);
-  return add(c, in->operands[0]->shape, ext, 2, 0) && add_leaves(c, in->operands[1]->shape, 2, 1) &&
-         add_leaves(c, in->shape, 2, -1);
+  return add(c, opnd(c, in, 0), ext, 2, 0) && add_leaves(c, opnd(c, in, 1), 2, 1) &&
+         add_leaves(c, result(c, in), 2, -1);
 }
 
 static bool rule_scatter(rule_ctx *c, const vmem_hlo_instruction *in) {
-  if (in->noperands < 3 || in->operands[in->noperands - 1]->shape->tuple)
+  if (c->whole || in->noperands < 3 || in->operands[in->noperands - 1]->shape->tuple)
     return rule_default(c, in);
   const vmem_shape *upd = in->operands[in->noperands - 1]->shape;
   int64_t ext[MAX_RANK] = {0}, v[MAX_RANK];
@@ -256,7 +362,7 @@ static bool rule_scatter(rule_ctx *c, const vmem_hlo_instruction *in) {
     return false;
   c->out->min_bytes += 4 * slice; /* the update slice and the operand slice it lands in, each twice */
   c->out->dominant = (int64_t)in->noperands - 1, c->out->dominant_bytes = 2 * slice;
-  return add_leaves(c, in->operands[1]->shape, 2, 1);
+  return add_leaves(c, opnd(c, in, 1), 2, 1);
 }
 
 typedef bool (*rule_fn)(rule_ctx *c, const vmem_hlo_instruction *in);
@@ -282,34 +388,55 @@ static int rule_of(const vmem_hlo_instruction *in) {
   return -1;
 }
 
-/* A fusion: the heaviest rule of its body's ops, then the fusion's own
- * operands and result a tile each. */
+/* One reading of fusion `in`: body op x by its rule (NULL: none), its
+ * operands and result seen as the fusion's where they are, then a window
+ * of each fusion operand x does not read and of the result unless x's
+ * reaches it. */
+static bool fusion_as(rule_ctx *c, const vmem_hlo_instruction *in, const vmem_hlo_instruction *x, int r,
+                      bool *read, vmem_std_scoped *one) {
+  rule_ctx k = *c;
+  k.out = one, k.fusion = in, k.param_read = read, k.result_is_fusion = false;
+  memset(read, 0, in->noperands * sizeof *read);
+  if (x) {
+    int budget = 64;
+    const vmem_hlo_instruction *root = x->parent->root;
+    k.result_is_fusion = root && reaches(root, x, root->shape, &budget);
+    if (!rules[r].fn(&k, x))
+      return false;
+    if (one->dominant >= -1)
+      one->dominant = -3; /* inside the body */
+  }
+  for (uint32_t j = 0; j < in->noperands; j++)
+    if (!read[j] && !add_leaves(&k, in->operands[j]->shape, 2, j))
+      return false;
+  if (!k.result_is_fusion && !add_leaves(&k, in->shape, 2, -1))
+    return false;
+  c->unsized = c->unsized || k.unsized;
+  return true;
+}
+
+/* A fusion: the heaviest reading over the body's ops that have a rule;
+ * an elementwise body streams the fusion's operands and result alone. */
 static bool rule_fusion(rule_ctx *c, const vmem_hlo_instruction *in) {
-  vmem_std_scoped best = {0}, *dst = c->out;
-  for (uint32_t k = 0; k < in->ncalled; k++)
-    for (uint32_t i = 0; i < in->called[k]->ninstrs; i++) {
+  bool *read = vmem__alloc(c->alloc, (in->noperands + 1) * sizeof *read);
+  if (!read) {
+    err_set(c->err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return false;
+  }
+  vmem_std_scoped best = {.applies = true, .dominant = -1, .rule = "fusion"};
+  bool ok = fusion_as(c, in, NULL, -1, read, &best);
+  for (uint32_t k = 0; ok && k < in->ncalled; k++)
+    for (uint32_t i = 0; ok && i < in->called[k]->ninstrs; i++) {
       const vmem_hlo_instruction *x = in->called[k]->instrs[i];
       int r = rule_of(x);
-      if (r < 0)
-        continue;
-      vmem_std_scoped one = {.applies = true, .dominant = -1, .rule = rules[r].name};
-      c->out = &one;
-      bool ok = rules[r].fn(c, x);
-      c->out = dst;
-      if (!ok)
-        return false;
-      if (one.min_bytes > best.min_bytes)
-        best = one;
+      vmem_std_scoped one = {.applies = true, .dominant = -1, .rule = r >= 0 ? rules[r].name : NULL};
+      if (r >= 0 && (ok = fusion_as(c, in, x, r, read, &one)) && one.min_bytes >= best.min_bytes)
+        best = one; /* a tie goes to the body's rule: it names what the op needs */
     }
-  if (!rule_default(c, in))
-    return false;
-  if (best.min_bytes) {
-    dst->min_bytes += best.min_bytes;
-    dst->rule = best.rule;
-    if (best.dominant_bytes > dst->dominant_bytes)
-      dst->dominant_bytes = best.dominant_bytes, dst->dominant = -3; /* inside the body */
-  }
-  return true;
+  vmem__free(c->alloc, read);
+  if (ok)
+    *c->out = best;
+  return ok;
 }
 
 /* Ops that execute no code of their own, or whose scoped need is not this
@@ -326,6 +453,13 @@ static bool modelled(const vmem_hlo_instruction *in) {
   return true;
 }
 
+/* The rule for in, into out; c->whole chooses the pass. */
+static bool apply(rule_ctx *c, const vmem_hlo_instruction *in) {
+  int r = rule_of(in);
+  c->out->rule = r >= 0 ? rules[r].name : op_is(in, "fusion") ? "fusion" : "elementwise or data movement";
+  return r >= 0 ? rules[r].fn(c, in) : op_is(in, "fusion") ? rule_fusion(c, in) : rule_default(c, in);
+}
+
 vmem_status vmem_hlo_instruction_min_scoped(const vmem_hlo_instruction *in, const vmem_target *t,
                                             vmem_std_scoped *out, vmem_error *err) {
   err_clear(err);
@@ -338,15 +472,35 @@ vmem_status vmem_hlo_instruction_min_scoped(const vmem_hlo_instruction *in, cons
   if (!modelled(in))
     return VMEM_OK;
   out->applies = true;
-  rule_ctx c = {t, NULL, err, out, false};
-  int r = rule_of(in);
-  out->rule = r >= 0 ? rules[r].name : op_is(in, "fusion") ? "fusion" : "elementwise or data movement";
-  bool ok = r >= 0 ? rules[r].fn(&c, in) : op_is(in, "fusion") ? rule_fusion(&c, in) : rule_default(&c, in);
-  if (!ok) {
+  vmem_std_scoped whole = {.dominant = -1};
+  rule_ctx c = {.t = t, .err = err, .out = out}, w = {.t = t, .err = err, .out = &whole, .whole = true};
+  if (!apply(&c, in) || !apply(&w, in)) {
     out->applies = false;
     return err->code;
   }
-  if (c.unsized)
+  out->whole_bytes = whole.min_bytes;
+  if (whole.min_bytes < out->min_bytes) /* windows nearly whole: one step needs less than two buffers */
+    out->min_bytes = whole.min_bytes, out->dominant = whole.dominant, out->dominant_bytes = whole.dominant_bytes;
+  if (c.unsized || w.unsized)
     memset(out, 0, sizeof *out), out->dominant = -1; /* some array cannot be sized: not modelled */
   return VMEM_OK;
+}
+
+/* The modelled choice above the minimum (docs/program.md): the op in one
+ * step when its whole arrays fit a quarter of the limit; else windows
+ * doubled from the least while they fit that quarter; the least when not
+ * even that fits. The quarter is fitted to the one published pipelined
+ * case (a 2048x2048 bf16 matmul that took 16 steps and 2.85 MiB under a
+ * 16 MiB limit, though its 16 MiB whole would have fit): the compiler
+ * keeps large arrays pipelined rather than fill its limit. */
+uint64_t vmem_std_scoped_likely(const vmem_std_scoped *m, uint64_t limit) {
+  if (!m || !m->applies)
+    return 0;
+  uint64_t budget = limit / 4;
+  if (m->whole_bytes <= budget)
+    return m->whole_bytes;
+  uint64_t b = m->min_bytes;
+  while (b && b <= budget / 2 && 2 * b < m->whole_bytes)
+    b *= 2;
+  return b;
 }

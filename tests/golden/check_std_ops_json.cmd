@@ -1,1 +1,1 @@
-$VMEMSCOPE check std_ops.hlo --json --no-env | grep -A6 "scoped_model"
+$VMEMSCOPE check std_ops.hlo --json --no-env | grep -A8 "scoped_model"
