@@ -1,0 +1,1 @@
+$VMEMSCOPE check calibration.hlo --summary --no-env
