@@ -22,10 +22,15 @@ typedef struct cli_ctx {
   bool colour;          /* --color, NO_COLOR, a terminal */
   bool progress_shown;  /* a progress line is on the terminal */
   json_t **capture;     /* report: cli_print_json hands the document here */
+  const char *as;       /* report running check, explain or fit inside: the name errors carry */
 } cli_ctx;
 extern _Thread_local cli_ctx *cli_now;
 #define CLI_OUT (cli_now->out)
 #define CLI_ERR (cli_now->err)
+
+/* The command name an error message carries: cmd, or the command that
+ * runs it inside (report), which is the one the user typed. */
+const char *cli_who(const char *cmd);
 
 /* Exit codes, the same for every command. */
 enum { EXIT_OK = 0, EXIT_OOM = 1, EXIT_BAD = 2 };

@@ -132,7 +132,7 @@ vmem_kernel *cli_load_kernel(const char *cmd, const char *path, const char *form
     else
       snprintf(err.message, sizeof err.message, "no Mosaic bytecode (base64 'TUzvUg...') in the file");
     if (!k && raw) /* binary: no line to show; the message names the byte */
-      fprintf(CLI_ERR, "vmemscope %s: error: %s: %s\n", cmd, path, err.message);
+      fprintf(CLI_ERR, "vmemscope %s: error: %s: %s\n", cli_who(cmd), path, err.message);
     else if (!k) {
       err.offset += at; /* the library's offset is within the body */
       cli_file_error(cmd, path, text, len, &err);
@@ -143,7 +143,7 @@ vmem_kernel *cli_load_kernel(const char *cmd, const char *path, const char *form
     if (!k && (err.offset || !strcmp(format, "mlir")))
       cli_file_error(cmd, path, text, len, &err);
     else if (!k)
-      fprintf(CLI_ERR, "vmemscope %s: error: %s: %s\n", cmd, path, err.message);
+      fprintf(CLI_ERR, "vmemscope %s: error: %s: %s\n", cli_who(cmd), path, err.message);
   }
   free(text);
   return k;

@@ -54,12 +54,14 @@ void cli_error(const char *cmd, const char *fmt, ...) {
   va_end(ap);
 }
 
+const char *cli_who(const char *cmd) { return cli_now->as ? cli_now->as : cmd; }
+
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fprintf(CLI_ERR, "vmemscope %s: error: ", cmd);
+  fprintf(CLI_ERR, "vmemscope %s: error: ", cli_who(cmd));
   vfprintf(CLI_ERR, fmt, ap);
-  fprintf(CLI_ERR, "\n(see 'vmemscope %s --help')\n", cmd);
+  fprintf(CLI_ERR, "\n(see 'vmemscope %s --help')\n", cli_who(cmd));
   va_end(ap);
   return EXIT_BAD;
 }
@@ -72,11 +74,11 @@ void cli_error_at(const char *cmd, const char *what, const char *text, const vme
    * ":col"), else it names an argument ("shape 2,"). */
   size_t wn = strlen(what);
   if (strchr(text, '\n'))
-    fprintf(CLI_ERR, "vmemscope %s: error: %s:%zu:%zu: %s\n", cmd, what, line, col, err->message);
+    fprintf(CLI_ERR, "vmemscope %s: error: %s:%zu:%zu: %s\n", cli_who(cmd), what, line, col, err->message);
   else if (wn && what[wn - 1] == ':')
-    fprintf(CLI_ERR, "vmemscope %s: error: %s%zu: %s\n", cmd, what, col, err->message);
+    fprintf(CLI_ERR, "vmemscope %s: error: %s%zu: %s\n", cli_who(cmd), what, col, err->message);
   else
-    fprintf(CLI_ERR, "vmemscope %s: error: %s column %zu: %s\n", cmd, what, col, err->message);
+    fprintf(CLI_ERR, "vmemscope %s: error: %s column %zu: %s\n", cli_who(cmd), what, col, err->message);
   /* Show the line with a caret under the position (single-line texts). */
   if (!strchr(text, '\n') && len <= 200) {
     fprintf(CLI_ERR, "  %s\n  %*s^\n", text, (int)(col - 1), "");
@@ -89,7 +91,7 @@ void cli_file_error(const char *cmd, const char *path, const char *text, size_t 
   cli_progress_done(); /* an error starts on a clean line */
   size_t line, col;
   vmem_locate(text, len, err->offset, &line, &col);
-  fprintf(CLI_ERR, "vmemscope %s: error: %s:%zu:%zu: %s\n", cmd, path, line, col, err->message);
+  fprintf(CLI_ERR, "vmemscope %s: error: %s:%zu:%zu: %s\n", cli_who(cmd), path, line, col, err->message);
   /* The line itself, cut to 160 columns around the caret. */
   size_t b = err->offset > len ? len : err->offset;
   while (b > 0 && text[b - 1] != '\n')
@@ -118,7 +120,7 @@ const vmem_target *cli_target(const char *cmd, const char *name) {
     name = "v5e";
   const vmem_target *t = vmem_target_find(name, strlen(name));
   if (!t) {
-    fprintf(CLI_ERR, "vmemscope %s: error: %s: unknown target '%s'; known:", cmd, from, name);
+    fprintf(CLI_ERR, "vmemscope %s: error: %s: unknown target '%s'; known:", cli_who(cmd), from, name);
     for (size_t i = 0; i < vmem_target_count(); i++)
       fprintf(CLI_ERR, " %s", vmem_target_name(vmem_target_at(i)));
     fputc('\n', CLI_ERR);

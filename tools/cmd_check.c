@@ -131,7 +131,7 @@ static vmem_hlo_module *open_module(const char *cmd, const char *path) {
   if (m)
     return m;
   if (err.code == VMEM_ERR_ARGUMENT || err.code == VMEM_ERR_NOMEM) {
-    fprintf(CLI_ERR, "vmemscope %s: error: %s: %s\n", cmd, path, err.message);
+    fprintf(CLI_ERR, "vmemscope %s: error: %s: %s\n", cli_who(cmd), path, err.message);
     return NULL;
   }
   /* Re-read the text to show the line: map again through a parse-free path. */

@@ -122,9 +122,12 @@ static int run_json(int (*cmd)(int, char **), const rargs *r, char **extra, int 
   if (top)
     argv[n++] = top_opt, argv[n++] = top_n;
   argv[n] = NULL;
+  const char *as = cli_now->as;
+  cli_now->as = "report";
   cli_capture_json(doc);
   int rc = cmd(n, argv);
   cli_capture_json(NULL);
+  cli_now->as = as;
   return rc;
 }
 
