@@ -130,6 +130,13 @@ def attention(browser):
     assert dom.find("line", id="peak"), "no peak marker"
     assert "peak, step %d" % prog["peak_time"] in dom.text
     assert dom.find("table", id="peak-by-size") and dom.find("table", id="peak-by-waste")
+    modelled = [ins["scoped_model"] for comp in doc["computations"] for ins in comp["instructions"]
+                if ins.get("scoped_model", {}).get("whole_bytes")]
+    assert modelled and dom.find("table", id="model-table"), "no table of modelled standard ops"
+    cells = {a.get("data-v") for a in dom.find("td")}
+    for m in modelled:
+        for key in ("min_bytes", "likely_bytes", "whole_bytes", "limit_bytes"):
+            assert str(m[key]) in cells, (key, m[key])
 
 
 def gated_matmul(browser):

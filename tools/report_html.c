@@ -497,6 +497,58 @@ static void hlo_diagnostics(FILE *f, const json_t **ins, size_t n) {
           "<code>--xla_tpu_scoped_vmem_limit_kib</code> may let it compile meanwhile.</p></section>\n", f);
 }
 
+static uint64_t likely_of(const json_t *in) { return jbytes(json_object_get(in, "scoped_model"), "likely_bytes"); }
+
+static int by_likely(const void *a, const void *b) {
+  uint64_t x = likely_of(*(const json_t *const *)a), y = likely_of(*(const json_t *const *)b);
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void bytes_cell(FILE *f, uint64_t v) {
+  char b[32];
+  fprintf(f, "<td class=\"n\" data-v=\"%" PRIu64 "\">%s</td>", v, human(b, sizeof b, v));
+}
+
+/* The standard ops that stream through scoped VMEM, by the model's choice:
+ * the least, the choice, the whole, the limit, and the compiler's own
+ * figure where the text has it (check prints the same, five rows). */
+static void model_table(FILE *f, const json_t **ins, size_t n) {
+  const json_t **rows = malloc((n + 1) * sizeof *rows);
+  size_t m = 0;
+  for (size_t i = 0; rows && i < n; i++)
+    if (jbytes(json_object_get(ins[i], "scoped_model"), "whole_bytes"))
+      rows[m++] = ins[i];
+  if (m) {
+    qsort(rows, m, sizeof *rows, by_likely);
+    fputs("<section id=\"models\"><h2>Standard ops, modelled</h2>\n<p>The least scoped VMEM each op needs and the "
+          "choice above it, as vmemscope models the compiler (docs/program.md): a model, not the compiler's figure, "
+          "which is shown where the dump carries it.</p>\n<table class=\"sortable\" id=\"model-table\"><thead><tr>"
+          "<th>instruction</th><th>rule</th><th class=\"n\">least</th><th class=\"n\">likely</th>"
+          "<th class=\"n\">whole</th><th class=\"n\">limit</th><th class=\"n\">compiler's</th></tr></thead><tbody>\n",
+          f);
+  }
+  for (size_t i = 0; i < m && i < MAX_ROWS; i++) {
+    const json_t *sm = json_object_get(rows[i], "scoped_model");
+    fputs("<tr><td>", f);
+    esc(f, jstr(rows[i], "name"));
+    fputs("</td><td>", f);
+    esc(f, jstr(sm, "rule"));
+    fputs("</td>", f);
+    bytes_cell(f, jbytes(sm, "min_bytes"));
+    bytes_cell(f, jbytes(sm, "likely_bytes"));
+    bytes_cell(f, jbytes(sm, "whole_bytes"));
+    bytes_cell(f, jbytes(sm, "limit_bytes"));
+    if (json_is_integer(json_object_get(rows[i], "used_scoped_bytes")))
+      bytes_cell(f, jbytes(rows[i], "used_scoped_bytes"));
+    else
+      fputs("<td class=\"n\">-</td>", f);
+    fputs("</tr>\n", f);
+  }
+  if (m)
+    fputs("</tbody></table></section>\n", f);
+  free(rows);
+}
+
 /* The bars of a list of kernels, then each kernel's section. */
 static void kernels_report(FILE *f, const char *title, const json_t **ks, size_t n, uint64_t physical) {
   bar *bars = malloc((n + 1) * sizeof *bars);
@@ -515,8 +567,10 @@ static void hlo_doc(FILE *f, const json_t *doc, uint64_t physical) {
     nb += instruction_bar(ins[i], &bars[nb]);
   bars_section(f, "Scoped VMEM per instruction", bars, nb,
                "No instruction carries a Pallas kernel or a used scoped figure.");
-  if (ins)
+  if (ins) {
     hlo_diagnostics(f, ins, n);
+    model_table(f, ins, n);
+  }
   for (size_t i = 0; ks && i < nk; i++)
     kernel_section(f, ks[i], physical);
   free(ks);
