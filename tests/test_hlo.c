@@ -296,6 +296,31 @@ static void test_binary_input(void **state) {
   assert_non_null(strstr(err.message, "binary"));
 }
 
+/* Attribute and called-computation counts are kept in 16 bits: past
+ * 65,535 the parser says so at the instruction, it does not wrap. */
+static void test_too_many_attributes(void **state) {
+  (void)state;
+  const char head[] = "e { a = f32[] parameter(0)", tail[] = " }";
+  size_t n = 65536, len = sizeof head - 1 + n * 6 + sizeof tail;
+  char *text = malloc(len + 16), *w = text;
+  assert_non_null(text);
+  w += sprintf(w, "%s", head);
+  for (size_t i = 0; i < n; i++)
+    w += sprintf(w, ", x=%02zu", i % 100);
+  w += sprintf(w, "%s", tail);
+  vmem_error err;
+  assert_null(vmem_hlo_parse(text, (size_t)(w - text), NULL, &err));
+  assert_int_equal(err.code, VMEM_ERR_RANGE);
+  assert_int_equal(err.offset, 4);
+  assert_non_null(strstr(err.message, "more than 65535 attributes"));
+  w = text + sizeof head - 1 + 65535 * 6; /* one fewer parses */
+  w += sprintf(w, "%s", tail);
+  vmem_hlo_module *m = vmem_hlo_parse(text, (size_t)(w - text), NULL, &err);
+  assert_non_null(m);
+  vmem_hlo_free(m);
+  free(text);
+}
+
 static void test_malformed_tpu_config(void **state) {
   (void)state;
   const char *text = "e { a = f32[] custom-call(), custom_call_target=\"tpu_custom_call\", backend_config={\"a\" 1} }";
@@ -365,6 +390,7 @@ int main(void) {
       cmocka_unit_test(test_shapes_are_shared),
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_binary_input),
+      cmocka_unit_test(test_too_many_attributes),
       cmocka_unit_test(test_malformed_tpu_config),
       cmocka_unit_test(test_open_files),
       cmocka_unit_test(test_allocator),

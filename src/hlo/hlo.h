@@ -44,8 +44,10 @@ struct vmem_hlo_instruction {
     sv *literal;          /* raw text inside constant(...) */
     uint64_t parameter;   /* N of parameter(N) */
   };
-  uint32_t noperands, nattrs, ncalled;
+  uint32_t noperands;
   uint32_t id;            /* its place among the module's instructions, computations in text order */
+  uint16_t nattrs, ncalled; /* 16 bits: 8 bytes less an instruction, 5 MB over a 100 MB dump (the
+                               parser refuses more, with a positioned error) */
   uint8_t kind;           /* HLO_KIND_*: what the union holds */
 };
 

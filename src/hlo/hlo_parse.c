@@ -613,7 +613,10 @@ static bool link_called(parser *p, vmem_hlo_instruction *in) {
   for (uint32_t k = 0; k < in->nattrs; k++)
     if (calls_computations(attr_name(&in->attrs[k])) && !resolve_called(p, &in->attrs[k], from))
       return false;
-  in->ncalled = (uint32_t)(p->called.n - from);
+  if (p->called.n - from > UINT16_MAX)
+    return fail(p, VMEM_ERR_RANGE, (size_t)(in->name.ptr - p->s), "%%%.*s calls more than %u computations",
+                (int)in->name.len, in->name.ptr, UINT16_MAX);
+  in->ncalled = (uint16_t)(p->called.n - from);
   if (in->ncalled && in->kind != HLO_KIND_CALLS)
     return fail(p, VMEM_ERR_SYNTAX, (size_t)(in->name.ptr - p->s), "%.*s cannot call computations",
                 (int)in->opcode->len, in->opcode->ptr);
@@ -649,8 +652,13 @@ static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *
   size_t from = p->nattrs;
   if (!parse_operands(p, in, c) || !parse_attrs(p))
     return NULL;
-  if (!attrs_take(p, from, &in->attrs, &in->nattrs))
+  uint32_t nattrs;
+  if (p->nattrs - from > UINT16_MAX)
+    return fail(p, VMEM_ERR_RANGE, (size_t)(in->name.ptr - p->s), "%%%.*s has more than %u attributes",
+                (int)in->name.len, in->name.ptr, UINT16_MAX), NULL;
+  if (!attrs_take(p, from, &in->attrs, &nattrs))
     return NULL;
+  in->nattrs = (uint16_t)nattrs;
   if (!link_called(p, in))
     return NULL;
   bool oom = false;
