@@ -9,7 +9,10 @@
  * constants, tuples — then, for it and each extra file, runs a child
  * process that maps the file, times a memchr newline scan and a full parse
  * (medians of 5), and reports MB/s, instructions/s, the parse/scan ratio and
- * the child's peak RSS against the file size. */
+ * the child's peak RSS against the file size; then, in another child, the
+ * whole of `vmemscope check FILE --summary` (parse, sizing every
+ * instruction, the standard-op model, program planning) against the parse,
+ * with its own peak RSS. */
 #define _DEFAULT_SOURCE /* wait4, for the child's own peak RSS */
 #include <fcntl.h>
 #include <stdio.h>
@@ -122,11 +125,27 @@ static int measure(const char *path) {
   return 0;
 }
 
-static void run_child(const char *path, long size) {
+/* In a child: `check PATH --summary` once, through the library's CLI entry,
+ * its output discarded; prints its time. */
+static int measure_check(const char *path) {
+  FILE *null = fopen("/dev/null", "w");
+  if (!null)
+    return 1;
+  const char *argv[] = {"check", path, "--summary", NULL};
+  double t0 = bench_now();
+  int rc = vmem_cli_run(3, argv, null, null);
+  double t1 = bench_now();
+  fclose(null);
+  printf("  check --summary %6.0f ms (exit %d)", (t1 - t0) * 1e3, rc);
+  fflush(stdout);
+  return rc == 2;
+}
+
+static void run_child(const char *path, long size, bool check) {
   fflush(stdout);
   pid_t pid = fork();
   if (pid == 0)
-    _exit(measure(path));
+    _exit(check ? measure_check(path) : measure(path));
   int status;
   struct rusage ru;
   if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -134,8 +153,11 @@ static void run_child(const char *path, long size) {
     return;
   }
   double rss = (double)ru.ru_maxrss * 1024.0; /* kB on Linux */
-  printf("  peak RSS     %9.1f MB  %5.2fx the file (mapped file pages included)\n", rss / 1e6,
-         rss / (double)size);
+  if (check)
+    printf(", peak RSS %.1f MB, %.2fx the file\n", rss / 1e6, rss / (double)size);
+  else
+    printf("  peak RSS     %9.1f MB  %5.2fx the file (mapped file pages included)\n", rss / 1e6,
+           rss / (double)size);
 }
 
 int main(int argc, char **argv) {
@@ -154,7 +176,8 @@ int main(int argc, char **argv) {
   close(fd);
   long size = write_module(path, mb * 1000000L);
   printf("synthetic module (%s):\n", path);
-  run_child(path, size);
+  run_child(path, size, false);
+  run_child(path, size, true);
   unlink(path);
   for (int i = 2; i < argc; i++) {
     struct stat st;
@@ -163,7 +186,8 @@ int main(int argc, char **argv) {
       continue;
     }
     printf("%s:\n", argv[i]);
-    run_child(argv[i], (long)st.st_size);
+    run_child(argv[i], (long)st.st_size, false);
+    run_child(argv[i], (long)st.st_size, true);
   }
   printf("(medians of %d runs)\n", RUNS);
   return 0;

@@ -32,6 +32,9 @@ extern _Thread_local cli_ctx *cli_now;
  * runs it inside (report), which is the one the user typed. */
 const char *cli_who(const char *cmd);
 
+/* A malloc'd copy of s (strdup is POSIX, not C11); NULL when out of memory. */
+char *cli_strdup(const char *s);
+
 /* Exit codes, the same for every command. */
 enum { EXIT_OK = 0, EXIT_OOM = 1, EXIT_BAD = 2 };
 

@@ -239,7 +239,7 @@ void table_init(cli_table *t, size_t ncols, const int *right) {
   t->right = right;
 }
 
-static char *dup_str(const char *s) {
+char *cli_strdup(const char *s) {
   size_t n = strlen(s) + 1;
   char *d = malloc(n);
   if (d)
@@ -260,7 +260,7 @@ void table_add(cli_table *t, ...) {
   va_start(ap, t);
   for (size_t j = 0; j < t->ncols; j++) {
     const char *s = va_arg(ap, const char *);
-    t->cells[t->nrows * t->ncols + j] = dup_str(s ? s : "");
+    t->cells[t->nrows * t->ncols + j] = cli_strdup(s ? s : "");
   }
   va_end(ap);
   t->nrows++;

@@ -77,16 +77,18 @@ static const char print_help[] =
 /* One instruction, sized. */
 typedef struct row {
   const vmem_hlo_instruction *in;
-  vmem_shape *laid;     /* the shape with the layout used */
+  vmem_shape *laid;     /* the shape with the layout used: shared, owned by the report's cache */
   bool given;           /* the text carried tiles */
   vmem_size size;
   bool sized;
   vmem_hlo_scoped scoped;
   bool has_scoped;
   vmem_kernel *k;       /* the Pallas kernel of a custom call with a body */
-  vmem_error kerr;      /* why its body could not be read */
+  char *kerr;           /* why its body could not be read (malloc'd; rare, so not a 240-byte
+                           vmem_error in every row: that was a quarter of a GB at 10^6 rows) */
   vmem_std_scoped model; /* a standard op's modelled least scoped VMEM */
   uint64_t model_limit; /* the limit it is held to */
+  uint64_t model_likely; /* the modelled choice under that limit */
 } row;
 
 typedef struct report {
@@ -94,6 +96,12 @@ typedef struct report {
   vmem_hlo_module *m;
   const vmem_target *t;
   row *rows;            /* in module order */
+  /* Laid-out shapes by the IR's interned shape: a module of a million
+   * instructions has a few thousand distinct shapes, and a copy per row
+   * was most of check's memory. Open addressing on the pointer. */
+  const vmem_shape **laid_key;
+  vmem_shape **laid_val;
+  size_t laid_cap, laid_n;
   size_t nrows;
   const vmem_limit_inputs *in;
   const vmem_plan_options *opt;
@@ -189,9 +197,46 @@ static bool model_row(report *r, row *w) {
   if (!w->model.applies)
     return true;
   w->model_limit = w->has_scoped && w->scoped.limit_bytes >= 0 ? (uint64_t)w->scoped.limit_bytes : r->global_limit;
+  w->model_likely = vmem_std_scoped_likely(&w->model, w->model_limit);
   r->modelled++;
   r->flagged += w->model.min_bytes > w->model_limit;
   return true;
+}
+
+/* The shape s laid out on the target, from the cache; NULL with *err set
+ * when it cannot be (an out-of-memory is not cached). */
+static vmem_shape *laid_of(report *r, const vmem_shape *s, vmem_error *err) {
+  if ((r->laid_n + 1) * 2 > r->laid_cap) {
+    size_t cap = r->laid_cap ? 2 * r->laid_cap : 256;
+    const vmem_shape **key = calloc(cap, sizeof *key);
+    vmem_shape **val = calloc(cap, sizeof *val);
+    if (!key || !val) {
+      free(key), free(val);
+      err->code = VMEM_ERR_NOMEM;
+      return NULL;
+    }
+    for (size_t i = 0; i < r->laid_cap; i++)
+      if (r->laid_key[i]) {
+        size_t j = ((uintptr_t)r->laid_key[i] >> 4) & (cap - 1);
+        while (key[j])
+          j = (j + 1) & (cap - 1);
+        key[j] = r->laid_key[i], val[j] = r->laid_val[i];
+      }
+    free(r->laid_key), free(r->laid_val);
+    r->laid_key = key, r->laid_val = val, r->laid_cap = cap;
+  }
+  size_t j = ((uintptr_t)s >> 4) & (r->laid_cap - 1);
+  for (; r->laid_key[j]; j = (j + 1) & (r->laid_cap - 1))
+    if (r->laid_key[j] == s) {
+      if (!r->laid_val[j])
+        err->code = VMEM_ERR_RANGE; /* known not to lay out */
+      return r->laid_val[j];
+    }
+  vmem_shape *laid = vmem_shape_with_tpu_layout(s, r->t, NULL, err);
+  if (!laid && err->code == VMEM_ERR_NOMEM)
+    return NULL;
+  r->laid_key[j] = s, r->laid_val[j] = laid, r->laid_n++;
+  return laid;
 }
 
 static bool size_rows(report *r) {
@@ -208,7 +253,7 @@ static bool size_rows(report *r) {
       w->in = vmem_hlo_computation_instruction_at(comp, i);
       const vmem_shape *s = vmem_hlo_instruction_shape(w->in);
       w->given = vmem_shape_has_tiles(s);
-      w->laid = vmem_shape_with_tpu_layout(s, r->t, NULL, &err);
+      w->laid = laid_of(r, s, &err);
       w->sized = w->laid && vmem_shape_size(w->laid, &w->size, &err) == VMEM_OK;
       if (!w->sized && err.code == VMEM_ERR_NOMEM)
         return false;
@@ -219,8 +264,10 @@ static bool size_rows(report *r) {
           return false;
         }
         w->has_scoped = w->scoped.limit_bytes >= 0 || w->scoped.used_bytes >= 0 || is_custom_call(w->in);
-        if (w->scoped.has_kernel_body && !(w->k = vmem_hlo_instruction_kernel(w->in, NULL, &w->kerr))) {
-          cli_file_error("check", r->path, text.ptr, text.len, &w->kerr);
+        if (w->scoped.has_kernel_body && !(w->k = vmem_hlo_instruction_kernel(w->in, NULL, &err))) {
+          cli_file_error("check", r->path, text.ptr, text.len, &err);
+          if (!(w->kerr = cli_strdup(err.message)))
+            return false;
           r->bad_body = true;
         }
       }
@@ -234,10 +281,13 @@ static bool size_rows(report *r) {
 
 static void free_rows(report *r) {
   for (size_t k = 0; k < r->nrows; k++) {
-    vmem_shape_free(r->rows[k].laid);
     vmem_kernel_free(r->rows[k].k);
+    free(r->rows[k].kerr);
   }
   free(r->rows);
+  for (size_t i = 0; i < r->laid_cap; i++)
+    vmem_shape_free(r->laid_val[i]);
+  free(r->laid_key), free(r->laid_val);
 }
 
 /* ---- totals --------------------------------------------------------------- */
@@ -351,7 +401,7 @@ static void print_custom_call(report *r, const row *w) {
     fprintf(CLI_OUT, "      (vmemscope check %s --instruction %.*s: the allocations, and remedies when over)\n", r->path,
            (int)nm.len, nm.ptr);
   } else if (w->scoped.has_kernel_body) {
-    fprintf(CLI_OUT, "      Mosaic body not read: %s\n", w->kerr.message);
+    fprintf(CLI_OUT, "      Mosaic body not read: %s\n", w->kerr ? w->kerr : "");
   }
 }
 
@@ -637,7 +687,7 @@ static const char *dominant_name(const row *w, char *buf, size_t cap) {
   return buf;
 }
 
-static uint64_t model_likely(const row *w) { return vmem_std_scoped_likely(&w->model, w->model_limit); }
+static uint64_t model_likely(const row *w) { return w->model_likely; }
 
 static int by_likely_desc(const void *a, const void *b) {
   const row *x = *(const row *const *)a, *y = *(const row *const *)b;
@@ -806,7 +856,7 @@ static json_t *json_row(report *r, const row *w) {
     r->worst = v > r->worst ? v : r->worst;
     json_object_set_new(o, "kernel", kj);
   } else if (w->scoped.has_kernel_body) {
-    json_object_set_new(o, "kernel", json_pack("{s:s}", "error", w->kerr.message));
+    json_object_set_new(o, "kernel", json_pack("{s:s}", "error", w->kerr ? w->kerr : ""));
   }
   free(s);
   return o;

@@ -52,30 +52,38 @@ static bool op_is(const vmem_hlo_instruction *in, const char *name) {
 
 /* ---- windows ---------------------------------------------------------------- */
 
-/* The padded bytes of a window of array shape s: dims cut to ext[i]
- * (0: 1), capped at the array's own, tiled as the array is on the target;
- * ext NULL with c->whole: the whole array. */
-static bool window_bytes(rule_ctx *c, const vmem_shape *s, const int64_t *ext, uint64_t *bytes) {
-  *bytes = 0;
+/* The padded bytes of a window of array shape s, *part, and of the whole
+ * array, *whole (either may be NULL): dims cut to ext[i] (0: 1), capped at
+ * the array's own, tiled as the array is on the target; with c->whole the
+ * window is the whole array. One layout for both: the model sizes every
+ * window of every op, and the layout was most of its time. */
+static bool window_bytes2(rule_ctx *c, const vmem_shape *s, const int64_t *ext, uint64_t *part, uint64_t *whole) {
+  uint64_t dummy;
+  part = part ? part : &dummy, whole = whole ? whole : &dummy;
+  *part = *whole = 0;
   if (s->tuple || s->rank > MAX_RANK)
     return true;
   vmem_error e;
   vmem_shape *laid = vmem_shape_with_tpu_layout(s, c->t, c->alloc, &e);
-  vmem_size z = {0};
-  bool sized = laid != NULL;
+  vmem_size zw = {0}, zp = {0};
+  bool sized = laid != NULL && shape_array_size(laid, &zw, &e) == VMEM_OK;
   for (size_t i = 0; sized && !c->whole && i < laid->rank; i++) {
     int64_t want = ext && ext[i] > 0 ? ext[i] : 1;
     laid->dims[i] = laid->dims[i] < want ? laid->dims[i] : want;
   }
-  sized = sized && shape_array_size(laid, &z, &e) == VMEM_OK;
+  sized = sized && (c->whole ? (zp = zw, true) : shape_array_size(laid, &zp, &e) == VMEM_OK);
   vmem_shape_free(laid);
   if (!sized && e.code == VMEM_ERR_NOMEM) {
     *c->err = e;
     return false;
   }
   c->unsized = c->unsized || !sized; /* an unbounded dimension, say */
-  *bytes = z.bytes;
+  *part = zp.bytes, *whole = zw.bytes;
   return true;
+}
+
+static bool window_bytes(rule_ctx *c, const vmem_shape *s, const int64_t *ext, uint64_t *bytes) {
+  return window_bytes2(c, s, ext, bytes, NULL);
 }
 
 /* Adds a window with its buffers; the largest names the dominant one. A
@@ -84,12 +92,8 @@ static bool window_bytes(rule_ctx *c, const vmem_shape *s, const int64_t *ext, u
 static bool add(rule_ctx *c, const vmem_shape *s, const int64_t *ext, int buffers, int64_t who) {
   if (!s->tuple && s->lay.memory_space == 1)
     return true; /* already in VMEM: read in place, no span */
-  uint64_t b, whole = 0;
-  bool was = c->whole;
-  c->whole = true;
-  bool ok = window_bytes(c, s, NULL, &whole);
-  c->whole = was;
-  if (!ok || !window_bytes(c, s, ext, &b))
+  uint64_t b, whole;
+  if (!window_bytes2(c, s, ext, &b, &whole))
     return false;
   uint64_t total = b * (uint64_t)(b >= whole ? 1 : buffers);
   c->out->min_bytes += total;
@@ -227,14 +231,10 @@ static bool rule_default(rule_ctx *c, const vmem_hlo_instruction *in) {
  * accumulator between them. */
 static bool split(rule_ctx *c, const vmem_shape *s, const int64_t *ext, bool *out) {
   uint64_t part, whole;
-  bool was = c->whole;
   *out = false;
-  if (was || s->tuple)
+  if (c->whole || s->tuple)
     return true;
-  c->whole = true;
-  bool ok = window_bytes(c, s, NULL, &whole);
-  c->whole = was;
-  if (!ok || !window_bytes(c, s, ext, &part))
+  if (!window_bytes2(c, s, ext, &part, &whole))
     return false;
   *out = part < whole;
   return true;
