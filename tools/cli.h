@@ -134,6 +134,8 @@ bool cli_parse_bytes(const char *val, int64_t *out);
  * (`report` running another command), hands it to the slot instead. */
 int cli_print_json(json_t *v);
 void cli_capture_json(json_t **slot);
+/* Whether a document printed now goes to report rather than to the output. */
+bool cli_json_captured(void);
 
 /* A simple aligned text table. */
 typedef struct cli_table {

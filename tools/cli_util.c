@@ -212,6 +212,8 @@ json_t *cli_json_root(const char *command) {
  * the document back. */
 void cli_capture_json(json_t **slot) { cli_now->capture = slot; }
 
+bool cli_json_captured(void) { return cli_now->capture != NULL; }
+
 int cli_print_json(json_t *v) {
   if (v && cli_now->capture) {
     json_decref(*cli_now->capture);
@@ -222,14 +224,15 @@ int cli_print_json(json_t *v) {
     cli_error(NULL, "out of memory building JSON");
     return EXIT_BAD;
   }
-  char *s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  /* Straight to the stream: a string of the whole document first was as
+   * large again as the tree (hundreds of MB for a large module). */
+  int rc = json_dumpf(v, CLI_OUT, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
   json_decref(v);
-  if (!s) {
-    cli_error(NULL, "out of memory printing JSON");
+  if (rc != 0) {
+    cli_error(NULL, "out of memory or a write error printing JSON");
     return EXIT_BAD;
   }
-  fprintf(CLI_OUT, "%s\n", s);
-  free(s);
+  fputc('\n', CLI_OUT);
   return EXIT_OK;
 }
 

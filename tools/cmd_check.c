@@ -862,24 +862,30 @@ static json_t *json_row(report *r, const row *w) {
   return o;
 }
 
-static json_t *json_report(report *r, size_t top) {
-  json_t *root = cli_json_root("check"), *comps = json_array();
+/* A computation's object; its instructions from row *k on, or (streamed)
+ * a null in their place. */
+static json_t *json_computation(report *r, const vmem_hlo_computation *comp, size_t *k, bool with_rows) {
+  json_t *o = json_object(), *ins = with_rows ? json_array() : json_null();
+  json_object_set_new(o, "name", json_str(vmem_hlo_computation_name(comp)));
+  json_object_set_new(o, "is_entry", json_boolean(vmem_hlo_computation_is_entry(comp)));
+  json_object_set_new(o, "is_fusion", json_boolean(vmem_hlo_computation_is_fusion(comp)));
+  json_object_set_new(o, "execution_thread", json_str(vmem_hlo_computation_thread(comp)));
+  for (size_t i = 0; with_rows && i < vmem_hlo_computation_instruction_count(comp); i++)
+    json_array_append_new(ins, json_row(r, &r->rows[(*k)++]));
+  json_object_set_new(o, "instructions", ins);
+  return o;
+}
+
+/* The check document; with streamed, "computations" is a null to be
+ * replaced by stream_report. */
+static json_t *json_report(report *r, size_t top, bool streamed) {
+  json_t *root = cli_json_root("check"), *comps = streamed ? json_null() : json_array();
   json_object_set_new(root, "module", json_str(vmem_hlo_name(r->m)));
   json_object_set_new(root, "target", json_string(vmem_target_name(r->t)));
   json_object_set_new(root, "is_scheduled", json_boolean(vmem_hlo_is_scheduled(r->m)));
   size_t k = 0;
-  for (size_t c = 0; c < vmem_hlo_computation_count(r->m); c++) {
-    const vmem_hlo_computation *comp = vmem_hlo_computation_at(r->m, c);
-    json_t *o = json_object(), *ins = json_array();
-    json_object_set_new(o, "name", json_str(vmem_hlo_computation_name(comp)));
-    json_object_set_new(o, "is_entry", json_boolean(vmem_hlo_computation_is_entry(comp)));
-    json_object_set_new(o, "is_fusion", json_boolean(vmem_hlo_computation_is_fusion(comp)));
-    json_object_set_new(o, "execution_thread", json_str(vmem_hlo_computation_thread(comp)));
-    for (size_t i = 0; i < vmem_hlo_computation_instruction_count(comp); i++)
-      json_array_append_new(ins, json_row(r, &r->rows[k++]));
-    json_object_set_new(o, "instructions", ins);
-    json_array_append_new(comps, o);
-  }
+  for (size_t c = 0; !streamed && c < vmem_hlo_computation_count(r->m); c++)
+    json_array_append_new(comps, json_computation(r, vmem_hlo_computation_at(r->m, c), &k, true));
   json_object_set_new(root, "computations", comps);
   space_total t[16];
   size_t n = totals(r, t, 16);
@@ -964,6 +970,98 @@ static bool program(report *r, const vmem_limit_inputs *in, const vmem_plan_opti
 }
 
 /* ---- commands ------------------------------------------------------------- */
+
+/* ---- streamed JSON -----------------------------------------------------------
+ * A module of a million instructions makes a document tree of more than a
+ * GB; the instructions are written one object at a time instead, each
+ * dumped by jansson and indented to its depth, inside the rest of the
+ * document dumped with nulls in their place: byte for byte what dumping the
+ * whole tree prints (the JSON goldens hold it to that). */
+enum { JSON_FLAGS = JSON_INDENT(2) | JSON_PRESERVE_ORDER };
+
+static char *json_dumps_row(report *r, const row *w) {
+  json_t *o = json_row(r, w);
+  char *s = o ? json_dumps(o, JSON_FLAGS) : NULL;
+  json_decref(o);
+  return s;
+}
+
+/* s[0..len), a line break followed by `indent` more spaces. */
+static void put_indented(const char *s, size_t len, int indent) {
+  for (const char *e = s + len, *nl; s < e; s = nl + 1) {
+    nl = memchr(s, '\n', (size_t)(e - s));
+    if (!nl) {
+      fwrite(s, 1, (size_t)(e - s), CLI_OUT);
+      return;
+    }
+    fwrite(s, 1, (size_t)(nl + 1 - s), CLI_OUT);
+    fprintf(CLI_OUT, "%*s", indent, "");
+  }
+}
+
+/* Dumps v and splits it at the null of its top-level `key`: *head is the
+ * text up to that value, *tail the text after. NULL when out of memory. */
+static char *dump_split(json_t *v, const char *key, size_t *head, const char **tail) {
+  char *s = json_dumps(v, JSON_FLAGS), pat[64];
+  json_decref(v);
+  snprintf(pat, sizeof pat, "\n  \"%s\": null", key); /* at depth 1: a string holds no raw line break */
+  char *at = s ? strstr(s, pat) : NULL;
+  if (!at) {
+    free(s);
+    return NULL;
+  }
+  *head = (size_t)(at - s) + strlen(pat) - 4;
+  *tail = at + strlen(pat);
+  return s;
+}
+
+/* One computation at depth 2 of the document, its instructions streamed. */
+static bool stream_computation(report *r, const vmem_hlo_computation *comp, size_t *k) {
+  size_t head, n = vmem_hlo_computation_instruction_count(comp);
+  const char *tail;
+  char *s = dump_split(json_computation(r, comp, k, false), "instructions", &head, &tail);
+  if (!s)
+    return false;
+  fputs("    ", CLI_OUT);
+  put_indented(s, head, 4);
+  fputs(n ? "[\n" : "[]", CLI_OUT);
+  for (size_t i = 0; i < n; i++) {
+    char *o = json_dumps_row(r, &r->rows[(*k)++]);
+    if (!o) {
+      free(s);
+      return false;
+    }
+    fputs("        ", CLI_OUT);
+    put_indented(o, strlen(o), 8);
+    fputs(i + 1 < n ? ",\n" : "\n      ]", CLI_OUT);
+    free(o);
+  }
+  put_indented(tail, strlen(tail), 4);
+  free(s);
+  return true;
+}
+
+/* Prints the check document with its instructions streamed. */
+static int stream_report(report *r, size_t top) {
+  size_t head, k = 0, nc = vmem_hlo_computation_count(r->m);
+  const char *tail;
+  char *s = dump_split(json_report(r, top, true), "computations", &head, &tail);
+  bool ok = s != NULL;
+  if (ok) {
+    fwrite(s, 1, head, CLI_OUT);
+    fputs(nc ? "[\n" : "[]", CLI_OUT);
+  }
+  for (size_t c = 0; ok && c < nc; c++) {
+    ok = stream_computation(r, vmem_hlo_computation_at(r->m, c), &k);
+    fputs(c + 1 < nc ? ",\n" : "\n  ]", CLI_OUT);
+  }
+  if (ok)
+    fprintf(CLI_OUT, "%s\n", tail);
+  free(s);
+  if (!ok)
+    cli_error(NULL, "out of memory printing JSON");
+  return ok ? EXIT_OK : EXIT_BAD;
+}
 
 int cmd_check(int argc, char **argv) {
   static const char *const with_value[] = {"--target", "--top", "--format", "--vmem-limit-bytes", "--flags",
@@ -1068,7 +1166,7 @@ int cmd_check(int argc, char **argv) {
   if (rc != EXIT_OK)
     ;
   else if (json)
-    rc = cli_print_json(json_report(&r, (size_t)top));
+    rc = cli_json_captured() ? cli_print_json(json_report(&r, (size_t)top, false)) : stream_report(&r, (size_t)top);
   else
     print_text(&r, summary, (size_t)top);
   bool prog_over = r.has_prog && r.prog.used_bytes > r.prog.capacity_bytes;
