@@ -565,10 +565,15 @@ static bool parse_operands(parser *p, vmem_hlo_instruction *in, vmem_hlo_computa
 
 /* Attributes whose values name computations. */
 static bool calls_computations(sv name) {
-  static const char *const keys[] = {"calls", "to_apply", "condition", "body", "true_computation",
-                                     "false_computation", "branch_computations", "called_computations"};
-  for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-    if (sv_eq(name, keys[i], strlen(keys[i])))
+#define KEY(s) {s, sizeof s - 1}
+  static const struct {
+    const char *s;
+    size_t n;
+  } keys[] = {KEY("calls"), KEY("to_apply"), KEY("condition"), KEY("body"), KEY("true_computation"),
+              KEY("false_computation"), KEY("branch_computations"), KEY("called_computations")};
+#undef KEY
+  for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) /* lengths first: every attribute of every op asks */
+    if (name.len == keys[i].n && !memcmp(name.ptr, keys[i].s, keys[i].n))
       return true;
   return false;
 }
