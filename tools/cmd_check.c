@@ -44,6 +44,7 @@ static const char help[] =
     "  --internal-scratch N    kernel: Mosaic internal scratch in bytes (default: the kernel's,\n"
     "                          else the target's)\n"
     "  --summary               HLO: only the module line, custom calls, totals, largest buffers\n"
+    "                          (with --json: only custom calls under computations[].instructions)\n"
     "  --timeline              HLO: also the program-scoped values live at the peak step\n"
     "  --tight                 HLO: a Pallas kernel reserves its computed footprint, a standard op its\n"
     "                        modelled choice (docs/program.md), not their limit\n"
@@ -108,7 +109,7 @@ typedef struct report {
   int worst;            /* the worst kernel verdict: 0 fits, 1 at risk, 2 over */
   bool bad_body;        /* a kernel body that could not be read */
   vmem_program prog;    /* program-scoped VMEM: the S(1) values packed */
-  bool has_prog, timeline, tight;
+  bool has_prog, timeline, tight, summary;
   uint64_t global_limit; /* the scoped limit the flags put in force */
   size_t modelled, flagged; /* standard ops modelled; those whose minimum exceeds their limit */
 } report;
@@ -862,6 +863,10 @@ static json_t *json_row(report *r, const row *w) {
   return o;
 }
 
+/* Whether row w is in the document: every row, or with --summary the
+ * custom calls alone (as the text summary lists them). */
+static bool json_keeps(const report *r, const row *w) { return !r->summary || is_custom_call(w->in); }
+
 /* A computation's object; its instructions from row *k on, or (streamed)
  * a null in their place. */
 static json_t *json_computation(report *r, const vmem_hlo_computation *comp, size_t *k, bool with_rows) {
@@ -869,9 +874,12 @@ static json_t *json_computation(report *r, const vmem_hlo_computation *comp, siz
   json_object_set_new(o, "name", json_str(vmem_hlo_computation_name(comp)));
   json_object_set_new(o, "is_entry", json_boolean(vmem_hlo_computation_is_entry(comp)));
   json_object_set_new(o, "is_fusion", json_boolean(vmem_hlo_computation_is_fusion(comp)));
-  json_object_set_new(o, "execution_thread", json_str(vmem_hlo_computation_thread(comp)));
-  for (size_t i = 0; with_rows && i < vmem_hlo_computation_instruction_count(comp); i++)
-    json_array_append_new(ins, json_row(r, &r->rows[(*k)++]));
+  vmem_str thread = vmem_hlo_computation_thread(comp); /* "" for the main thread, as json.md says (a NULL
+                                                          view made no string, and the key went missing) */
+  json_object_set_new(o, "execution_thread", json_stringn(thread.ptr ? thread.ptr : "", thread.len));
+  for (size_t i = 0; with_rows && i < vmem_hlo_computation_instruction_count(comp); i++, (*k)++)
+    if (json_keeps(r, &r->rows[*k]))
+      json_array_append_new(ins, json_row(r, &r->rows[*k]));
   json_object_set_new(o, "instructions", ins);
   return o;
 }
@@ -1017,23 +1025,27 @@ static char *dump_split(json_t *v, const char *key, size_t *head, const char **t
 
 /* One computation at depth 2 of the document, its instructions streamed. */
 static bool stream_computation(report *r, const vmem_hlo_computation *comp, size_t *k) {
-  size_t head, n = vmem_hlo_computation_instruction_count(comp);
+  size_t head, all = vmem_hlo_computation_instruction_count(comp), n = 0, written = 0;
   const char *tail;
   char *s = dump_split(json_computation(r, comp, k, false), "instructions", &head, &tail);
   if (!s)
     return false;
+  for (size_t i = 0; i < all; i++)
+    n += json_keeps(r, &r->rows[*k + i]);
   fputs("    ", CLI_OUT);
   put_indented(s, head, 4);
   fputs(n ? "[\n" : "[]", CLI_OUT);
-  for (size_t i = 0; i < n; i++) {
-    char *o = json_dumps_row(r, &r->rows[(*k)++]);
+  for (size_t i = 0; i < all; i++, (*k)++) {
+    if (!json_keeps(r, &r->rows[*k]))
+      continue;
+    char *o = json_dumps_row(r, &r->rows[*k]);
     if (!o) {
       free(s);
       return false;
     }
     fputs("        ", CLI_OUT);
     put_indented(o, strlen(o), 8);
-    fputs(i + 1 < n ? ",\n" : "\n      ]", CLI_OUT);
+    fputs(++written < n ? ",\n" : "\n      ]", CLI_OUT);
     free(o);
   }
   put_indented(tail, strlen(tail), 4);
@@ -1142,7 +1154,8 @@ int cmd_check(int argc, char **argv) {
     return check_stablehlo(path, t, &in, &popt, json);
   if (strcmp(format, "hlo") != 0 || instr)
     return check_kernel_file(path, format, instr, t, &in, &popt, json);
-  report r = {.path = path, .t = t, .in = &in, .opt = &popt, .timeline = timeline, .tight = tight};
+  report r = {.path = path, .t = t, .in = &in, .opt = &popt, .timeline = timeline, .tight = tight,
+              .summary = summary};
   vmem_limit_inputs global = in;
   global.vmem_limit_bytes = -1;
   vmem_limits gl;

@@ -86,6 +86,15 @@ def test_check_hlo_finds_each_pallas_kernel_and_the_program_verdict():
     assert doc["program"]["capacity_bytes"] == 128 << 20
 
 
+def test_check_hlo_summary_keeps_the_custom_calls_and_the_verdicts():
+    full = vmemscope.check_hlo(read("tests", "golden", "two_kernels.hlo"))
+    doc = vmemscope.check_hlo(read("tests", "golden", "two_kernels.hlo"), summary=True)
+    names = [i["name"] for c in doc["computations"] for i in c["instructions"]]
+    assert names == ["matmul_kernel.5", "copy_kernel.6"]
+    assert len(names) < sum(len(c["instructions"]) for c in full["computations"])
+    assert doc["totals"] == full["totals"] and doc["program"] == full["program"]
+
+
 def test_check_hlo_one_instruction():
     doc = vmemscope.check_hlo(read("tests", "golden", "two_kernels.hlo"), instruction="copy_kernel.6", target="v6e")
     assert doc["kernels"][0]["name"] == "copy_kernel" and doc["kernels"][0]["target"] == "v6e"

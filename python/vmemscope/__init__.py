@@ -169,15 +169,18 @@ def size(shape, target=None):
     return doc["shapes"][0] if isinstance(shape, str) else doc["shapes"]
 
 
-def check_hlo(text, target=None, instruction=None, tight=False, flags=None, vmem_limit_bytes=None, top=None):
+def check_hlo(text, target=None, instruction=None, tight=False, flags=None, vmem_limit_bytes=None, top=None,
+              summary=False):
     """An HLO module (any XLA text dump) or StableHLO text: the ``check``
     document, with every instruction's sizes, each Pallas kernel's exact
     scoped footprint against its limit, and for HLO the program-scoped
     verdict (``doc["program"]["fits"]``). With ``instruction``, the kernel
-    document of that custom call."""
+    document of that custom call. ``summary=True`` lists only the custom
+    calls under ``computations[].instructions`` (for large dumps: the
+    totals, largest buffers and program verdict are all still there)."""
     name = "input.stablehlo.mlir" if _is_stablehlo(text) else "input.hlo"
     args = _options(_target(["check", 0], target), instruction=instruction, tight=tight, flags=flags,
-                    vmem_limit_bytes=vmem_limit_bytes, top=top)
+                    vmem_limit_bytes=vmem_limit_bytes, top=top, summary=summary)
     return _json(args, [(name, text)])
 
 

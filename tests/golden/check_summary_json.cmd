@@ -1,0 +1,1 @@
+$VMEMSCOPE check two_kernels.hlo --json --summary --no-env
