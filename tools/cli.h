@@ -86,6 +86,23 @@ typedef struct cli_args {
 
 const char *cli_next(cli_args *a, const char *const *with_value, const char **value, bool *bad);
 
+/* A command's options declared once: the option's name and where it goes —
+ * its value into *value (it takes one), or *flag set (it takes none). */
+typedef struct cli_opt {
+  const char *name;
+  const char **value;
+  bool *flag;
+} cli_opt;
+
+enum { CLI_GO = -1 }; /* cli_scan: carry on with the command */
+
+/* Scans argv against opts (ended by a NULL name): values and flags stored,
+ * up to npos positional arguments into pos[] (one more is the usage error
+ * "<surplus>; 'ARG' is one too many"), --help or -h prints help. Returns
+ * CLI_GO, or the exit status to return at once. */
+int cli_scan(const char *cmd, int argc, char **argv, const cli_opt *opts, const char **pos, size_t npos,
+             const char *help, const char *surplus);
+
 /* Target from --target, $VMEMSCOPE_TARGET, or v5e; prints an error and
  * returns NULL for an unknown name. */
 const vmem_target *cli_target(const char *cmd, const char *name);

@@ -44,6 +44,43 @@ const char *cli_next(cli_args *a, const char *const *with_value, const char **va
   return name;
 }
 
+int cli_scan(const char *cmd, int argc, char **argv, const cli_opt *opts, const char **pos, size_t npos,
+             const char *help, const char *surplus) {
+  const char *with_value[32];
+  size_t nv = 0, got = 0;
+  for (const cli_opt *o = opts; o->name && nv + 1 < sizeof with_value / sizeof *with_value; o++)
+    if (o->value)
+      with_value[nv++] = o->name;
+  with_value[nv] = NULL;
+  cli_args a = {.argc = argc, .argv = argv, .cmd = cmd};
+  while (a.i < argc) {
+    bool bad = false;
+    const char *val, *opt = cli_next(&a, with_value, &val, &bad);
+    if (bad)
+      return EXIT_BAD;
+    if (!opt) {
+      if (got == npos)
+        return cli_usage_error(cmd, "%s; '%s' is one too many", surplus, argv[a.i - 1]);
+      pos[got++] = argv[a.i - 1];
+      continue;
+    }
+    if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+      fputs(help, CLI_OUT);
+      return EXIT_OK;
+    }
+    const cli_opt *o = opts;
+    while (o->name && strcmp(o->name, opt))
+      o++;
+    if (!o->name)
+      return cli_usage_error(cmd, "unknown option %s", opt);
+    if (o->value)
+      *o->value = val;
+    else
+      *o->flag = true;
+  }
+  return CLI_GO;
+}
+
 void cli_error(const char *cmd, const char *fmt, ...) {
   cli_progress_done(); /* an error starts on a clean line */
   va_list ap;

@@ -88,36 +88,17 @@ static int report_error(const vmem_limit_inputs *in, const vmem_error *err) {
 }
 
 int cmd_limits(int argc, char **argv) {
-  static const char *const with_value[] = {"--target", "--flags", "--vmem-limit-bytes", NULL};
-  cli_args a = {.argc = argc, .argv = argv, .cmd = "limits"};
   vmem_limit_inputs in = {.vmem_limit_bytes = -1};
-  const char *target = NULL;
-  bool json = false, bad = false, no_env = false;
-  while (a.i < argc && !bad) {
-    const char *val, *opt = cli_next(&a, with_value, &val, &bad);
-    if (bad)
-      break;
-    if (!opt)
-      return cli_usage_error("limits", "unexpected argument '%s'", argv[a.i - 1]);
-    if (!strcmp(opt, "--target"))
-      target = val;
-    else if (!strcmp(opt, "--flags"))
-      in.flags = val;
-    else if (!strcmp(opt, "--vmem-limit-bytes")) {
-      if (!cli_parse_bytes(val, &in.vmem_limit_bytes))
-        return cli_usage_error("limits", "--vmem-limit-bytes needs a whole number of bytes, got '%s'", val);
-    } else if (!strcmp(opt, "--no-env"))
-      no_env = true;
-    else if (!strcmp(opt, "--json"))
-      json = true;
-    else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-      fputs(help, CLI_OUT);
-      return EXIT_OK;
-    } else
-      return cli_usage_error("limits", "unknown option %s", opt);
-  }
-  if (bad)
-    return EXIT_BAD;
+  const char *target = NULL, *limit = NULL;
+  bool json = false, no_env = false;
+  const cli_opt opts[] = {{"--target", &target, NULL},          {"--flags", &in.flags, NULL},
+                          {"--vmem-limit-bytes", &limit, NULL}, {"--no-env", NULL, &no_env},
+                          {"--json", NULL, &json},              {NULL, NULL, NULL}};
+  int scan = cli_scan("limits", argc, argv, opts, NULL, 0, help, "it takes only options");
+  if (scan != CLI_GO)
+    return scan;
+  if (limit && !cli_parse_bytes(limit, &in.vmem_limit_bytes))
+    return cli_usage_error("limits", "--vmem-limit-bytes needs a whole number of bytes, got '%s'", limit);
   if (!no_env)
     cli_env_flags(&in);
   const vmem_target *t = cli_target("limits", target);

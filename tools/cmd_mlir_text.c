@@ -125,30 +125,12 @@ static int scan_bodies(const char *path, const char *text, size_t len, const cha
 }
 
 int cmd_mlir_text(int argc, char **argv) {
-  static const char *const with_value[] = {"--instruction", NULL};
-  cli_args a = {.argc = argc, .argv = argv, .cmd = "mlir-text"};
   const char *path = NULL, *instr = NULL;
-  bool bad = false, json = false;
-  while (a.i < argc && !bad) {
-    const char *val, *opt = cli_next(&a, with_value, &val, &bad);
-    if (bad)
-      break;
-    if (!opt && !path)
-      path = argv[a.i - 1];
-    else if (!opt)
-      return cli_usage_error("mlir-text", "give one file (got a second: '%s')", argv[a.i - 1]);
-    else if (!strcmp(opt, "--instruction"))
-      instr = val;
-    else if (!strcmp(opt, "--json"))
-      json = true;
-    else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-      fputs(help, CLI_OUT);
-      return EXIT_OK;
-    } else
-      return cli_usage_error("mlir-text", "unknown option %s", opt);
-  }
-  if (bad)
-    return EXIT_BAD;
+  bool json = false;
+  const cli_opt opts[] = {{"--instruction", &instr, NULL}, {"--json", NULL, &json}, {NULL, NULL, NULL}};
+  int scan = cli_scan("mlir-text", argc, argv, opts, &path, 1, help, "give one file");
+  if (scan != CLI_GO)
+    return scan;
   if (!path)
     return cli_usage_error("mlir-text", "give a file holding a Mosaic kernel body");
   size_t len;

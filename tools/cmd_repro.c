@@ -20,32 +20,13 @@ static const char help[] =
     "  vmemscope repro dump/module_0042.after_optimizations.txt --instruction fusion.17 -o fusion17.hlo\n";
 
 int cmd_repro(int argc, char **argv) {
-  static const char *const with_value[] = {"--instruction", "-o", NULL};
-  cli_args a = {.argc = argc, .argv = argv, .cmd = "repro"};
   const char *path = NULL, *instr = NULL, *out = NULL;
-  bool bad = false, json = false;
-  while (a.i < argc && !bad) {
-    const char *val, *opt = cli_next(&a, with_value, &val, &bad);
-    if (bad)
-      break;
-    if (!opt && !path)
-      path = argv[a.i - 1];
-    else if (!opt)
-      return cli_usage_error("repro", "give one HLO file (got a second: '%s')", argv[a.i - 1]);
-    else if (!strcmp(opt, "--instruction"))
-      instr = val;
-    else if (!strcmp(opt, "-o"))
-      out = val;
-    else if (!strcmp(opt, "--json"))
-      json = true;
-    else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-      fputs(help, CLI_OUT);
-      return EXIT_OK;
-    } else
-      return cli_usage_error("repro", "unknown option %s", opt);
-  }
-  if (bad)
-    return EXIT_BAD;
+  bool json = false;
+  const cli_opt opts[] = {
+      {"--instruction", &instr, NULL}, {"-o", &out, NULL}, {"--json", NULL, &json}, {NULL, NULL, NULL}};
+  int scan = cli_scan("repro", argc, argv, opts, &path, 1, help, "give one HLO file");
+  if (scan != CLI_GO)
+    return scan;
   if (!path || !instr)
     return cli_usage_error("repro", "give an HLO module and --instruction NAME");
   size_t len;

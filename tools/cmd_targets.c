@@ -112,25 +112,12 @@ static void print_detail(const vmem_target *t) {
 }
 
 int cmd_targets(int argc, char **argv) {
-  cli_args a = {.argc = argc, .argv = argv, .cmd = "targets"};
-  bool json = false, bad = false;
+  bool json = false;
   const char *name = NULL;
-  while (a.i < argc && !bad) {
-    const char *val, *opt = cli_next(&a, NULL, &val, &bad);
-    if (!opt && !name)
-      name = argv[a.i - 1];
-    else if (!opt)
-      return cli_usage_error("targets", "give at most one target name");
-    else if (!strcmp(opt, "--json"))
-      json = true;
-    else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-      fputs(help, CLI_OUT);
-      return EXIT_OK;
-    } else
-      return cli_usage_error("targets", "unknown option %s", opt);
-  }
-  if (bad)
-    return EXIT_BAD;
+  const cli_opt opts[] = {{"--json", NULL, &json}, {NULL, NULL, NULL}};
+  int scan = cli_scan("targets", argc, argv, opts, &name, 1, help, "give at most one target name");
+  if (scan != CLI_GO)
+    return scan;
   const vmem_target *one = NULL;
   if (name && !(one = cli_target("targets", name)))
     return EXIT_BAD;

@@ -1,0 +1,1 @@
+$VMEMSCOPE targets v5e v6e
