@@ -475,32 +475,20 @@ static json_t *json_error(const vmem_log_error *e, const linked *ln) {
 }
 
 int cmd_explain(int argc, char **argv) {
-  static const char *const with_value[] = {"--target", "--kernel", "--hlo", NULL};
-  cli_args a = {.argc = argc, .argv = argv, .cmd = "explain"};
   const char *target = NULL, *kernel_path = NULL, *hlo_path = NULL;
-  bool json = false, bad = false;
+  bool json = false;
   const char **files = calloc((size_t)argc + 1, sizeof *files);
+  const cli_opt opts[] = {{"--target", &target, NULL}, {"--kernel", &kernel_path, NULL},
+                          {"--hlo", &hlo_path, NULL},  {"--json", NULL, &json},
+                          {NULL, NULL, NULL}};
+  int scan = files ? cli_scan("explain", argc, argv, opts, files, (size_t)argc, help, "") : EXIT_BAD;
   size_t nfiles = 0;
-  while (a.i < argc && !bad) {
-    const char *val, *opt = cli_next(&a, with_value, &val, &bad);
-    if (bad)
-      break;
-    if (!opt)
-      files[nfiles++] = argv[a.i - 1];
-    else if (!strcmp(opt, "--target"))
-      target = val;
-    else if (!strcmp(opt, "--kernel"))
-      kernel_path = val;
-    else if (!strcmp(opt, "--hlo"))
-      hlo_path = val;
-    else if (!strcmp(opt, "--json"))
-      json = true;
-    else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-      fputs(help, CLI_OUT);
-      free(files);
-      return EXIT_OK;
-    } else
-      bad = cli_usage_error("explain", "unknown option %s", opt) != 0;
+  while (files && files[nfiles])
+    nfiles++;
+  bool bad = scan != CLI_GO;
+  if (scan == EXIT_OK) {
+    free(files);
+    return EXIT_OK; /* --help */
   }
   const vmem_target *t = bad ? NULL : target ? cli_target("explain", target) : NULL;
   if (bad || (target && !t)) {
