@@ -1075,71 +1075,58 @@ static int stream_report(report *r, size_t top) {
   return ok ? EXIT_OK : EXIT_BAD;
 }
 
-int cmd_check(int argc, char **argv) {
-  static const char *const with_value[] = {"--target", "--top", "--format", "--vmem-limit-bytes", "--flags",
-                                           "--align", "--internal-scratch", "--instruction", NULL};
+/* The check options that carry a value to read: a format name, byte
+ * counts, a count. Returns EXIT_OK, or prints the usage error. */
+static int check_values(const char *format_s, const char **format, const char *limit, const char *align_s,
+                        const char *scratch, const char *top_s, vmem_limit_inputs *in, vmem_plan_options *popt,
+                        long *top) {
   static const char *const formats[] = {"hlo", "stablehlo", "mlir", "bytecode", "spec", NULL};
-  cli_args a = {.argc = argc, .argv = argv, .cmd = "check"};
-  const char *path = NULL, *target = NULL, *format = NULL, *instr = NULL;
-  bool json = false, summary = false, bad = false, no_env = false, timeline = false, tight = false;
+  size_t f = 0;
+  while (format_s && formats[f] && strcmp(formats[f], format_s))
+    f++;
+  if (format_s && !formats[f])
+    return cli_usage_error("check", "--format takes hlo, stablehlo, mlir, bytecode or spec, got '%s'", format_s);
+  *format = format_s ? formats[f] : NULL;
+  if (limit && !cli_parse_bytes(limit, &in->vmem_limit_bytes))
+    return cli_usage_error("check", "--vmem-limit-bytes needs a whole number of bytes, got '%s'", limit);
+  int64_t v = 0;
+  if (align_s && (!cli_parse_bytes(align_s, &v) || v == 0 || (v & (v - 1)) != 0))
+    return cli_usage_error("check", "--align needs a power of two in bytes, got '%s'", align_s);
+  popt->alignment = align_s ? (uint64_t)v : popt->alignment;
+  if (scratch && !cli_parse_bytes(scratch, &popt->internal_scratch))
+    return cli_usage_error("check", "--internal-scratch needs a whole number of bytes, got '%s'", scratch);
+  char *end = NULL;
+  *top = top_s ? strtol(top_s, &end, 10) : *top;
+  if (top_s && (*end || *top < 0 || *top > 100000))
+    return cli_usage_error("check", "--top needs a count from 0 to 100000, got '%s'", top_s);
+  return EXIT_OK;
+}
+
+int cmd_check(int argc, char **argv) {
+  const char *path = NULL, *target = NULL, *format = NULL, *format_s = NULL, *instr = NULL, *limit = NULL,
+             *align_s = NULL, *scratch = NULL, *top_s = NULL;
+  bool json = false, summary = false, no_env = false, timeline = false, tight = false;
   long top = 10;
   vmem_limit_inputs in = {.vmem_limit_bytes = -1};
   vmem_plan_options popt = {.alignment = 0, .internal_scratch = -1, .model_intermediates = true};
-  while (a.i < argc && !bad) {
-    const char *val, *opt = cli_next(&a, with_value, &val, &bad);
-    if (bad)
-      break;
-    if (!opt && !path)
-      path = argv[a.i - 1];
-    else if (!opt)
-      return cli_usage_error("check", "give one HLO file (got a second: '%s')", argv[a.i - 1]);
-    else if (!strcmp(opt, "--target"))
-      target = val;
-    else if (!strcmp(opt, "--format")) {
-      size_t f = 0;
-      while (formats[f] && strcmp(formats[f], val))
-        f++;
-      if (!formats[f])
-        return cli_usage_error("check", "--format takes hlo, stablehlo, mlir, bytecode or spec, got '%s'", val);
-      format = formats[f];
-    } else if (!strcmp(opt, "--instruction"))
-      instr = val; else if (!strcmp(opt, "--flags"))
-      in.flags = val;
-    else if (!strcmp(opt, "--no-env"))
-      no_env = true;
-    else if (!strcmp(opt, "--vmem-limit-bytes")) {
-      if (!cli_parse_bytes(val, &in.vmem_limit_bytes))
-        return cli_usage_error("check", "--vmem-limit-bytes needs a whole number of bytes, got '%s'", val);
-    } else if (!strcmp(opt, "--align") || !strcmp(opt, "--internal-scratch")) {
-      int64_t v;
-      bool align = !strcmp(opt, "--align");
-      if (!cli_parse_bytes(val, &v) || (align && (v == 0 || (v & (v - 1)) != 0)))
-        return cli_usage_error("check", "%s needs %s, got '%s'", opt,
-                               align ? "a power of two in bytes" : "a whole number of bytes", val);
-      if (align)
-        popt.alignment = (uint64_t)v;
-      else
-        popt.internal_scratch = v;
-    } else if (!strcmp(opt, "--top")) {
-      char *end;
-      top = strtol(val, &end, 10);
-      if (*end || top < 0 || top > 100000)
-        return cli_usage_error("check", "--top needs a count from 0 to 100000, got '%s'", val);
-    } else if (!strcmp(opt, "--json"))
-      json = true;
-    else if (!strcmp(opt, "--timeline"))
-      timeline = true;
-    else if (!strcmp(opt, "--tight"))
-      tight = true;
-    else if (!strcmp(opt, "--summary"))
-      summary = true;
-    else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-      fputs(help, CLI_OUT);
-      return EXIT_OK;
-    } else
-      return cli_usage_error("check", "unknown option %s", opt);
-  }
-  if (bad)
+  const cli_opt opts[] = {{"--target", &target, NULL},
+                          {"--format", &format_s, NULL},
+                          {"--instruction", &instr, NULL},
+                          {"--flags", &in.flags, NULL},
+                          {"--vmem-limit-bytes", &limit, NULL},
+                          {"--align", &align_s, NULL},
+                          {"--internal-scratch", &scratch, NULL},
+                          {"--top", &top_s, NULL},
+                          {"--no-env", NULL, &no_env},
+                          {"--json", NULL, &json},
+                          {"--timeline", NULL, &timeline},
+                          {"--tight", NULL, &tight},
+                          {"--summary", NULL, &summary},
+                          {NULL, NULL, NULL}};
+  int scan = cli_scan("check", argc, argv, opts, &path, 1, help, "give one HLO file");
+  if (scan != CLI_GO)
+    return scan;
+  if (check_values(format_s, &format, limit, align_s, scratch, top_s, &in, &popt, &top) != EXIT_OK)
     return EXIT_BAD;
   if (!path)
     return cli_usage_error("check", "give a file: an HLO module, Mosaic MLIR or a kernel spec");
