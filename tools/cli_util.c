@@ -44,14 +44,10 @@ const char *cli_next(cli_args *a, const char *const *with_value, const char **va
   return name;
 }
 
-int cli_scan(const char *cmd, int argc, char **argv, const cli_opt *opts, const char **pos, size_t npos,
-             const char *help, const char *surplus) {
-  const char *with_value[32];
-  size_t nv = 0, got = 0;
-  for (const cli_opt *o = opts; o->name && nv + 1 < sizeof with_value / sizeof *with_value; o++)
-    if (o->value)
-      with_value[nv++] = o->name;
-  with_value[nv] = NULL;
+/* cli_scan's loop, given the names of the options that take a value. */
+static int scan_args(const char *cmd, int argc, char **argv, const cli_opt *opts, const char *const *with_value,
+                     const char **pos, size_t npos, const char *help, const char *surplus) {
+  size_t got = 0;
   cli_args a = {.argc = argc, .argv = argv, .cmd = cmd};
   while (a.i < argc) {
     bool bad = false;
@@ -79,6 +75,27 @@ int cli_scan(const char *cmd, int argc, char **argv, const cli_opt *opts, const 
       *o->flag = true;
   }
   return CLI_GO;
+}
+
+int cli_scan(const char *cmd, int argc, char **argv, const cli_opt *opts, const char **pos, size_t npos,
+             const char *help, const char *surplus) {
+  size_t nopts = 0, nv = 0;
+  while (opts[nopts].name)
+    nopts++;
+  /* the options that take a value, for cli_next, sized to the table (a fixed
+   * array that overflowed would have made a value option a flag) */
+  const char **with_value = malloc((nopts + 1) * sizeof *with_value);
+  if (!with_value) {
+    cli_error(cmd, "out of memory");
+    return EXIT_BAD;
+  }
+  for (const cli_opt *o = opts; o->name; o++)
+    if (o->value)
+      with_value[nv++] = o->name;
+  with_value[nv] = NULL;
+  int rc = scan_args(cmd, argc, argv, opts, with_value, pos, npos, help, surplus);
+  free(with_value);
+  return rc;
 }
 
 void cli_error(const char *cmd, const char *fmt, ...) {
