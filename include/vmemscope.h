@@ -877,6 +877,7 @@ typedef struct vmem_log_error {
   const char *message;          /* the error's first line, cleaned */
   size_t nallocs;
   const vmem_log_alloc *allocs;
+  size_t mentions;              /* mentions without figures (quoted titles, prose) folded into this one */
 } vmem_log_error;
 
 typedef struct vmem_log_report vmem_log_report;

@@ -49,6 +49,36 @@ static void test_standard_op_and_folding(void **state) {
   vmem_log_report_free(r);
 }
 
+/* An issue as users paste it: the error's title in a heading, a sentence
+ * quoting it, then the log. The figure-less mentions fold into the printed
+ * report, whichever side of it they stand; two errors with figures stay two. */
+static void test_mentions_fold(void **state) {
+  (void)state;
+  vmem_log_report *r = explain(
+      "## Ran out of memory in memory space vmem\n"
+      "My step fails with Ran out of memory in memory space vmem while allocating on stack after the upgrade.\n"
+      "XlaRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack for "
+      "%attn.7 = bf16[8,128]{1,0} custom-call(%q), custom_call_target=\"tpu_custom_call\". "
+      "Scoped allocation with size 18.00M and limit 16.00M exceeded scoped vmem limit by 2.00M.\n"
+      "Same as #12: Ran out of memory in memory space smem.\n"
+      "Ran out of memory in memory space smem. Used 1.00M of 1.00M smem. Exceeded smem capacity by 1.7K.\n"
+      "Edit: also seen Ran out of memory in memory space hbm.\n");
+  assert_int_equal(vmem_log_error_count(r), 3);
+  const vmem_log_error *e = vmem_log_error_at(r, 0);
+  assert_int_equal(e->kind, VMEM_OOM_SCOPED_VMEM);
+  assert_int_equal(e->mentions, 2); /* the heading and the sentence */
+  assert_int_equal(e->count, 1);
+  assert_string_equal(e->instruction, "%attn.7");
+  e = vmem_log_error_at(r, 1);
+  assert_int_equal(e->kind, VMEM_OOM_SMEM);
+  assert_int_equal(e->mentions, 1);
+  assert_string_equal(e->used.text, "1.00M");
+  e = vmem_log_error_at(r, 2); /* nothing with figures to stand for: kept */
+  assert_int_equal(e->kind, VMEM_OOM_HBM);
+  assert_int_equal(e->mentions, 0);
+  vmem_log_report_free(r);
+}
+
 static void test_program_listing(void **state) {
   (void)state;
   vmem_log_report *r = explain("Ran out of memory in memory space vmem. Used 20.00M of 16.00M vmem. Exceeded vmem "
@@ -101,6 +131,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_scoped_custom_kernel),
       cmocka_unit_test(test_standard_op_and_folding),
+      cmocka_unit_test(test_mentions_fold),
       cmocka_unit_test(test_program_listing),
       cmocka_unit_test(test_other_kinds),
   };

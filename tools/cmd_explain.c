@@ -365,6 +365,9 @@ static void print_error(const vmem_log_error *e, size_t i, size_t n, const char 
          e->count > 1 ? ", and identical ones folded" : "", kind_title(e->kind));
   if (e->count > 1)
     fprintf(CLI_OUT, "  occurrences %zu\n", e->count);
+  if (e->mentions)
+    fprintf(CLI_OUT, "  mentions  %zu more without figures (a quoted title, prose), folded into this one\n",
+            e->mentions);
   fprintf(CLI_OUT, "  message   %s\n", e->message ? e->message : "");
   if (e->instruction && e->shape)
     fprintf(CLI_OUT, "  instr     %s = %s %s\n", e->instruction, e->shape, e->opcode ? e->opcode : "");
@@ -431,6 +434,7 @@ static json_t *json_error(const vmem_log_error *e, const linked *ln) {
   json_t *o = json_object(), *al = json_array();
   json_object_set_new(o, "kind", json_string(vmem_oom_kind_name(e->kind)));
   json_object_set_new(o, "count", json_integer((json_int_t)e->count));
+  json_object_set_new(o, "mentions", json_integer((json_int_t)e->mentions));
   json_object_set_new(o, "offset", json_integer((json_int_t)e->offset));
   json_object_set_new(o, "custom_kernel", e->custom_kernel < 0 ? json_null() : json_boolean(e->custom_kernel));
   json_object_set_new(o, "evidence", jstr(e->evidence));

@@ -489,6 +489,45 @@ static bool same(const vmem_log_error *a, const vmem_log_error *b) {
          (a->instruction || a->size.present || a->used.present || a->nallocs || same_text(a->message, b->message));
 }
 
+/* A mention with no figures: the error's title quoted in prose (an issue's
+ * heading, a comment above the log) or a wording that prints none. It
+ * says nothing the printed report beside it does not. */
+static bool bare(const vmem_log_error *e) {
+  return !e->instruction && !e->tag && !e->size.present && !e->limit.present && !e->excess.present &&
+         !e->used.present && !e->capacity.present && e->request_bytes < 0 && e->nallocs == 0;
+}
+
+/* May the bare mention `m` stand for the error `e`? The same kind; a
+ * listing with no entries stands for nothing of its own; "memory space
+ * vmem" without figures also begins the scoped (E1001) message. */
+static bool may_fold(const vmem_log_error *m, const vmem_log_error *e) {
+  return m->kind == e->kind || m->kind == VMEM_OOM_LISTING ||
+         (m->kind == VMEM_OOM_PROGRAM_VMEM && e->kind == VMEM_OOM_SCOPED_VMEM);
+}
+
+/* Folds each bare mention into an error it may stand for: the nearest one
+ * with figures (after it first: prose comes before the log it quotes),
+ * else a later bare mention it may stand for. The folded keep their place
+ * and message; r->errors is compacted. */
+static void fold_mentions(vmem_log_report *r) {
+  size_t w = 0;
+  for (size_t i = 0; i < r->count; i++) {
+    vmem_log_error *m = &r->errors[i], *into = NULL;
+    for (size_t j = i + 1; bare(m) && j < r->count && !into; j++)
+      into = !bare(&r->errors[j]) && may_fold(m, &r->errors[j]) ? &r->errors[j] : NULL;
+    for (size_t j = w; bare(m) && j-- > 0 && !into;) /* the kept ones before i */
+      into = !bare(&r->errors[j]) && may_fold(m, &r->errors[j]) ? &r->errors[j] : NULL;
+    for (size_t j = i + 1; bare(m) && j < r->count && !into; j++)
+      into = may_fold(m, &r->errors[j]) ? &r->errors[j] : NULL;
+    if (into) {
+      into->mentions += m->count + m->mentions;
+      continue;
+    }
+    r->errors[w++] = *m;
+  }
+  r->count = w;
+}
+
 /* A "Scoped allocation" line or a listing right after a report belongs to
  * it: the region of a report reaches REGION_MAX bytes past its start. */
 static bool explain_all(explainer *x) {
@@ -521,6 +560,7 @@ static bool explain_all(explainer *x) {
     if (!buf)
       return false;
     vmem_log_error *e = &r->errors[r->count];
+    *e = (vmem_log_error){0}; /* the slot of a report folded just before holds its fields */
     explainer sub = {r, x->t, buf, n, x->err};
     const char *t = memmem(buf, n, triggers[which], strlen(triggers[which]));
     const char *begin = t ? buf + line_start(buf, (size_t)(t - buf)) : buf;
@@ -537,6 +577,7 @@ static bool explain_all(explainer *x) {
       r->count++;
     from = stop > hit ? stop : hit + 1;
   }
+  fold_mentions(r);
   return true;
 }
 

@@ -1,0 +1,1 @@
+$VMEMSCOPE explain explain_issue_paste.log
