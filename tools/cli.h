@@ -35,6 +35,11 @@ const char *cli_who(const char *cmd);
 /* A malloc'd copy of s (strdup is POSIX, not C11); NULL when out of memory. */
 char *cli_strdup(const char *s);
 
+/* The rows report's page lists at most per table, and the rectangles it
+ * draws at most per kind; check's document for the page (captured) keeps
+ * the rows that can be among them and no more reservations than that. */
+enum { CLI_REPORT_ROWS = 200, CLI_REPORT_RECTS = 5000 };
+
 /* Exit codes, the same for every command. */
 enum { EXIT_OK = 0, EXIT_OOM = 1, EXIT_BAD = 2 };
 

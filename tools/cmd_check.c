@@ -93,6 +93,7 @@ typedef struct row {
   vmem_std_scoped model; /* a standard op's modelled least scoped VMEM */
   uint64_t model_limit; /* the limit it is held to */
   uint64_t model_likely; /* the modelled choice under that limit */
+  bool top_model;       /* among the CLI_REPORT_ROWS with the most modelled (the report's table) */
 } row;
 
 typedef struct report {
@@ -113,6 +114,7 @@ typedef struct report {
   bool bad_body;        /* a kernel body that could not be read */
   vmem_program prog;    /* program-scoped VMEM: the S(1) values packed */
   bool has_prog, timeline, tight, summary;
+  bool lean;            /* the document is report's: only the rows it reads */
   uint64_t global_limit; /* the scoped limit the flags put in force */
   size_t modelled, flagged; /* standard ops modelled; those whose minimum exceeds their limit */
 } report;
@@ -867,8 +869,33 @@ static json_t *json_row(report *r, const row *w) {
 }
 
 /* Whether row w is in the document: every row, or with --summary the
- * custom calls alone (as the text summary lists them). */
-static bool json_keeps(const report *r, const row *w) { return !r->summary || is_custom_call(w->in); }
+ * custom calls alone (as the text summary lists them); report's document
+ * (lean) the rows its page reads: kernels, the compiler's used figures, the
+ * model's flags and its table. A page of a million-instruction module then
+ * needs a tree of a few hundred rows, not of a GB. */
+static bool json_keeps(const report *r, const row *w) {
+  if (r->lean)
+    return is_custom_call(w->in) || (w->has_scoped && w->scoped.used_bytes >= 0) ||
+           (w->model.applies && w->model.min_bytes > w->model_limit) || w->top_model;
+  return !r->summary || is_custom_call(w->in);
+}
+
+/* Marks the CLI_REPORT_ROWS modelled rows with the most, the rows of the
+ * report's table (report_html.c sorts and shows the same ones). */
+static bool mark_top_model(report *r) {
+  const row **all = malloc((r->nrows ? r->nrows : 1) * sizeof *all);
+  size_t n = 0;
+  if (!all)
+    return false;
+  for (size_t k = 0; k < r->nrows; k++)
+    if (r->rows[k].model.applies && r->rows[k].model.whole_bytes)
+      all[n++] = &r->rows[k];
+  qsort(all, n, sizeof *all, by_likely_desc);
+  for (size_t i = 0; i < n && i < CLI_REPORT_ROWS; i++)
+    r->rows[all[i] - r->rows].top_model = true;
+  free(all);
+  return true;
+}
 
 /* A computation's object; its instructions from row *k on, or (streamed)
  * a null in their place. */
@@ -951,7 +978,7 @@ static json_t *json_report(report *r, size_t top, bool streamed) {
     }
     json_object_set_new(pj, "buffers", bufs);
     json_t *resv = json_array();
-    for (size_t i = 0; i < p->nreservations; i++) {
+    for (size_t i = 0; i < p->nreservations && (!r->lean || i < CLI_REPORT_RECTS); i++) { /* the page draws these */
       const vmem_program_reservation *v = &p->reservations[i];
       json_t *o = json_object();
       json_object_set_new(o, "start", json_integer((json_int_t)v->start));
@@ -1168,8 +1195,12 @@ int cmd_check(int argc, char **argv) {
   cli_progress_done();
   if (rc != EXIT_OK)
     ;
+  else if (json && cli_json_captured()) { /* report's document: a tree of the rows it reads (all if no room to rank) */
+    r.lean = mark_top_model(&r);
+    rc = cli_print_json(json_report(&r, (size_t)top, false));
+  }
   else if (json)
-    rc = cli_json_captured() ? cli_print_json(json_report(&r, (size_t)top, false)) : stream_report(&r, (size_t)top);
+    rc = stream_report(&r, (size_t)top);
   else
     print_text(&r, summary, (size_t)top);
   bool prog_over = r.has_prog && r.prog.used_bytes > r.prog.capacity_bytes;

@@ -13,7 +13,7 @@
 
 #include "cli.h"
 
-enum { SVG_W = 960, LABEL_W = 300, ROW_H = 20, MAX_ROWS = 200, MAX_RECTS = 5000 };
+enum { SVG_W = 960, LABEL_W = 300, ROW_H = 20, MAX_ROWS = CLI_REPORT_ROWS, MAX_RECTS = CLI_REPORT_RECTS };
 
 /* ---- small helpers ---------------------------------------------------------- */
 
@@ -499,9 +499,19 @@ static void hlo_diagnostics(FILE *f, const json_t **ins, size_t n) {
 
 static uint64_t likely_of(const json_t *in) { return jbytes(json_object_get(in, "scoped_model"), "likely_bytes"); }
 
+/* A table row and its place in the document: ties keep document order, as
+ * check's table does, whatever subset of the rows the document holds. */
+typedef struct ranked {
+  const json_t *in;
+  uint64_t likely;
+  size_t at;
+} ranked;
+
 static int by_likely(const void *a, const void *b) {
-  uint64_t x = likely_of(*(const json_t *const *)a), y = likely_of(*(const json_t *const *)b);
-  return x < y ? 1 : x > y ? -1 : 0;
+  const ranked *x = a, *y = b;
+  if (x->likely != y->likely)
+    return x->likely < y->likely ? 1 : -1;
+  return (x->at > y->at) - (x->at < y->at);
 }
 
 static void bytes_cell(FILE *f, uint64_t v) {
@@ -513,11 +523,11 @@ static void bytes_cell(FILE *f, uint64_t v) {
  * the least, the choice, the whole, the limit, and the compiler's own
  * figure where the text has it (check prints the same, five rows). */
 static void model_table(FILE *f, const json_t **ins, size_t n) {
-  const json_t **rows = malloc((n + 1) * sizeof *rows);
+  ranked *rows = malloc((n + 1) * sizeof *rows);
   size_t m = 0;
   for (size_t i = 0; rows && i < n; i++)
     if (jbytes(json_object_get(ins[i], "scoped_model"), "whole_bytes"))
-      rows[m++] = ins[i];
+      rows[m++] = (ranked){ins[i], likely_of(ins[i]), i};
   if (m) {
     qsort(rows, m, sizeof *rows, by_likely);
     fputs("<section id=\"models\"><h2>Standard ops, modelled</h2>\n<p>The least scoped VMEM each op needs and the "
@@ -528,9 +538,9 @@ static void model_table(FILE *f, const json_t **ins, size_t n) {
           f);
   }
   for (size_t i = 0; i < m && i < MAX_ROWS; i++) {
-    const json_t *sm = json_object_get(rows[i], "scoped_model");
+    const json_t *in = rows[i].in, *sm = json_object_get(in, "scoped_model");
     fputs("<tr><td>", f);
-    esc(f, jstr(rows[i], "name"));
+    esc(f, jstr(in, "name"));
     fputs("</td><td>", f);
     esc(f, jstr(sm, "rule"));
     fputs("</td>", f);
@@ -538,8 +548,8 @@ static void model_table(FILE *f, const json_t **ins, size_t n) {
     bytes_cell(f, jbytes(sm, "likely_bytes"));
     bytes_cell(f, jbytes(sm, "whole_bytes"));
     bytes_cell(f, jbytes(sm, "limit_bytes"));
-    if (json_is_integer(json_object_get(rows[i], "used_scoped_bytes")))
-      bytes_cell(f, jbytes(rows[i], "used_scoped_bytes"));
+    if (json_is_integer(json_object_get(in, "used_scoped_bytes")))
+      bytes_cell(f, jbytes(in, "used_scoped_bytes"));
     else
       fputs("<td class=\"n\">-</td>", f);
     fputs("</tr>\n", f);

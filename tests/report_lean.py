@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""report reads a lean check document: the rows its page shows, not all.
+
+A module of 520 modelled standard ops, most tied on the modelled choice:
+the page's table of modelled ops must hold the 200 with the most, ties in
+module order -- the rows the full `check --json` document ranks first --
+and its bars the same count as the full document gives. No browser needed.
+
+usage: report_lean.py VMEMSCOPE
+"""
+import html.parser
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+VMEMSCOPE = sys.argv[1]
+ROWS = 200  # CLI_REPORT_ROWS in tools/cli.h
+
+
+def module(path):
+    lines = ["HloModule lean, is_scheduled=true", "", "ENTRY main {", "  p0 = f32[4096,4096]{1,0} parameter(0)"]
+    for i in range(260):
+        r = 8 * (1 + (i * 37) % 64)
+        lines.append("  s%d = f32[%d,4096]{1,0} slice(p0), slice={[0:%d], [0:4096]}" % (i, r, r))
+        lines.append("  a%d = f32[%d,4096]{1,0} add(s%d, s%d)" % (i, r, i, i))
+    lines += ["  ROOT t = (f32[8,4096]{1,0}) tuple(a0)", "}"]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+class Table(html.parser.HTMLParser):
+    """The first cell of each row of <table id="model-table">."""
+
+    def __init__(self):
+        super().__init__()
+        self.names, self._in, self._row, self._cell = [], False, False, 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self._in = dict(attrs).get("id") == "model-table"
+        elif self._in and tag == "tr":
+            self._row, self._cell = True, 0
+        elif self._in and self._row and tag == "td":
+            self._cell += 1
+
+    def handle_data(self, data):
+        if self._in and self._row and self._cell == 1 and data.strip():
+            self.names.append(data.strip())
+            self._row = False
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        hlo, page = os.path.join(tmp, "lean.hlo"), os.path.join(tmp, "lean.html")
+        module(hlo)
+        run = subprocess.run([VMEMSCOPE, "report", hlo, "-o", page], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        doc = json.loads(subprocess.run([VMEMSCOPE, "check", hlo, "--json"], capture_output=True, text=True,
+                                        check=True).stdout)
+        with open(page, encoding="utf-8") as f:
+            text = f.read()
+    ins = [i for c in doc["computations"] for i in c["instructions"]]
+    modelled = [(i["scoped_model"]["likely_bytes"], k, i["name"]) for k, i in enumerate(ins)
+                if i.get("scoped_model", {}).get("whole_bytes")]
+    assert len(modelled) > ROWS, "the module must model more ops than the table shows"
+    want = [name for _, _, name in sorted(modelled, key=lambda m: (-m[0], m[1]))[:ROWS]]
+    table = Table()
+    table.feed(text)
+    assert table.names == want, "the table differs from the full document's first %d:\n%s\n%s" % (
+        ROWS, table.names[:10], want[:10])
+    print("report's table: the %d of %d modelled ops the full document ranks first" % (ROWS, len(modelled)))
+
+
+main()
