@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
   size_t len;
   char *text = make_module(n, &len);
   const vmem_target *t = vmem_target_find("v5e", 3);
-  vmem_program_options o = {0, 16 << 20, false};
+  vmem_program_options o = {0, 16 << 20, false, NULL};
   double ts[RUNS], tp[RUNS], tg[RUNS];
   size_t lines = 0, values = 0;
   uint64_t used = 0;

@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
   }
   vmem_program prog; /* program-scoped VMEM: packed without overlap, or a coded error */
-  vmem_program_options popt = {8, 16 << 20, true};
+  vmem_program_options popt = {8, 16 << 20, true, NULL};
   if (vmem_hlo_program_vmem(m, vmem_target_find("v5e", 3), &popt, &prog, NULL, &err) == VMEM_OK) {
     if (prog.peak_bytes < prog.lower_bound_bytes || prog.used_bytes < prog.lower_bound_bytes)
       abort();

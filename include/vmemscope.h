@@ -417,6 +417,10 @@ VMEM_API const vmem_hlo_computation *
 vmem_hlo_instruction_parent(const vmem_hlo_instruction *i);
 /** Byte offset of the instruction's name in the text. */
 VMEM_API size_t vmem_hlo_instruction_offset(const vmem_hlo_instruction *i);
+/** Its place among the module's instructions, computations and then their
+ *  instructions in text order: 0 .. vmem_hlo_instruction_total() - 1. An
+ *  index for arrays a caller keeps per instruction. */
+VMEM_API size_t vmem_hlo_instruction_id(const vmem_hlo_instruction *i);
 VMEM_API size_t vmem_hlo_instruction_operand_count(const vmem_hlo_instruction *i);
 VMEM_API const vmem_hlo_instruction *
 vmem_hlo_instruction_operand_at(const vmem_hlo_instruction *i, size_t k);
@@ -563,6 +567,10 @@ typedef struct vmem_program_options {
   uint64_t scoped_limit_bytes; /* the global scoped limit; 0 = no reservations */
   bool tight;                  /* a kernel reserves its footprint, a standard op its modelled
                                   choice, not their limit */
+  const vmem_hlo_scoped *scoped; /* optional: each instruction's vmem_hlo_instruction_scoped,
+                                  indexed by vmem_hlo_instruction_id, for a caller that has
+                                  decoded them already (a backend_config is JSON: decoding
+                                  it twice was a quarter of check); NULL decodes them here */
 } vmem_program_options;
 
 /** Steps in a row that reserve the same scoped bytes at offset 0. */

@@ -47,7 +47,7 @@ static void check_models(const char *path, const vmem_hlo_module *m) {
     }
   }
   vmem_program p;
-  vmem_program_options o = {0, 16 << 20, false};
+  vmem_program_options o = {0, 16 << 20, false, NULL};
   if (vmem_hlo_program_vmem(m, t, &o, &p, NULL, &err) != VMEM_OK)
     fail_msg("%s: program-scoped planning: %s", path, err.message);
   vmem_program_free(&p);

@@ -196,7 +196,7 @@ static void test_live_ranges(void **state) {
   vmem_program_free(&p);
   /* With a 1 MiB scoped limit: only the multiply executes code, so its
    * step reserves 1 MiB at offset 0 and the three values sit above it. */
-  vmem_program_options o = {0, 1 << 20, false};
+  vmem_program_options o = {0, 1 << 20, false, NULL};
   assert_int_equal(vmem_hlo_program_vmem(m, vmem_target_find("v5e", 3), &o, &p, NULL, &err), VMEM_OK);
   assert_int_equal(p.scoped_reservation_bytes, 1 << 20);
   assert_int_equal(p.used_bytes, (1 << 20) + 3 * 4096);
@@ -208,6 +208,26 @@ static void test_live_ranges(void **state) {
   assert_int_equal(p.peak_bytes, 3 * 4096);
   for (size_t i = 0; i < 3; i++)
     assert_true(p.buffers[i].offset >= (1 << 20));
+  const vmem_hlo_instruction *mul = p.largest_reservation;
+  vmem_program_free(&p);
+  /* Configs the caller decoded, by instruction id: the planner reads them,
+   * not the text (the multiply's used figure is changed in the array). */
+  size_t total = vmem_hlo_instruction_total(m), seen = 0;
+  vmem_hlo_scoped sc[16];
+  assert_true(total <= 16);
+  for (size_t c = 0; c < vmem_hlo_computation_count(m); c++) {
+    const vmem_hlo_computation *comp = vmem_hlo_computation_at(m, c);
+    for (size_t i = 0; i < vmem_hlo_computation_instruction_count(comp); i++, seen++) {
+      const vmem_hlo_instruction *in = vmem_hlo_computation_instruction_at(comp, i);
+      assert_int_equal(vmem_hlo_instruction_id(in), seen); /* computations, then instructions, in text order */
+      assert_int_equal(vmem_hlo_instruction_scoped(in, &sc[seen], &err), VMEM_OK);
+    }
+  }
+  assert_int_equal(seen, total);
+  sc[vmem_hlo_instruction_id(mul)].used_bytes = 2 << 20;
+  o.scoped = sc;
+  assert_int_equal(vmem_hlo_program_vmem(m, vmem_target_find("v5e", 3), &o, &p, NULL, &err), VMEM_OK);
+  assert_int_equal(p.scoped_reservation_bytes, 2 << 20);
   vmem_program_free(&p);
   vmem_hlo_free(m);
 }

@@ -85,7 +85,7 @@ typedef struct row {
   bool given;           /* the text carried tiles */
   vmem_size size;
   bool sized;
-  vmem_hlo_scoped scoped;
+  vmem_hlo_scoped *scoped; /* its config decoded: in report.scoped, by instruction id */
   bool has_scoped;
   vmem_kernel *k;       /* the Pallas kernel of a custom call with a body */
   char *kerr;           /* why its body could not be read (malloc'd; rare, so not a 240-byte
@@ -115,6 +115,7 @@ typedef struct report {
   vmem_program prog;    /* program-scoped VMEM: the S(1) values packed */
   bool has_prog, timeline, tight, summary;
   bool lean;            /* the document is report's: only the rows it reads */
+  vmem_hlo_scoped *scoped; /* each instruction's config, by id: the rows' and the planner's */
   uint64_t global_limit; /* the scoped limit the flags put in force */
   size_t modelled, flagged; /* standard ops modelled; those whose minimum exceeds their limit */
 } report;
@@ -202,7 +203,7 @@ static bool model_row(report *r, row *w) {
     return err.code != VMEM_ERR_NOMEM; /* an op the model cannot size is left unmodelled */
   if (!w->model.applies)
     return true;
-  w->model_limit = w->has_scoped && w->scoped.limit_bytes >= 0 ? (uint64_t)w->scoped.limit_bytes : r->global_limit;
+  w->model_limit = w->has_scoped && w->scoped->limit_bytes >= 0 ? (uint64_t)w->scoped->limit_bytes : r->global_limit;
   w->model_likely = vmem_std_scoped_likely(&w->model, w->model_limit);
   r->modelled++;
   r->flagged += w->model.min_bytes > w->model_limit;
@@ -248,7 +249,8 @@ static vmem_shape *laid_of(report *r, const vmem_shape *s, vmem_error *err) {
 static bool size_rows(report *r) {
   size_t total = vmem_hlo_instruction_total(r->m), k = 0;
   r->rows = calloc(total ? total : 1, sizeof *r->rows);
-  if (!r->rows)
+  r->scoped = malloc((total ? total : 1) * sizeof *r->scoped);
+  if (!r->rows || !r->scoped)
     return false;
   vmem_str text = vmem_hlo_text(r->m);
   for (size_t c = 0; c < vmem_hlo_computation_count(r->m); c++) {
@@ -261,16 +263,18 @@ static bool size_rows(report *r) {
       w->given = vmem_shape_has_tiles(s);
       w->laid = laid_of(r, s, &err);
       w->sized = w->laid && vmem_shape_size(w->laid, &w->size, &err) == VMEM_OK;
+      w->scoped = &r->scoped[vmem_hlo_instruction_id(w->in)];
+      *w->scoped = (vmem_hlo_scoped){-1, -1, -1, false, false}; /* no config: what decoding none gives */
       if (!w->sized && err.code == VMEM_ERR_NOMEM)
         return false;
       if (is_custom_call(w->in) || vmem_hlo_instruction_attr(w->in, "backend_config").len) {
-        if (vmem_hlo_instruction_scoped(w->in, &w->scoped, &err) != VMEM_OK) {
+        if (vmem_hlo_instruction_scoped(w->in, w->scoped, &err) != VMEM_OK) {
           cli_file_error("check", r->path, text.ptr, text.len, &err);
           r->nrows = k + 1;
           return false;
         }
-        w->has_scoped = w->scoped.limit_bytes >= 0 || w->scoped.used_bytes >= 0 || is_custom_call(w->in);
-        if (w->scoped.has_kernel_body && !(w->k = vmem_hlo_instruction_kernel(w->in, NULL, &err))) {
+        w->has_scoped = w->scoped->limit_bytes >= 0 || w->scoped->used_bytes >= 0 || is_custom_call(w->in);
+        if (w->scoped->has_kernel_body && !(w->k = vmem_hlo_instruction_kernel(w->in, NULL, &err))) {
           cli_file_error("check", r->path, text.ptr, text.len, &err);
           if (!(w->kerr = cli_strdup(err.message)))
             return false;
@@ -291,6 +295,7 @@ static void free_rows(report *r) {
     free(r->rows[k].kerr);
   }
   free(r->rows);
+  free(r->scoped);
   for (size_t i = 0; i < r->laid_cap; i++)
     vmem_shape_free(r->laid_val[i]);
   free(r->laid_key), free(r->laid_val);
@@ -392,13 +397,13 @@ static void print_custom_call(report *r, const row *w) {
   fprintf(CLI_OUT, "      custom_call_target=\"%.*s\"", (int)target.len, target.ptr);
   if (kernel.len)
     fprintf(CLI_OUT, " kernel=%.*s", (int)kernel.len, kernel.ptr);
-  int64_t limit = w->k ? vmem_kernel_vmem_limit_bytes(w->k) : w->scoped.limit_bytes;
+  int64_t limit = w->k ? vmem_kernel_vmem_limit_bytes(w->k) : w->scoped->limit_bytes;
   if (limit >= 0)
     fprintf(CLI_OUT, " vmem_limit_bytes=%s", cli_bytes(b, sizeof b, (uint64_t)limit));
-  else if (kernel.len || w->scoped.has_kernel_body)
+  else if (kernel.len || w->scoped->has_kernel_body)
     fprintf(CLI_OUT, " vmem_limit_bytes not set (the global scoped limit applies)");
-  if (w->scoped.used_bytes >= 0)
-    fprintf(CLI_OUT, " used=%s (the compiler's own figure)", cli_bytes(b, sizeof b, (uint64_t)w->scoped.used_bytes));
+  if (w->scoped->used_bytes >= 0)
+    fprintf(CLI_OUT, " used=%s (the compiler's own figure)", cli_bytes(b, sizeof b, (uint64_t)w->scoped->used_bytes));
   fprintf(CLI_OUT, "\n");
   if (w->k) {
     int v = kernel_brief(w->k, r->t, r->in, r->opt, "      ", NULL);
@@ -406,7 +411,7 @@ static void print_custom_call(report *r, const row *w) {
     vmem_str nm = vmem_hlo_instruction_name(w->in);
     fprintf(CLI_OUT, "      (vmemscope check %s --instruction %.*s: the allocations, and remedies when over)\n", r->path,
            (int)nm.len, nm.ptr);
-  } else if (w->scoped.has_kernel_body) {
+  } else if (w->scoped->has_kernel_body) {
     fprintf(CLI_OUT, "      Mosaic body not read: %s\n", w->kerr ? w->kerr : "");
   }
 }
@@ -715,7 +720,7 @@ static void print_model_table(const report *r) {
   for (size_t k = 0; all && k < r->nrows; k++)
     if (r->rows[k].model.applies && r->rows[k].model.whole_bytes) { /* all in S(1): nothing streamed */
       all[n++] = &r->rows[k];
-      any_used = any_used || (r->rows[k].has_scoped && r->rows[k].scoped.used_bytes >= 0);
+      any_used = any_used || (r->rows[k].has_scoped && r->rows[k].scoped->used_bytes >= 0);
     }
   if (!n) {
     free(all);
@@ -730,8 +735,8 @@ static void print_model_table(const report *r) {
     const row *w = all[i];
     char nm[64] = "  %", a[48], b[48], c[48], d[48], u[48] = "-";
     cut(nm + 3, 48, vmem_hlo_instruction_name(w->in));
-    if (w->has_scoped && w->scoped.used_bytes >= 0)
-      cli_human(u, sizeof u, (uint64_t)w->scoped.used_bytes);
+    if (w->has_scoped && w->scoped->used_bytes >= 0)
+      cli_human(u, sizeof u, (uint64_t)w->scoped->used_bytes);
     table_add(&tb, nm, w->model.rule, cli_human(a, sizeof a, w->model.min_bytes),
               cli_human(b, sizeof b, model_likely(w)), cli_human(c, sizeof c, w->model.whole_bytes),
               cli_human(d, sizeof d, w->model_limit), u);
@@ -845,9 +850,9 @@ static json_t *json_row(report *r, const row *w) {
   }
   if (w->has_scoped) {
     json_object_set_new(o, "vmem_limit_bytes",
-                        w->scoped.limit_bytes >= 0 ? json_integer(w->scoped.limit_bytes) : json_null());
+                        w->scoped->limit_bytes >= 0 ? json_integer(w->scoped->limit_bytes) : json_null());
     json_object_set_new(o, "used_scoped_bytes",
-                        w->scoped.used_bytes >= 0 ? json_integer(w->scoped.used_bytes) : json_null());
+                        w->scoped->used_bytes >= 0 ? json_integer(w->scoped->used_bytes) : json_null());
   }
   if (w->model.applies)
     json_object_set_new(o, "scoped_model",
@@ -861,7 +866,7 @@ static json_t *json_row(report *r, const row *w) {
     int v = kernel_brief(w->k, r->t, r->in, r->opt, "", &kj);
     r->worst = v > r->worst ? v : r->worst;
     json_object_set_new(o, "kernel", kj);
-  } else if (w->scoped.has_kernel_body) {
+  } else if (w->scoped->has_kernel_body) {
     json_object_set_new(o, "kernel", json_pack("{s:s}", "error", w->kerr ? w->kerr : ""));
   }
   free(s);
@@ -875,7 +880,7 @@ static json_t *json_row(report *r, const row *w) {
  * needs a tree of a few hundred rows, not of a GB. */
 static bool json_keeps(const report *r, const row *w) {
   if (r->lean)
-    return is_custom_call(w->in) || (w->has_scoped && w->scoped.used_bytes >= 0) ||
+    return is_custom_call(w->in) || (w->has_scoped && w->scoped->used_bytes >= 0) ||
            (w->model.applies && w->model.min_bytes > w->model_limit) || w->top_model;
   return !r->summary || is_custom_call(w->in);
 }
@@ -1003,7 +1008,8 @@ static bool program(report *r, const vmem_limit_inputs *in, const vmem_plan_opti
   vmem_limits l;
   if (vmem_limits_resolve(r->t, &global, &l, err) != VMEM_OK)
     return false;
-  vmem_program_options o = {popt->alignment, l.effective_bytes, tight};
+  /* The configs the rows decoded: the planner would decode each again. */
+  vmem_program_options o = {popt->alignment, l.effective_bytes, tight, r->scoped};
   return vmem_hlo_program_vmem(r->m, r->t, &o, &r->prog, NULL, err) == VMEM_OK;
 }
 

@@ -162,6 +162,7 @@ const vmem_hlo_computation *vmem_hlo_instruction_parent(const vmem_hlo_instructi
 size_t vmem_hlo_instruction_offset(const vmem_hlo_instruction *i) {
   return (size_t)(i->name.ptr - i->parent->module->text);
 }
+size_t vmem_hlo_instruction_id(const vmem_hlo_instruction *i) { return i->id; }
 size_t vmem_hlo_instruction_operand_count(const vmem_hlo_instruction *i) { return i->noperands; }
 const vmem_hlo_instruction *vmem_hlo_instruction_operand_at(const vmem_hlo_instruction *i, size_t k) {
   return k < i->noperands ? i->operands[k] : NULL;

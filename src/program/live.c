@@ -242,7 +242,9 @@ static uint64_t reservation(const pg_walk *w, const vmem_hlo_instruction *in) {
     return 0;
   vmem_hlo_scoped sc;
   vmem_error e;
-  if (vmem_hlo_instruction_scoped(in, &sc, &e) != VMEM_OK)
+  if (w->opt->scoped)
+    sc = w->opt->scoped[in->id];
+  else if (vmem_hlo_instruction_scoped(in, &sc, &e) != VMEM_OK)
     return w->opt->scoped_limit_bytes;
   if (sc.used_bytes >= 0)
     return (uint64_t)sc.used_bytes;
@@ -568,7 +570,7 @@ static bool keep_reservations(vmem_program *p, const pg_walk *w) {
 
 vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m, const vmem_target *t, const vmem_program_options *opt,
                                   vmem_program *out, const vmem_allocator *alloc, vmem_error *err) {
-  static const vmem_program_options none = {0, 0, false};
+  static const vmem_program_options none = {0, 0, false, NULL};
   err_clear(err);
   memset(out, 0, sizeof *out);
   out->alloc = alloc;
