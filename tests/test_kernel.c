@@ -38,6 +38,32 @@ static void test_no_grid_whole_operands(void **state) {
   vmem_kernel_free(k);
 }
 
+/* JAX's own TPU test of pipeline modes (tests/pallas/tpu_pallas_test.py,
+ * TPUPipelineModeTest.test_two_input_vadd) asserts that a compiled
+ * two-input vadd -- f32 blocks of 1024 over a grid of 128, the inputs
+ * Buffered(nx) and Buffered(ny) -- reports used_scoped_memory_configs of
+ * 1024 * 4 * (2 + nx + ny) bytes: the output double-buffered, each input
+ * with its buffer count, nothing else. */
+static void test_buffer_counts_as_jax_asserts(void **state) {
+  (void)state;
+  for (int nx = 1; nx <= 2; nx++)
+    for (int ny = 1; ny <= 2; ny++) {
+      char json[768];
+      snprintf(json, sizeof json,
+               "{\"name\": \"vadd\", \"grid_axes\": [\"i\"], \"dimension_semantics\": [\"arbitrary\"],"
+               " \"in_specs\": [{\"array\": \"f32[131072]\", \"block\": [1024], \"index_map\": [\"i\"], \"buffers\": %d},"
+               "  {\"array\": \"f32[131072]\", \"block\": [1024], \"index_map\": [\"i\"], \"buffers\": %d}],"
+               " \"out_specs\": [{\"array\": \"f32[131072]\", \"block\": [1024], \"index_map\": [\"i\"]}]}",
+               nx, ny);
+      vmem_kernel *k = spec(json);
+      assert_int_equal(vmem_kernel_grid_bound(k, 0), 128);
+      vmem_footprint f = footprint(k, "v5e");
+      assert_int_equal(f.scoped_bytes, 1024 * 4 * (2 + nx + ny));
+      vmem_footprint_free(&f);
+      vmem_kernel_free(k);
+    }
+}
+
 static const char matmul[] =
     "{\"name\": \"mm\", \"grid_axes\": [\"i\", \"j\", \"k\"], \"params\": {\"bm\": 512, \"bn\": 512, \"bk\": 512},"
     " \"in_specs\": [{\"name\": \"x\", \"array\": \"bf16[4096,4096]\", \"block\": [\"bm\", \"bk\"], \"index_map\": [\"i\", \"k\"]},"
@@ -256,6 +282,7 @@ static void test_mlir_errors(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_no_grid_whole_operands),
+      cmocka_unit_test(test_buffer_counts_as_jax_asserts),
       cmocka_unit_test(test_double_buffered_windows_and_scratch),
       cmocka_unit_test(test_padding_by_generation),
       cmocka_unit_test(test_spaces_and_buffers),
