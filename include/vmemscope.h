@@ -539,9 +539,11 @@ VMEM_API vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n,
                                     const vmem_allocator *alloc,
                                     vmem_error *err);
 
-/** As vmem_heap_pack, then again in XLA's temporal order (live-range
- *  length, then size, descending), keeping the smaller heap, as XLA's
- *  ChooseBestHeapAlgorithm does; twice the time. */
+/** The better of XLA's spatial order (vmem_heap_pack) and its temporal
+ *  order (live-range length, then size, descending): the temporal packing
+ *  is kept only when its heap is smaller, as XLA's ChooseBestHeapAlgorithm
+ *  does. The spatial packing stops once its heap passes the temporal one
+ *  (it could only lose from there): the same result as both to the end. */
 VMEM_API vmem_status vmem_heap_pack_best(vmem_heap_buffer *bufs, size_t n,
                                          uint64_t alignment, vmem_heap_result *out,
                                          const vmem_allocator *alloc,

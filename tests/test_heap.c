@@ -140,6 +140,42 @@ static void test_same_as_reference(void **state) {
   }
 }
 
+/* vmem_heap_pack_best, which stops the spatial packing once it has lost,
+ * must choose and place exactly as packing both orders to the end does
+ * (heap_reference_best): mixes where either order wins, ties, empty
+ * buffers, floors. */
+static void test_best_same_as_reference(void **state) {
+  (void)state;
+  srand(13);
+  int temporal_won = 0, spatial_won = 0;
+  for (int round = 0; round < 400; round++) {
+    vmem_heap_buffer b[120], r[120];
+    size_t n = 1 + (size_t)(rand() % 120);
+    for (size_t i = 0; i < n; i++) {
+      int64_t life = rand() % 10 < 7 ? rand() % 5 : rand() % 200;
+      b[i].start = rand() % 300;
+      b[i].end = b[i].start + life;
+      b[i].size = rand() % 16 == 0 ? 0 : 1 + (uint64_t)(rand() % (round % 3 ? 4000 : 40));
+      b[i].floor = rand() % 10 == 0 ? (uint64_t)(rand() % 2000) : 0;
+      b[i].offset = 0;
+    }
+    memcpy(r, b, n * sizeof *b);
+    uint64_t align = round % 2 ? 512 : 1 + (uint64_t)(rand() % 30);
+    vmem_heap_result res, spatial;
+    vmem_error err;
+    assert_int_equal(vmem_heap_pack_best(b, n, align, &res, NULL, &err), VMEM_OK);
+    heap_reference_best(r, n, align);
+    for (size_t i = 0; i < n; i++)
+      assert_int_equal(b[i].offset, r[i].offset);
+    assert_int_equal(res.heap_bytes, heap_reference_top(r, n));
+    memcpy(r, b, n * sizeof *b);
+    assert_int_equal(vmem_heap_pack(r, n, align, &spatial, NULL, &err), VMEM_OK);
+    temporal_won += res.heap_bytes < spatial.heap_bytes;
+    spatial_won += res.heap_bytes == spatial.heap_bytes;
+  }
+  assert_true(temporal_won > 10 && spatial_won > 10); /* both branches taken */
+}
+
 /* A floor keeps a buffer above it; the others may still use the space. */
 static void test_floor(void **state) {
   (void)state;
@@ -236,6 +272,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_golden),      cmocka_unit_test(test_lower_bound),
                                      cmocka_unit_test(test_random),      cmocka_unit_test(test_same_as_reference),
                                      cmocka_unit_test(test_bad_input),   cmocka_unit_test(test_live_ranges),
-                                     cmocka_unit_test(test_floor)};
+                                     cmocka_unit_test(test_floor),
+                                     cmocka_unit_test(test_best_same_as_reference)};
   return RUN(tests);
 }
