@@ -93,15 +93,23 @@ const char *cli_next(cli_args *a, const char *const *with_value, const char **va
 
 /* A command's options declared once: the option's name and where it goes —
  * its value into *value (it takes one), or *flag set (it takes none). */
+/* A repeatable option's values, in order: room for max. */
+typedef struct cli_list {
+  const char **items;
+  size_t n, max;
+} cli_list;
+
+/* An option: a value, a flag, or a repeatable value (list); one is set. */
 typedef struct cli_opt {
   const char *name;
   const char **value;
   bool *flag;
+  cli_list *list;
 } cli_opt;
 
 enum { CLI_GO = -1 }; /* cli_scan: carry on with the command */
 
-/* Scans argv against opts (ended by a NULL name): values and flags stored,
+/* Scans argv against opts (ended by a NULL name): values, flags and lists stored,
  * up to npos positional arguments into pos[] (one more is the usage error
  * "<surplus>; 'ARG' is one too many"), --help or -h prints help. Returns
  * CLI_GO, or the exit status to return at once. */

@@ -71,8 +71,12 @@ static int scan_args(const char *cmd, int argc, char **argv, const cli_opt *opts
       return cli_usage_error(cmd, "unknown option %s", opt);
     if (o->value)
       *o->value = val;
-    else
+    else if (o->flag)
       *o->flag = true;
+    else if (o->list->n == o->list->max)
+      return cli_usage_error(cmd, "at most %zu %s", o->list->max, opt);
+    else
+      o->list->items[o->list->n++] = val;
   }
   return CLI_GO;
 }
@@ -90,7 +94,7 @@ int cli_scan(const char *cmd, int argc, char **argv, const cli_opt *opts, const 
     return EXIT_BAD;
   }
   for (const cli_opt *o = opts; o->name; o++)
-    if (o->value)
+    if (o->value || o->list)
       with_value[nv++] = o->name;
   with_value[nv] = NULL;
   int rc = scan_args(cmd, argc, argv, opts, with_value, pos, npos, help, surplus);

@@ -1145,20 +1145,20 @@ int cmd_check(int argc, char **argv) {
   long top = 10;
   vmem_limit_inputs in = {.vmem_limit_bytes = -1};
   vmem_plan_options popt = {.alignment = 0, .internal_scratch = -1, .model_intermediates = true};
-  const cli_opt opts[] = {{"--target", &target, NULL},
-                          {"--format", &format_s, NULL},
-                          {"--instruction", &instr, NULL},
-                          {"--flags", &in.flags, NULL},
-                          {"--vmem-limit-bytes", &limit, NULL},
-                          {"--align", &align_s, NULL},
-                          {"--internal-scratch", &scratch, NULL},
-                          {"--top", &top_s, NULL},
-                          {"--no-env", NULL, &no_env},
-                          {"--json", NULL, &json},
-                          {"--timeline", NULL, &timeline},
-                          {"--tight", NULL, &tight},
-                          {"--summary", NULL, &summary},
-                          {NULL, NULL, NULL}};
+  const cli_opt opts[] = {{"--target", &target, NULL, NULL},
+                          {"--format", &format_s, NULL, NULL},
+                          {"--instruction", &instr, NULL, NULL},
+                          {"--flags", &in.flags, NULL, NULL},
+                          {"--vmem-limit-bytes", &limit, NULL, NULL},
+                          {"--align", &align_s, NULL, NULL},
+                          {"--internal-scratch", &scratch, NULL, NULL},
+                          {"--top", &top_s, NULL, NULL},
+                          {"--no-env", NULL, &no_env, NULL},
+                          {"--json", NULL, &json, NULL},
+                          {"--timeline", NULL, &timeline, NULL},
+                          {"--tight", NULL, &tight, NULL},
+                          {"--summary", NULL, &summary, NULL},
+                          {NULL, NULL, NULL, NULL}};
   int scan = cli_scan("check", argc, argv, opts, &path, 1, help, "give one HLO file");
   if (scan != CLI_GO)
     return scan;

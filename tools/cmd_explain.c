@@ -482,9 +482,9 @@ int cmd_explain(int argc, char **argv) {
   const char *target = NULL, *kernel_path = NULL, *hlo_path = NULL;
   bool json = false;
   const char **files = calloc((size_t)argc + 1, sizeof *files);
-  const cli_opt opts[] = {{"--target", &target, NULL}, {"--kernel", &kernel_path, NULL},
-                          {"--hlo", &hlo_path, NULL},  {"--json", NULL, &json},
-                          {NULL, NULL, NULL}};
+  const cli_opt opts[] = {{"--target", &target, NULL, NULL}, {"--kernel", &kernel_path, NULL, NULL},
+                          {"--hlo", &hlo_path, NULL, NULL},  {"--json", NULL, &json, NULL},
+                          {NULL, NULL, NULL, NULL}};
   int scan = files ? cli_scan("explain", argc, argv, opts, files, (size_t)argc, help, "") : EXIT_BAD;
   size_t nfiles = 0;
   while (files && files[nfiles])

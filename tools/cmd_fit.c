@@ -511,75 +511,55 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
   return rc;
 }
 
+/* The values of fit's options that need reading: --top, the limit, the
+ * cost model's two numbers. */
+static int fit_values(const char *top_s, const char *limit, const char *overhead, const char *flops, long *top,
+                      vmem_limit_inputs *in, vmem_cost_options *copt) {
+  char *end = NULL;
+  *top = top_s ? strtol(top_s, &end, 10) : *top;
+  if (top_s && (*end || end == top_s || *top < 1 || *top > 10000))
+    return cli_usage_error("fit", "--top needs a count from 1 to 10000, got '%s'", top_s);
+  if (limit && !cli_parse_bytes(limit, &in->vmem_limit_bytes))
+    return cli_usage_error("fit", "--vmem-limit-bytes needs a whole number of bytes, got '%s'", limit);
+  double v = overhead ? strtod(overhead, &end) : 0;
+  if (overhead && (*end || end == overhead || v < 0))
+    return cli_usage_error("fit", "--step-overhead-us needs a non-negative number");
+  copt->step_overhead_s = overhead ? v * 1e-6 : copt->step_overhead_s;
+  copt->flops = flops ? strtod(flops, &end) : copt->flops;
+  if (flops && (*end || end == flops || copt->flops < 0))
+    return cli_usage_error("fit", "--flops needs the kernel's total FLOPs, a non-negative number");
+  return EXIT_OK;
+}
+
 int cmd_fit(int argc, char **argv) {
-  static const char *const with_value[] = {"--target", "--top", "--param", "--vmem-limit-bytes", "--flags",
-                                           "--step-overhead-us", "--array", "--flops", "--instruction", NULL};
-  cli_args a = {.argc = argc, .argv = argv, .cmd = "fit"};
-  const char *path = NULL, *target = NULL;
-  bool bad = false, no_env = false;
+  const char *path = NULL, *target = NULL, *top_s = NULL, *limit = NULL, *overhead = NULL, *flops = NULL;
+  bool no_env = false;
   long top = 10;
   fit_opts o = {0};
   vmem_limit_inputs in = {.vmem_limit_bytes = -1};
   vmem_cost_options copt = {.step_overhead_s = -1, .flops = -1};
-  while (a.i < argc && !bad) {
-    const char *val, *opt = cli_next(&a, with_value, &val, &bad);
-    if (bad)
-      break;
-    if (!opt && !path)
-      path = argv[a.i - 1];
-    else if (!opt)
-      return cli_usage_error("fit", "give one kernel spec (got a second: '%s')", argv[a.i - 1]);
-    else if (!strcmp(opt, "--target"))
-      target = val;
-    else if (!strcmp(opt, "--param")) {
-      if (o.ngiven == MAX_P)
-        return cli_usage_error("fit", "at most 16 --param");
-      o.given[o.ngiven++] = val;
-    } else if (!strcmp(opt, "--instruction")) {
-      o.instr = val;
-    } else if (!strcmp(opt, "--array")) {
-      if (o.narrays == 64)
-        return cli_usage_error("fit", "at most 64 --array");
-      o.arrays[o.narrays++] = val;
-    } else if (!strcmp(opt, "--top")) {
-      top = strtol(val, NULL, 10);
-      if (top < 1 || top > 10000)
-        return cli_usage_error("fit", "--top needs 1 to 10000");
-    } else if (!strcmp(opt, "--vmem-limit-bytes")) {
-      if (!cli_parse_bytes(val, &in.vmem_limit_bytes))
-        return cli_usage_error("fit", "--vmem-limit-bytes needs a whole number of bytes, got '%s'", val);
-    } else if (!strcmp(opt, "--step-overhead-us")) {
-      char *end;
-      double v = strtod(val, &end);
-      if (*end || end == val || v < 0)
-        return cli_usage_error("fit", "--step-overhead-us needs a non-negative number");
-      copt.step_overhead_s = v * 1e-6;
-    } else if (!strcmp(opt, "--flops")) {
-      char *end;
-      copt.flops = strtod(val, &end);
-      if (*end || end == val || copt.flops < 0)
-        return cli_usage_error("fit", "--flops needs the kernel's total FLOPs, a non-negative number");
-    } else if (!strcmp(opt, "--flags"))
-      in.flags = val;
-    else if (!strcmp(opt, "--physical"))
-      o.physical = true;
-    else if (!strcmp(opt, "--buffers"))
-      o.buffers = true;
-    else if (!strcmp(opt, "--allow-padding-blocks"))
-      o.padding = true;
-    else if (!strcmp(opt, "--color"))
-      o.color = true;
-    else if (!strcmp(opt, "--no-env"))
-      no_env = true;
-    else if (!strcmp(opt, "--json"))
-      o.json = true;
-    else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-      fputs(help, CLI_OUT);
-      return EXIT_OK;
-    } else
-      return cli_usage_error("fit", "unknown option %s", opt);
-  }
-  if (bad)
+  cli_list params = {o.given, 0, MAX_P}, arrays = {o.arrays, 0, sizeof o.arrays / sizeof *o.arrays};
+  const cli_opt opts[] = {{"--target", &target, NULL, NULL},
+                          {"--top", &top_s, NULL, NULL},
+                          {"--param", NULL, NULL, &params},
+                          {"--array", NULL, NULL, &arrays},
+                          {"--instruction", &o.instr, NULL, NULL},
+                          {"--vmem-limit-bytes", &limit, NULL, NULL},
+                          {"--flags", &in.flags, NULL, NULL},
+                          {"--step-overhead-us", &overhead, NULL, NULL},
+                          {"--flops", &flops, NULL, NULL},
+                          {"--physical", NULL, &o.physical, NULL},
+                          {"--buffers", NULL, &o.buffers, NULL},
+                          {"--allow-padding-blocks", NULL, &o.padding, NULL},
+                          {"--color", NULL, &o.color, NULL},
+                          {"--no-env", NULL, &no_env, NULL},
+                          {"--json", NULL, &o.json, NULL},
+                          {NULL, NULL, NULL, NULL}};
+  int scan = cli_scan("fit", argc, argv, opts, &path, 1, help, "give one kernel spec");
+  if (scan != CLI_GO)
+    return scan;
+  o.ngiven = params.n, o.narrays = arrays.n;
+  if (fit_values(top_s, limit, overhead, flops, &top, &in, &copt) != EXIT_OK)
     return EXIT_BAD;
   if (!path)
     return cli_usage_error("fit", "give a kernel spec (JSON with \"params\")");

@@ -91,9 +91,9 @@ int cmd_limits(int argc, char **argv) {
   vmem_limit_inputs in = {.vmem_limit_bytes = -1};
   const char *target = NULL, *limit = NULL;
   bool json = false, no_env = false;
-  const cli_opt opts[] = {{"--target", &target, NULL},          {"--flags", &in.flags, NULL},
-                          {"--vmem-limit-bytes", &limit, NULL}, {"--no-env", NULL, &no_env},
-                          {"--json", NULL, &json},              {NULL, NULL, NULL}};
+  const cli_opt opts[] = {{"--target", &target, NULL, NULL},          {"--flags", &in.flags, NULL, NULL},
+                          {"--vmem-limit-bytes", &limit, NULL, NULL}, {"--no-env", NULL, &no_env, NULL},
+                          {"--json", NULL, &json, NULL},              {NULL, NULL, NULL, NULL}};
   int scan = cli_scan("limits", argc, argv, opts, NULL, 0, help, "it takes only options");
   if (scan != CLI_GO)
     return scan;

@@ -127,7 +127,7 @@ static int scan_bodies(const char *path, const char *text, size_t len, const cha
 int cmd_mlir_text(int argc, char **argv) {
   const char *path = NULL, *instr = NULL;
   bool json = false;
-  const cli_opt opts[] = {{"--instruction", &instr, NULL}, {"--json", NULL, &json}, {NULL, NULL, NULL}};
+  const cli_opt opts[] = {{"--instruction", &instr, NULL, NULL}, {"--json", NULL, &json, NULL}, {NULL, NULL, NULL, NULL}};
   int scan = cli_scan("mlir-text", argc, argv, opts, &path, 1, help, "give one file");
   if (scan != CLI_GO)
     return scan;

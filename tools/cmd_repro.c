@@ -23,7 +23,7 @@ int cmd_repro(int argc, char **argv) {
   const char *path = NULL, *instr = NULL, *out = NULL;
   bool json = false;
   const cli_opt opts[] = {
-      {"--instruction", &instr, NULL}, {"-o", &out, NULL}, {"--json", NULL, &json}, {NULL, NULL, NULL}};
+      {"--instruction", &instr, NULL, NULL}, {"-o", &out, NULL, NULL}, {"--json", NULL, &json, NULL}, {NULL, NULL, NULL, NULL}};
   int scan = cli_scan("repro", argc, argv, opts, &path, 1, help, "give one HLO file");
   if (scan != CLI_GO)
     return scan;

@@ -114,7 +114,7 @@ static void print_detail(const vmem_target *t) {
 int cmd_targets(int argc, char **argv) {
   bool json = false;
   const char *name = NULL;
-  const cli_opt opts[] = {{"--json", NULL, &json}, {NULL, NULL, NULL}};
+  const cli_opt opts[] = {{"--json", NULL, &json, NULL}, {NULL, NULL, NULL, NULL}};
   int scan = cli_scan("targets", argc, argv, opts, &name, 1, help, "give at most one target name");
   if (scan != CLI_GO)
     return scan;

@@ -1,0 +1,1 @@
+$VMEMSCOPE fit fit_matmul.json fit_matmul.json
