@@ -533,7 +533,10 @@ typedef struct vmem_heap_result {
 } vmem_heap_result;
 
 /** Places every buffer (sets .offset); offsets are multiples of alignment
- *  (any positive value). */
+ *  (any positive value). From 65,536 buffers, where two processors are
+ *  online, time is cut in two halves placed by two threads (POSIX; the
+ *  lives across the cut are placed alone between them): the same offsets
+ *  as one thread. The allocator is called from the calling thread only. */
 VMEM_API vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n,
                                     uint64_t alignment, vmem_heap_result *out,
                                     const vmem_allocator *alloc,

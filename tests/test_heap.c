@@ -6,6 +6,7 @@
  * offsets are aligned, and the heap is at least the lower bound. */
 #include "test.h"
 #include "heap_reference.h"
+#include "../src/program/heap.h"
 
 /* Builds buffers from "a10 b30 -a ..." : a letter and size allocates,
  * '-' and a letter frees; the letters index the buffers. */
@@ -176,6 +177,38 @@ static void test_best_same_as_reference(void **state) {
   assert_true(temporal_won > 10 && spatial_won > 10); /* both branches taken */
 }
 
+/* Two halves of time on two threads must place exactly as one pass does:
+ * both orders, lives across the cut of every length, floors, empty
+ * buffers, alignments that are and are not powers of two. */
+static void test_halves_same_as_one_pass(void **state) {
+  (void)state;
+  srand(17);
+  for (int round = 0; round < 200; round++) {
+    enum { N = 600 };
+    static vmem_heap_buffer b[N], r[N];
+    size_t n = 50 + (size_t)(rand() % (N - 50));
+    for (size_t i = 0; i < n; i++) {
+      int64_t life = rand() % 10 < 8 ? rand() % 6 : rand() % (round % 4 ? 100 : 1000);
+      b[i].start = rand() % 500;
+      b[i].end = b[i].start + life;
+      b[i].size = rand() % 20 == 0 ? 0 : 1 + (uint64_t)(rand() % 5000);
+      b[i].floor = rand() % 10 == 0 ? (uint64_t)(rand() % 3000) : 0;
+      b[i].offset = 0;
+    }
+    memcpy(r, b, n * sizeof *b);
+    uint64_t align = round % 2 ? 512 : 1 + (uint64_t)(rand() % 40);
+    bool temporal = round % 3 == 0;
+    vmem_heap_result one, two;
+    vmem_error err;
+    assert_int_equal(heap_pack_threads(r, n, align, &one, temporal, 1, &err), VMEM_OK);
+    assert_int_equal(heap_pack_threads(b, n, align, &two, temporal, 2, &err), VMEM_OK);
+    for (size_t i = 0; i < n; i++)
+      assert_int_equal(b[i].offset, r[i].offset);
+    assert_int_equal(two.heap_bytes, one.heap_bytes);
+    assert_int_equal(two.lower_bound_bytes, one.lower_bound_bytes);
+  }
+}
+
 /* A floor keeps a buffer above it; the others may still use the space. */
 static void test_floor(void **state) {
   (void)state;
@@ -273,6 +306,7 @@ int main(void) {
                                      cmocka_unit_test(test_random),      cmocka_unit_test(test_same_as_reference),
                                      cmocka_unit_test(test_bad_input),   cmocka_unit_test(test_live_ranges),
                                      cmocka_unit_test(test_floor),
-                                     cmocka_unit_test(test_best_same_as_reference)};
+                                     cmocka_unit_test(test_best_same_as_reference),
+                                     cmocka_unit_test(test_halves_same_as_one_pass)};
   return RUN(tests);
 }

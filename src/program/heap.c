@@ -13,10 +13,15 @@
  * them in offset order: placement is about O(n log n + sum of k) for the k
  * buffers overlapping each in time, plus what shares their buckets.
  */
+#define _POSIX_C_SOURCE 200809L /* pthreads, and sysconf: how many processors run the halves */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../base/base.h"
+#include "heap.h"
 
 /* A buffer's sort key, copied out of it: sorting and placing then read
  * this array in order instead of the buffers at random. */
@@ -329,12 +334,186 @@ static uint64_t live_peak(const vmem_heap_buffer *bufs, size_t n, event *ev, int
   return peak;
 }
 
-/* One packing in the spatial or temporal order. It gives up (*gave_up,
- * VMEM_OK, offsets partly written) as soon as the heap passes cap
- * (UINT64_MAX: never): the heap only grows, so it could not end at or
- * below the cap. */
+/* ---- placing one buffer ------------------------------------------------------
+ * A placer is what one thread needs: scratch for the query, the top of
+ * what it placed, and the buffer that would not fit below 2^64 (n if none). */
+typedef struct placer {
+  chunk *busy, *tmp; /* n + 1 each */
+  size_t *runs;      /* nbuckets + 1 */
+  uint64_t heap;
+  size_t bad;
+} placer;
+
+static bool placer_init(placer *p, const tindex *x, size_t n, const vmem_allocator *alloc) {
+  p->busy = vmem__alloc(alloc, (n + 1) * sizeof *p->busy);
+  p->tmp = vmem__alloc(alloc, (n + 1) * sizeof *p->tmp);
+  p->runs = vmem__alloc(alloc, (x->nbuckets + 1) * sizeof *p->runs);
+  p->heap = 0, p->bad = n;
+  return p->busy && p->tmp && p->runs;
+}
+
+static void placer_free(placer *p, const vmem_allocator *alloc) {
+  vmem__free(alloc, p->busy);
+  vmem__free(alloc, p->tmp);
+  vmem__free(alloc, p->runs);
+}
+
+/* Best fit for b among the placed buffers, then b is placed. */
+static bool place(tindex *x, const order *b, uint64_t alignment, placer *p, vmem_heap_buffer *bufs) {
+  fit f = fit_new(b->size, alignment);
+  fit_step(&f, 0, b->floor, b->floor > 0); /* the reservations below it: one busy chunk from 0 */
+  f = fit_query(x, b->start, b->end, f, p->busy, p->tmp, p->runs);
+  uint64_t offset, end;
+  if (!fit_end(&f, &offset) || !ck_add(offset, b->size, &end)) {
+    p->bad = b->index;
+    return false;
+  }
+  bufs[b->index].offset = offset;
+  tindex_place(x, b->start, b->end, offset, end);
+  p->heap = end > p->heap ? end : p->heap;
+  return true;
+}
+
+/* ---- two halves of time, in parallel -------------------------------------------
+ * A buffer's placement depends only on the buffers before it in the order
+ * that overlap it in time. Cut time at a bucket boundary t: a life wholly
+ * before t never meets one wholly from t on, so the two halves are placed
+ * by two threads, each in the order, in buckets the other never touches;
+ * a life across t waits until both halves have placed everything before
+ * it, and is placed alone. Every buffer meets the same placed buffers as
+ * in one pass: the offsets are the same. The lives across one time are the
+ * few live then (about 130 of bench_heap's million). */
+typedef struct halves {
+  tindex *x;
+  const order *o;
+  size_t n;
+  vmem_heap_buffer *bufs;
+  uint64_t alignment, cap;
+  int64_t t;          /* the cut */
+  placer side[2];     /* 0: the lives before t and those across it (this thread); 1: those from t on */
+  pthread_mutex_t m;
+  pthread_cond_t c;
+  size_t reached;     /* side 1 has placed its own before o[reached] */
+  size_t across_done; /* side 0 has placed o[0 .. across_done) of its own and those across */
+  atomic_bool stop;   /* a side went past the cap or 2^64: both stop */
+} halves;
+
+static int side_of(const halves *h, const order *b) { return b->end < h->t ? 0 : b->start >= h->t ? 1 : 2; }
+
+/* Places side k's buffers from o[i] on, up to the next life across the
+ * cut; returns its index (n at the end). */
+static size_t run_side(halves *h, int k, size_t i) {
+  placer *p = &h->side[k];
+  for (; i < h->n && !atomic_load_explicit(&h->stop, memory_order_relaxed); i++) {
+    int s = side_of(h, &h->o[i]);
+    if (s == 2)
+      return i;
+    if (s == k && (!place(h->x, &h->o[i], h->alignment, p, h->bufs) || p->heap > h->cap))
+      atomic_store(&h->stop, true);
+  }
+  return h->n;
+}
+
+/* Side 1's thread: its run up to each life across the cut, then a wait
+ * until side 0 has placed that life. */
+static void *side1_main(void *arg) {
+  halves *h = arg;
+  for (size_t i = 0;;) {
+    i = run_side(h, 1, i);
+    pthread_mutex_lock(&h->m);
+    h->reached = i;
+    pthread_cond_broadcast(&h->c);
+    while (i < h->n && h->across_done <= i && !atomic_load(&h->stop))
+      pthread_cond_wait(&h->c, &h->m);
+    pthread_mutex_unlock(&h->m);
+    if (i >= h->n || atomic_load(&h->stop))
+      return NULL;
+    i++;
+  }
+}
+
+/* Side 0, on the calling thread: its run, then each life across the cut
+ * once side 1 has reached it. */
+static void side0_main(halves *h) {
+  for (size_t i = 0;;) {
+    i = run_side(h, 0, i);
+    pthread_mutex_lock(&h->m);
+    while (h->reached < i && !atomic_load(&h->stop))
+      pthread_cond_wait(&h->c, &h->m);
+    if (i < h->n && !atomic_load(&h->stop) &&
+        (!place(h->x, &h->o[i], h->alignment, &h->side[0], h->bufs) || h->side[0].heap > h->cap))
+      atomic_store(&h->stop, true);
+    h->across_done = i + 1;
+    pthread_cond_broadcast(&h->c);
+    pthread_mutex_unlock(&h->m);
+    if (i >= h->n || atomic_load(&h->stop))
+      return;
+    i++;
+  }
+}
+
+/* The cut: the bucket boundary nearest the median start; 0 when one side
+ * would hold less than a quarter of the buffers (no gain from a thread). */
+static int64_t cut_time(const tindex *x, const order *o, size_t n, const vmem_allocator *alloc, size_t *left) {
+  size_t *count = vmem__alloc(alloc, (x->nbuckets + 1) * sizeof *count), k = 0, below = 0;
+  if (!count)
+    return 0;
+  memset(count, 0, (x->nbuckets + 1) * sizeof *count);
+  for (size_t i = 0; i < n; i++)
+    count[bucket(x, o[i].start)]++;
+  while (k < x->nbuckets && below + count[k] <= n / 2)
+    below += count[k++];
+  vmem__free(alloc, count);
+  *left = below;
+  return k > 0 && below >= n / 4 && n - below >= n / 4 ? bucket_start(x, k) : 0;
+}
+
+/* Processors to use: 2 when there are two, else 1. */
+static unsigned processors(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n >= 2 ? 2 : 1;
+}
+
+/* Places o[0..n) in two halves of time when it pays (threads > 1, a cut
+ * that splits the buffers); false when it did not run (nothing placed). */
+static bool place_halves(tindex *x, const order *o, size_t n, vmem_heap_buffer *bufs, uint64_t alignment,
+                         uint64_t cap, unsigned threads, const vmem_allocator *alloc, placer *result) {
+  size_t left;
+  int64_t t = threads > 1 ? cut_time(x, o, n, alloc, &left) : 0;
+  if (!t)
+    return false;
+  halves h = {.x = x, .o = o, .n = n, .bufs = bufs, .alignment = alignment, .cap = cap, .t = t};
+  atomic_init(&h.stop, false);
+  pthread_t th;
+  bool ok = placer_init(&h.side[0], x, n, alloc) && placer_init(&h.side[1], x, n, alloc);
+  bool m_ok = ok && pthread_mutex_init(&h.m, NULL) == 0;
+  bool c_ok = m_ok && pthread_cond_init(&h.c, NULL) == 0;
+  bool started = c_ok && pthread_create(&th, NULL, side1_main, &h) == 0;
+  if (started) {
+    side0_main(&h);
+    pthread_join(th, NULL);
+    result->heap = h.side[0].heap > h.side[1].heap ? h.side[0].heap : h.side[1].heap;
+    result->bad = h.side[0].bad < n ? h.side[0].bad : h.side[1].bad;
+  }
+  if (c_ok)
+    pthread_cond_destroy(&h.c);
+  if (m_ok)
+    pthread_mutex_destroy(&h.m);
+  placer_free(&h.side[0], alloc);
+  placer_free(&h.side[1], alloc);
+  return started;
+}
+
+/* ---- one packing ----------------------------------------------------------------- */
+
+/* One packing in the spatial or temporal order, on `threads` threads (1:
+ * this one). It gives up (*gave_up, VMEM_OK, offsets partly written) as
+ * soon as the heap passes cap (UINT64_MAX: never): the heap only grows, so
+ * it could not end at or below the cap; a buffer that would not fit below
+ * 2^64 then gives up too (a finite cap is below it). */
 static vmem_status pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
-                        const vmem_allocator *alloc, vmem_error *err, bool temporal, uint64_t cap, bool *gave_up) {
+                        const vmem_allocator *alloc, vmem_error *err, bool temporal, uint64_t cap, bool *gave_up,
+                        unsigned threads) {
   err_clear(err);
   memset(out, 0, sizeof *out);
   if ((n && !bufs) || alignment == 0) { /* any positive alignment: XLA's own tests use 20 */
@@ -348,14 +527,11 @@ static vmem_status pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vm
     }
   size_t room = n ? n : 1;
   order *o = vmem__alloc(alloc, room * sizeof *o), *otmp = vmem__alloc(alloc, room * sizeof *otmp);
-  chunk *busy = vmem__alloc(alloc, (room + 1) * sizeof *busy), *tmp = vmem__alloc(alloc, (room + 1) * sizeof *tmp);
   tindex x = {0};
   event *ev = vmem__alloc(alloc, 2 * room * sizeof *ev);
+  placer p = {0};
   vmem_status st = VMEM_OK;
-  size_t *runs = NULL;
-  if (o && otmp && busy && tmp && ev && tindex_build(&x, bufs, n, alloc))
-    runs = vmem__alloc(alloc, (x.nbuckets + 1) * sizeof *runs);
-  if (!runs) {
+  if (!o || !otmp || !ev || !tindex_build(&x, bufs, n, alloc)) {
     err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
     st = VMEM_ERR_NOMEM;
   }
@@ -365,41 +541,45 @@ static vmem_status pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vm
     sort_desc(o, otmp, n, temporal ? BY_SIZE : BY_DURATION);
     sort_desc(o, otmp, n, temporal ? BY_DURATION : BY_SIZE);
   }
-  for (size_t i = 0; st == VMEM_OK && i < n; i++) {
-    const order *b = &o[i];
-    fit f = fit_new(b->size, alignment);
-    /* the reservations below it: one busy chunk from 0, the lowest offset */
-    fit_step(&f, 0, b->floor, b->floor > 0);
-    f = fit_query(&x, b->start, b->end, f, busy, tmp, runs);
-    uint64_t offset, end;
-    if (!fit_end(&f, &offset) || !ck_add(offset, b->size, &end)) {
-      err_set(err, VMEM_ERR_OVERFLOW, b->index, "heap: offsets past 2^64 bytes");
-      st = VMEM_ERR_OVERFLOW;
-      break;
-    }
-    bufs[b->index].offset = offset;
-    tindex_place(&x, b->start, b->end, offset, end);
-    out->heap_bytes = end > out->heap_bytes ? end : out->heap_bytes;
-    if (gave_up && out->heap_bytes > cap) {
-      *gave_up = true;
-      break;
-    }
+  bool halved = st == VMEM_OK && place_halves(&x, o, n, bufs, alignment, cap, threads, alloc, &p);
+  if (st == VMEM_OK && !halved && !placer_init(&p, &x, n, alloc)) {
+    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
+    st = VMEM_ERR_NOMEM;
+  }
+  for (size_t i = 0; st == VMEM_OK && !halved && i < n && p.bad == n && p.heap <= cap; i++)
+    place(&x, &o[i], alignment, &p, bufs);
+  out->heap_bytes = p.heap;
+  if (st == VMEM_OK && (p.heap > cap || (p.bad < n && cap != UINT64_MAX)))
+    *gave_up = true;
+  else if (st == VMEM_OK && p.bad < n) {
+    err_set(err, VMEM_ERR_OVERFLOW, p.bad, "heap: offsets past 2^64 bytes");
+    st = VMEM_ERR_OVERFLOW;
   }
   if (st == VMEM_OK && !(gave_up && *gave_up))
     out->lower_bound_bytes = live_peak(bufs, n, ev, &out->peak_time, alloc);
   vmem__free(alloc, ev);
   vmem__free(alloc, o);
   vmem__free(alloc, otmp);
-  vmem__free(alloc, runs);
-  vmem__free(alloc, busy);
-  vmem__free(alloc, tmp);
+  if (!halved)
+    placer_free(&p, alloc);
   tindex_free(&x, alloc);
   return st;
 }
 
+vmem_status heap_pack_threads(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
+                              bool temporal, unsigned threads, vmem_error *err) {
+  bool gave_up = false;
+  return pack(bufs, n, alignment, out, NULL, err, temporal, UINT64_MAX, &gave_up, threads);
+}
+
+/* Threads for a packing of n buffers: halves only where they pay for
+ * starting a thread. */
+static unsigned threads_for(size_t n) { return n >= HEAP_HALVES_MIN ? processors() : 1; }
+
 vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
                            const vmem_allocator *alloc, vmem_error *err) {
-  return pack(bufs, n, alignment, out, alloc, err, false, UINT64_MAX, NULL);
+  bool gave_up = false;
+  return pack(bufs, n, alignment, out, alloc, err, false, UINT64_MAX, &gave_up, threads_for(n));
 }
 
 /* XLA's ChooseBestHeapAlgorithm over the two orders: the temporal packing
@@ -410,7 +590,8 @@ vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment,
  * the other until it loses (on bench_heap's mix, a quarter). */
 vmem_status vmem_heap_pack_best(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
                                 const vmem_allocator *alloc, vmem_error *err) {
-  vmem_status st = pack(bufs, n, alignment, out, alloc, err, true, UINT64_MAX, NULL);
+  bool gave_up = false;
+  vmem_status st = pack(bufs, n, alignment, out, alloc, err, true, UINT64_MAX, &gave_up, threads_for(n));
   uint64_t *keep = st == VMEM_OK && n ? vmem__alloc(alloc, n * sizeof *keep) : NULL;
   if (st != VMEM_OK || !n)
     return st;
@@ -422,7 +603,7 @@ vmem_status vmem_heap_pack_best(vmem_heap_buffer *bufs, size_t n, uint64_t align
     keep[i] = bufs[i].offset;
   vmem_heap_result temporal = *out;
   bool lost = false;
-  st = pack(bufs, n, alignment, out, alloc, err, false, temporal.heap_bytes, &lost);
+  st = pack(bufs, n, alignment, out, alloc, err, false, temporal.heap_bytes, &lost, threads_for(n));
   if (st == VMEM_OK && lost) { /* ties go to the spatial order, which is XLA's first */
     for (size_t i = 0; i < n; i++)
       bufs[i].offset = keep[i];
