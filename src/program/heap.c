@@ -452,20 +452,21 @@ static void side0_main(halves *h) {
   }
 }
 
-/* The cut: the bucket boundary nearest the median start; 0 when one side
- * would hold less than a quarter of the buffers (no gain from a thread). */
-static int64_t cut_time(const tindex *x, const order *o, size_t n, const vmem_allocator *alloc, size_t *left) {
+/* The cut: the bucket boundary nearest the median start (*t); false when
+ * one side would hold less than a quarter of the buffers (no gain from a
+ * thread) or there is no room to count. */
+static bool cut_time(const tindex *x, const order *o, size_t n, const vmem_allocator *alloc, int64_t *t) {
   size_t *count = vmem__alloc(alloc, (x->nbuckets + 1) * sizeof *count), k = 0, below = 0;
   if (!count)
-    return 0;
+    return false;
   memset(count, 0, (x->nbuckets + 1) * sizeof *count);
   for (size_t i = 0; i < n; i++)
     count[bucket(x, o[i].start)]++;
   while (k < x->nbuckets && below + count[k] <= n / 2)
     below += count[k++];
   vmem__free(alloc, count);
-  *left = below;
-  return k > 0 && below >= n / 4 && n - below >= n / 4 ? bucket_start(x, k) : 0;
+  *t = bucket_start(x, k);
+  return k > 0 && below >= n / 4 && n - below >= n / 4;
 }
 
 /* Processors to use: 2 when there are two, else 1. */
@@ -478,9 +479,8 @@ static unsigned processors(void) {
  * that splits the buffers); false when it did not run (nothing placed). */
 static bool place_halves(tindex *x, const order *o, size_t n, vmem_heap_buffer *bufs, uint64_t alignment,
                          uint64_t cap, unsigned threads, const vmem_allocator *alloc, placer *result) {
-  size_t left;
-  int64_t t = threads > 1 ? cut_time(x, o, n, alloc, &left) : 0;
-  if (!t)
+  int64_t t;
+  if (threads < 2 || !cut_time(x, o, n, alloc, &t))
     return false;
   halves h = {.x = x, .o = o, .n = n, .bufs = bufs, .alignment = alignment, .cap = cap, .t = t};
   atomic_init(&h.stop, false);
