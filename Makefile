@@ -10,7 +10,7 @@ FUZZ_SECONDS ?= 20
 CC         ?= cc
 MAKEFLAGS  += --no-print-directory
 
-.PHONY: all bootstrap build demo test asan fuzz bench install clang golden-update clean
+.PHONY: all bootstrap build demo test asan tsan fuzz bench install clang golden-update clean
 
 all: build
 
@@ -34,6 +34,13 @@ asan: bootstrap
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DVMEM_SANITIZE=ON
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	@ASAN_OPTIONS=detect_leaks=1 scripts/run-tests $(ASAN_BUILD)
+
+# The heap packer's threads under ThreadSanitizer (clang): the heap tests,
+# whose halves-of-time test runs two threads on 200 random mixes.
+tsan: bootstrap
+	cmake -S . -B build-tsan -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DVMEM_TSAN=ON
+	cmake --build build-tsan -j$(JOBS) --target test_heap
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/test_heap
 
 # The same sources built with clang and gcc must both be warning-free.
 clang: bootstrap
@@ -65,4 +72,4 @@ golden-update: build
 	@scripts/golden-update $(BUILD)/vmemscope
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) build-bench build-clang
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) build-bench build-clang build-tsan
