@@ -94,6 +94,7 @@ typedef struct row {
   uint64_t model_limit; /* the limit it is held to */
   uint64_t model_likely; /* the modelled choice under that limit */
   bool top_model;       /* among the CLI_REPORT_ROWS with the most modelled (the report's table) */
+  bool top_used;        /* among the CLI_REPORT_ROWS with the largest used figure (the report's bars) */
 } row;
 
 typedef struct report {
@@ -115,6 +116,7 @@ typedef struct report {
   vmem_program prog;    /* program-scoped VMEM: the S(1) values packed */
   bool has_prog, timeline, tight, summary;
   bool lean;            /* the document is report's: only the rows it reads */
+  size_t omitted_bars;  /* lean: rows with a used figure and a limit left out (the page counts them) */
   vmem_hlo_scoped *scoped; /* each instruction's config, by id: the rows' and the planner's */
   uint64_t global_limit; /* the scoped limit the flags put in force */
   size_t modelled, flagged; /* standard ops modelled; those whose minimum exceeds their limit */
@@ -875,21 +877,38 @@ static json_t *json_row(report *r, const row *w) {
 
 /* Whether row w is in the document: every row, or with --summary the
  * custom calls alone (as the text summary lists them); report's document
- * (lean) the rows its page reads: kernels, the compiler's used figures, the
+ * (lean) the rows its page reads: kernels, the largest used figures, the
  * model's flags and its table. A page of a million-instruction module then
  * needs a tree of a few hundred rows, not of a GB. */
 static bool json_keeps(const report *r, const row *w) {
   if (r->lean)
-    return is_custom_call(w->in) || (w->has_scoped && w->scoped->used_bytes >= 0) ||
-           (w->model.applies && w->model.min_bytes > w->model_limit) || w->top_model;
+    return is_custom_call(w->in) || w->top_used || (w->model.applies && w->model.min_bytes > w->model_limit) ||
+           w->top_model;
   return !r->summary || is_custom_call(w->in);
 }
 
-/* Marks the CLI_REPORT_ROWS modelled rows with the most, the rows of the
- * report's table (report_html.c sorts and shows the same ones). */
-static bool mark_top_model(report *r) {
+/* A row the report draws a bar for by the compiler's used figure: one
+ * with that figure and a limit, not a custom call (those are all kept). */
+static bool used_bar(const row *w) {
+  return w->has_scoped && w->scoped->used_bytes >= 0 && w->scoped->limit_bytes > 0 && !is_custom_call(w->in);
+}
+
+static int by_used_desc(const void *a, const void *b) {
+  const row *x = *(const row *const *)a, *y = *(const row *const *)b;
+  if (x->scoped->used_bytes != y->scoped->used_bytes)
+    return x->scoped->used_bytes < y->scoped->used_bytes ? 1 : -1;
+  vmem_str nx = vmem_hlo_instruction_name(x->in), ny = vmem_hlo_instruction_name(y->in);
+  int c = memcmp(nx.ptr, ny.ptr, nx.len < ny.len ? nx.len : ny.len); /* report_html.c's bar order */
+  return c ? c : (nx.len > ny.len) - (nx.len < ny.len);
+}
+
+/* Marks the rows report's page can show: the CLI_REPORT_ROWS modelled rows
+ * with the most (its table), and the CLI_REPORT_ROWS with the largest used
+ * figure (its bars; the rest are counted in omitted_bars). The page sorts
+ * them the same way. */
+static bool mark_for_report(report *r) {
   const row **all = malloc((r->nrows ? r->nrows : 1) * sizeof *all);
-  size_t n = 0;
+  size_t n = 0, u = 0;
   if (!all)
     return false;
   for (size_t k = 0; k < r->nrows; k++)
@@ -898,6 +917,15 @@ static bool mark_top_model(report *r) {
   qsort(all, n, sizeof *all, by_likely_desc);
   for (size_t i = 0; i < n && i < CLI_REPORT_ROWS; i++)
     r->rows[all[i] - r->rows].top_model = true;
+  for (size_t k = 0; k < r->nrows; k++)
+    if (used_bar(&r->rows[k]))
+      all[u++] = &r->rows[k];
+  qsort(all, u, sizeof *all, by_used_desc);
+  for (size_t i = 0; i < u; i++) {
+    row *w = &r->rows[all[i] - r->rows];
+    w->top_used = i < CLI_REPORT_ROWS;
+    r->omitted_bars += !w->top_used && !w->top_model && !(w->model.applies && w->model.min_bytes > w->model_limit);
+  }
   free(all);
   return true;
 }
@@ -930,6 +958,8 @@ static json_t *json_report(report *r, size_t top, bool streamed) {
   for (size_t c = 0; !streamed && c < vmem_hlo_computation_count(r->m); c++)
     json_array_append_new(comps, json_computation(r, vmem_hlo_computation_at(r->m, c), &k, true));
   json_object_set_new(root, "computations", comps);
+  if (r->lean)
+    json_object_set_new(root, "omitted_bars", json_integer((json_int_t)r->omitted_bars));
   space_total t[16];
   size_t n = totals(r, t, 16);
   json_t *tot = json_array();
@@ -1202,7 +1232,7 @@ int cmd_check(int argc, char **argv) {
   if (rc != EXIT_OK)
     ;
   else if (json && cli_json_captured()) { /* report's document: a tree of the rows it reads (all if no room to rank) */
-    r.lean = mark_top_model(&r);
+    r.lean = mark_for_report(&r);
     rc = cli_print_json(json_report(&r, (size_t)top, false));
   }
   else if (json)

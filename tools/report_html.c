@@ -139,7 +139,9 @@ static void bar_row(FILE *f, const bar *b, size_t i, uint64_t scale) {
           human(v, sizeof v, b->value), human(l, sizeof l, b->limit));
 }
 
-static void bars_svg(FILE *f, bar *bars, size_t n) {
+/* The bars, the largest first; `more` are bars the document left out
+ * (check's document for the page keeps the largest only). */
+static void bars_svg(FILE *f, bar *bars, size_t n, size_t more) {
   qsort(bars, n, sizeof *bars, bar_desc);
   size_t shown = n < MAX_ROWS ? n : MAX_ROWS;
   uint64_t scale = 1;
@@ -152,8 +154,8 @@ static void bars_svg(FILE *f, bar *bars, size_t n) {
   for (size_t i = 0; i < shown; i++)
     bar_row(f, &bars[i], i, scale);
   fputs("</svg>\n", f);
-  if (n > shown)
-    fprintf(f, "<p class=\"note\">%zu more not shown.</p>\n", n - shown);
+  if (n + more > shown)
+    fprintf(f, "<p class=\"note\">%zu more not shown.</p>\n", n + more - shown);
   fputs("<p class=\"note\">A bar is the scoped VMEM, the black tick the limit it must fit; red bars are over.</p>\n",
         f);
 }
@@ -414,10 +416,10 @@ static void program_section(FILE *f, const json_t *p) {
 /* ---- documents -------------------------------------------------------------- */
 
 /* A section of bars; `none` when there are none. Frees the bars. */
-static void bars_section(FILE *f, const char *title, bar *bars, size_t n, const char *none) {
+static void bars_section(FILE *f, const char *title, bar *bars, size_t n, size_t more, const char *none) {
   fprintf(f, "<section id=\"scoped\"><h2>%s</h2>\n", title);
   if (n)
-    bars_svg(f, bars, n);
+    bars_svg(f, bars, n, more);
   else if (none)
     fprintf(f, "<p class=\"note\">%s</p>\n", none);
   fputs("</section>\n", f);
@@ -564,7 +566,7 @@ static void kernels_report(FILE *f, const char *title, const json_t **ks, size_t
   bar *bars = malloc((n + 1) * sizeof *bars);
   for (size_t i = 0; bars && i < n; i++)
     bars[i] = kernel_bar(jstr(ks[i], "name"), ks[i]);
-  bars_section(f, title, bars, bars ? n : 0, "No tpu_custom_call with a readable kernel.");
+  bars_section(f, title, bars, bars ? n : 0, 0, "No tpu_custom_call with a readable kernel.");
   for (size_t i = 0; i < n; i++)
     kernel_section(f, ks[i], physical);
 }
@@ -575,7 +577,7 @@ static void hlo_doc(FILE *f, const json_t *doc, uint64_t physical) {
   bar *bars = malloc((n + 1) * sizeof *bars);
   for (size_t i = 0; bars && ins && i < n; i++)
     nb += instruction_bar(ins[i], &bars[nb]);
-  bars_section(f, "Scoped VMEM per instruction", bars, nb,
+  bars_section(f, "Scoped VMEM per instruction", bars, nb, (size_t)jbytes(doc, "omitted_bars"),
                "No instruction carries a Pallas kernel or a used scoped figure.");
   if (ins) {
     hlo_diagnostics(f, ins, n);
@@ -666,7 +668,7 @@ static void explain_doc(FILE *f, const json_t *doc) {
       bars[n++] = (bar){*jstr(e, "instruction") ? jstr(e, "instruction") : jstr(e, "kind"), "as the log prints it",
                         jbytes(e, "size_bytes"), jbytes(e, "limit_bytes")};
   }
-  bars_section(f, "Scoped VMEM the log reports", bars, n, NULL);
+  bars_section(f, "Scoped VMEM the log reports", bars, n, 0, NULL);
   fputs("<section id=\"diagnostics\"><h2>Diagnostics and remedies</h2>\n", f);
   for (size_t i = 0; i < json_array_size(es); i++)
     explain_error(f, json_array_get(es, i));
