@@ -79,17 +79,22 @@ class Table(html.parser.HTMLParser):
             self._row = False
 
 
-def main():
+def page_and_rows(write):
+    """The page report writes for the module `write` makes, and every
+    instruction of the full `check --json` document of it."""
     with tempfile.TemporaryDirectory() as tmp:
-        hlo, page = os.path.join(tmp, "lean.hlo"), os.path.join(tmp, "lean.html")
-        module(hlo)
+        hlo, page = os.path.join(tmp, "m.hlo"), os.path.join(tmp, "m.html")
+        write(hlo)
         run = subprocess.run([VMEMSCOPE, "report", hlo, "-o", page], capture_output=True, text=True)
         assert run.returncode == 0, run.stderr
         doc = json.loads(subprocess.run([VMEMSCOPE, "check", hlo, "--json"], capture_output=True, text=True,
                                         check=True).stdout)
         with open(page, encoding="utf-8") as f:
-            text = f.read()
-    ins = [i for c in doc["computations"] for i in c["instructions"]]
+            return f.read(), [i for c in doc["computations"] for i in c["instructions"]]
+
+
+def main():
+    text, ins = page_and_rows(module)
     modelled = [(i["scoped_model"]["likely_bytes"], k, i["name"]) for k, i in enumerate(ins)
                 if i.get("scoped_model", {}).get("whole_bytes")]
     assert len(modelled) > ROWS, "the module must model more ops than the table shows"
@@ -100,16 +105,7 @@ def main():
         ROWS, table.names[:10], want[:10])
     print("report's table: the %d of %d modelled ops the full document ranks first" % (ROWS, len(modelled)))
 
-    with tempfile.TemporaryDirectory() as tmp:
-        hlo, page = os.path.join(tmp, "used.hlo"), os.path.join(tmp, "used.html")
-        used_module(hlo)
-        run = subprocess.run([VMEMSCOPE, "report", hlo, "-o", page], capture_output=True, text=True)
-        assert run.returncode == 0, run.stderr
-        doc = json.loads(subprocess.run([VMEMSCOPE, "check", hlo, "--json"], capture_output=True, text=True,
-                                        check=True).stdout)
-        with open(page, encoding="utf-8") as f:
-            text = f.read()
-    ins = [i for c in doc["computations"] for i in c["instructions"]]
+    text, ins = page_and_rows(used_module)
     used = [(i["used_scoped_bytes"], i["name"]) for i in ins if isinstance(i.get("used_scoped_bytes"), int)]
     assert len(used) > ROWS, "the module must carry more used figures than the page shows"
     want = [name for _, name in sorted(used, key=lambda u: (-u[0], u[1]))[:ROWS]]
