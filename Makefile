@@ -35,12 +35,14 @@ asan: bootstrap
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	@ASAN_OPTIONS=detect_leaks=1 scripts/run-tests $(ASAN_BUILD)
 
-# The heap packer's threads under ThreadSanitizer (clang): the heap tests,
-# whose halves-of-time test runs two threads on 200 random mixes.
+# The library's threads under ThreadSanitizer (clang): the heap tests, whose
+# halves-of-time test runs two threads on 200 random mixes, and the HLO
+# reader's halves, cut at every line of its fixtures.
 tsan: bootstrap
 	cmake -S . -B build-tsan -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DVMEM_TSAN=ON
-	cmake --build build-tsan -j$(JOBS) --target test_heap
+	cmake --build build-tsan -j$(JOBS) --target test_heap test_hlo_halves
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/test_heap
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/test_hlo_halves
 
 # The same sources built with clang and gcc must both be warning-free.
 clang: bootstrap

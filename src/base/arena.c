@@ -133,3 +133,23 @@ void arena_restore(arena *a, arena_mark m) {
   a->cur = m.cur;
   a->end = m.end;
 }
+
+/* Moves every chunk of `from` into `into` (freed with it); `from` is left
+ * empty. into's current chunk stays current. */
+void arena_adopt(arena *into, arena *from) {
+  if (!from->head)
+    return;
+  arena_chunk *tail = from->head;
+  while (tail->next)
+    tail = tail->next;
+  if (into->head) {
+    tail->next = into->head->next;
+    into->head->next = from->head;
+  } else {
+    into->head = from->head;
+    into->cur = from->cur;
+    into->end = from->end;
+  }
+  from->head = NULL;
+  from->cur = from->end = NULL;
+}

@@ -40,6 +40,12 @@ typedef struct arena_mark {
 } arena_mark;
 arena_mark arena_save(const arena *a);
 void arena_restore(arena *a, arena_mark m);
+/* Moves every chunk of `from` (same allocator) into `into`, which then frees them. */
+void arena_adopt(arena *into, arena *from);
+
+/* Processors to use for work split in two: 2 when two are online, else 1
+ * (sys.c). */
+unsigned sys_processors(void);
 
 /* Allocation through a possibly-NULL caller allocator. */
 void *vmem__alloc(const vmem_allocator *alloc, size_t size);

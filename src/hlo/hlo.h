@@ -81,7 +81,13 @@ struct vmem_hlo_module {
   vmem_hlo_computation *entry;
   size_t total_instrs;
   struct hlo_map *by_name; /* computation name -> computation */
+  bool halves;            /* read by two threads, the halves joined */
+  size_t cut;             /* where to cut the text for two threads: HLO_CUT_AUTO (0), HLO_CUT_NONE, or
+                             a byte offset (tests force one) */
 };
+
+#define HLO_CUT_AUTO ((size_t)0)
+#define HLO_CUT_NONE SIZE_MAX
 
 /* A hash map from names to objects whose first member is their name (an
  * sv): slots hold pointers, not copies of keys, which matters for a module
@@ -118,6 +124,9 @@ void hlo_map_free(hlo_map *m);
 
 /* Parses m->text into m (its arena and text set). hlo_parse.c. */
 bool hlo_parse_into(vmem_hlo_module *m, vmem_error *err);
+/* vmem_hlo_parse with the cut chosen by the caller (m->cut above), with
+ * the default allocator: the two-halves path tested at every line. */
+vmem_hlo_module *hlo_parse_cut(const char *text, size_t len, size_t cut, vmem_error *err);
 
 /* Names to positions in an array the caller owns (whose elements start
  * with their name): the name table of the computation being parsed.

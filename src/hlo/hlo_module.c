@@ -55,6 +55,19 @@ vmem_hlo_module *vmem_hlo_parse(const char *text, size_t len, const vmem_allocat
   return parse_or_free(m, err);
 }
 
+vmem_hlo_module *hlo_parse_cut(const char *text, size_t len, size_t cut, vmem_error *err) {
+  err_clear(err);
+  vmem_hlo_module *m = module_new(NULL);
+  if (!m) {
+    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return NULL;
+  }
+  m->text = text ? text : "";
+  m->len = len;
+  m->cut = cut;
+  return parse_or_free(m, err);
+}
+
 /* The file is mapped, not copied: names and attribute values are views
  * into the mapping, which lives as long as the module. */
 vmem_hlo_module *vmem_hlo_open(const char *path, const vmem_allocator *alloc, vmem_error *err) {

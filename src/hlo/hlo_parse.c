@@ -8,6 +8,8 @@
  * few the IR needs are decoded (called computations). Large constant
  * literals are skipped, never built. Grammar: docs/hlo.md.
  */
+#define _POSIX_C_SOURCE 200809L /* pthreads: a large module is read in two halves */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +39,11 @@ typedef struct parser {
    * of a large computation does not. */
   vmem_hlo_instruction *recent[RECENT];
   vec instrs, ops, called, comps;
+  vec calling;          /* the instructions that call computations, for link_callers */
+  /* The second half's parser leaves a callee it has not seen NULL (it may
+   * be in the first half) and lists the instruction here. */
+  bool defer_callees;
+  vec pending;
   hlo_attr *attrs;
   size_t nattrs, cap_attrs;
 } parser;
@@ -580,7 +587,7 @@ static bool calls_computations(sv name) {
 
 /* names ::= name | '{' (name (',' name)*)? '}'
  * An inline body (to_apply={ ... = ... }) is left unresolved. */
-static bool resolve_called(parser *p, const hlo_attr *a, size_t from) {
+static bool resolve_called(parser *p, const hlo_attr *a, bool *deferred) {
   const char *s = a->value, *end = s + a->value_len;
   if (*s == '{') {
     s++, end--;
@@ -602,21 +609,23 @@ static bool resolve_called(parser *p, const hlo_attr *a, size_t from) {
     }
     sv name = {b, (size_t)(s - b)};
     vmem_hlo_computation *callee = hlo_map_get(p->m->by_name, name);
-    if (!callee)
+    if (!callee && p->defer_callees)
+      *deferred = true;
+    else if (!callee)
       return fail(p, VMEM_ERR_UNKNOWN, (size_t)(b - p->s),
                   "computation %%%.*s is used before it is defined (callees come before callers)",
                   (int)name.len, name.ptr);
     if (!vec_push(p, &p->called, callee))
       return false;
   }
-  (void)from;
   return true;
 }
 
 static bool link_called(parser *p, vmem_hlo_instruction *in) {
   size_t from = p->called.n;
+  bool deferred = false;
   for (uint32_t k = 0; k < in->nattrs; k++)
-    if (calls_computations(attr_name(&in->attrs[k])) && !resolve_called(p, &in->attrs[k], from))
+    if (calls_computations(attr_name(&in->attrs[k])) && !resolve_called(p, &in->attrs[k], &deferred))
       return false;
   if (p->called.n - from > UINT16_MAX)
     return fail(p, VMEM_ERR_RANGE, (size_t)(in->name.ptr - p->s), "%%%.*s calls more than %u computations",
@@ -630,7 +639,8 @@ static bool link_called(parser *p, vmem_hlo_instruction *in) {
     return true;
   }
   void **called;
-  if (!vec_take(p, &p->called, from, &called))
+  if (!vec_take(p, &p->called, from, &called) || !vec_push(p, &p->calling, in) ||
+      (deferred && !vec_push(p, &p->pending, in)))
     return false;
   in->called = (vmem_hlo_computation **)called;
   return true;
@@ -668,6 +678,7 @@ static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *
     return NULL;
   bool oom = false;
   uint64_t h = hlo_hash(in->name);
+  in->id = (uint32_t)(p->m->total_instrs + (p->instrs.n - p->comp_from));
   if (!vec_push(p, &p->instrs, in))
     return NULL;
   vmem_hlo_instruction *prev =
@@ -743,7 +754,6 @@ static bool parse_body(parser *p, vmem_hlo_computation *c) {
   if (!expect(p, '{', "'{' to open the computation body"))
     return false;
   size_t open = p->pos - 1;
-  hlo_index_free(&p->names);
   if (!hlo_index_init(&p->names, p->alloc, 64))
     return nomem(p);
   memset(p->recent, 0, sizeof p->recent); /* names are per computation */
@@ -768,6 +778,7 @@ static bool parse_body(parser *p, vmem_hlo_computation *c) {
     }
   }
   p->pos++; /* '}' */
+  hlo_index_free(&p->names); /* before the copy below: a large computation's index is megabytes */
   c->ninstrs = (uint32_t)(p->instrs.n - from);
   if (c->ninstrs == 0)
     return fail(p, VMEM_ERR_SYNTAX, open, "computation %%%.*s has no instructions", (int)c->name.len,
@@ -775,11 +786,13 @@ static bool parse_body(parser *p, vmem_hlo_computation *c) {
   void **instrs;
   if (!vec_take(p, &p->instrs, from, &instrs))
     return false;
+  if (p->instrs.n == 0 && p->instrs.cap > 1 << 16) { /* a large computation's list: megabytes, not kept */
+    vmem__free(p->alloc, p->instrs.v);
+    p->instrs = (vec){0};
+  }
   c->instrs = (vmem_hlo_instruction **)instrs;
   if (!c->root)
     c->root = c->instrs[c->ninstrs - 1];
-  for (uint32_t k = 0; k < c->ninstrs; k++)
-    c->instrs[k]->id = (uint32_t)(p->m->total_instrs + k);
   p->m->total_instrs += c->ninstrs;
   return true;
 }
@@ -892,15 +905,14 @@ static bool parse_header(parser *p) {
   return true;
 }
 
-/* module ::= header frames computation+ */
-static bool parse_module(parser *p) {
-  if (!skip_ws(p) || !parse_header(p) || !skip_ws(p) || !parse_frames(p))
-    return false;
+/* computations ::= computation*
+ * Up to the first one that would start at or after `stop`. */
+static bool parse_computations(parser *p, size_t stop) {
   for (;;) {
     if (!skip_ws(p))
       return false;
-    if (p->pos >= p->len)
-      break;
+    if (p->pos >= p->len || p->pos >= stop)
+      return true;
     vmem_hlo_computation *c = parse_computation(p);
     if (!c || !vec_push(p, &p->comps, c))
       return false;
@@ -911,6 +923,177 @@ static bool parse_module(parser *p) {
       p->m->entry = c;
     }
   }
+}
+
+/* ---- two halves ---------------------------------------------------------- */
+
+/* A large module's computations are read in two halves on two threads. The
+ * text is cut at a guess — a line after a '}' alone on its line, near the
+ * middle — and a second parser reads from there to the end while this one
+ * reads up to it. Computations are independent but for the names of the
+ * computations they call, which the second half leaves open when they are
+ * not its own. The guess is used only if this parse ends exactly at the cut
+ * (so the cut is where one computation ends and the next begins) and the
+ * halves join without a conflict; otherwise the second half is dropped and
+ * this parser goes on alone, so errors are those of one pass. */
+enum { HALVES_MIN = 4 << 20 }; /* bytes of computations; below, a thread does not pay (performance.md) */
+
+typedef struct half {
+  vmem_hlo_module m; /* a shell: its own arena and computation names; the text is shared */
+  parser p;
+  vmem_error err;
+  bool ok;
+} half;
+
+static bool parser_init(parser *p, vmem_hlo_module *m, vmem_error *err);
+static void parser_free(parser *p);
+
+static void *half_main(void *arg) {
+  half *h = arg;
+  h->ok = parse_computations(&h->p, SIZE_MAX);
+  return NULL;
+}
+
+/* The first non-blank byte after a line holding only '}', searched in
+ * [lo, hi); 0 when none. */
+static size_t cut_in(const char *s, size_t len, size_t lo, size_t hi, bool last) {
+  size_t found = 0;
+  for (size_t i = lo; i < hi;) {
+    const char *nl = memchr(s + i, '\n', hi - i);
+    if (!nl)
+      break;
+    i = (size_t)(nl - s) + 1;
+    if (i + 1 < len && s[i] == '}' && (s[i + 1] == '\n' || s[i + 1] == '\r')) {
+      size_t j = i + 1;
+      while (j < len && ch_is_space(s[j]))
+        j++;
+      if (j < hi && !last)
+        return j;
+      if (j < hi)
+        found = j;
+    }
+  }
+  return found;
+}
+
+/* Where to cut [from, len): nearest the middle, within its middle half. */
+static size_t find_cut(const char *s, size_t from, size_t len) {
+  size_t q = (len - from) / 4, cut = cut_in(s, len, from + 2 * q, from + 3 * q, false);
+  return cut ? cut : cut_in(s, len, from + q, from + 2 * q, true);
+}
+
+/* Two halves pay when the caller's allocator is the default one (a
+ * caller's allocator is only ever called from the calling thread), two
+ * processors are online and the computations are large. */
+static bool halves_pay(const parser *p) {
+  const vmem_allocator *a = p->alloc;
+  return !a->alloc && !a->free && p->len - p->pos >= HALVES_MIN && sys_processors() >= 2;
+}
+
+static void half_drop(half *h) {
+  parser_free(&h->p);
+  if (h->m.by_name)
+    hlo_map_free(h->m.by_name);
+  arena_destroy(&h->m.a);
+}
+
+/* Starts the second half at `cut`; false when it could not start. */
+static bool half_start(parser *p, half *h, size_t cut, pthread_t *th) {
+  memset(h, 0, sizeof *h);
+  err_clear(&h->err);
+  arena_init(&h->m.a, NULL);
+  h->m.text = p->s;
+  h->m.len = p->len;
+  if (parser_init(&h->p, &h->m, &h->err)) {
+    h->p.pos = cut;
+    h->p.defer_callees = true;
+    if (pthread_create(th, NULL, half_main, h) == 0)
+      return true;
+  }
+  half_drop(h);
+  return false;
+}
+
+
+/* Can the second half join this one? Its computations' names must be new,
+ * at most one ENTRY between them, and every callee it left open one of
+ * this half's computations (then filled in; the callees it found are its
+ * own, defined before their callers). Nothing of this half changes. */
+static bool half_fits(parser *p, half *h) {
+  vmem_hlo_computation *const *cs = (vmem_hlo_computation *const *)h->p.comps.v;
+  for (size_t i = 0; i < h->p.comps.n; i++)
+    if (hlo_map_get(p->m->by_name, cs[i]->name))
+      return false;
+  if (p->m->entry && h->m.entry)
+    return false;
+  size_t mark = p->called.n;
+  bool fits = true;
+  p->defer_callees = true; /* a name not found here is NULL, not an error */
+  for (size_t i = 0; fits && i < h->p.pending.n; i++) {
+    vmem_hlo_instruction *in = h->p.pending.v[i];
+    bool deferred = false;
+    p->called.n = mark;
+    for (uint32_t k = 0; fits && k < in->nattrs; k++)
+      fits = !calls_computations(attr_name(&in->attrs[k])) || resolve_called(p, &in->attrs[k], &deferred);
+    for (uint16_t k = 0; fits && k < in->ncalled; k++)
+      if (!in->called[k] && !(in->called[k] = p->called.v[mark + k]))
+        fits = false; /* defined nowhere before: one pass names it */
+  }
+  p->defer_callees = false;
+  p->called.n = mark;
+  if (p->err->code != VMEM_OK) /* not reached: the second half read the same names */
+    err_clear(p->err);
+  return fits;
+}
+
+/* Joins the second half's computations, instructions and memory to this
+ * one's, as if one parser had read them. */
+static bool half_join(parser *p, half *h) {
+  size_t base_comp = p->comps.n, base_id = p->m->total_instrs;
+  for (size_t i = 0; i < h->p.comps.n; i++) {
+    vmem_hlo_computation *c = h->p.comps.v[i];
+    bool oom = false;
+    c->module = p->m;
+    c->index = (uint32_t)(base_comp + i);
+    for (uint32_t k = 0; k < c->ninstrs; k++)
+      c->instrs[k]->id += (uint32_t)base_id;
+    hlo_map_put(p->m->by_name, c, &oom);
+    if (oom || !vec_push(p, &p->comps, c))
+      return nomem(p);
+  }
+  for (size_t i = 0; i < h->p.calling.n; i++)
+    if (!vec_push(p, &p->calling, h->p.calling.v[i]))
+      return false;
+  if (h->m.entry)
+    p->m->entry = h->m.entry;
+  p->m->total_instrs += h->m.total_instrs;
+  p->pos = h->p.pos;
+  p->m->halves = true;
+  arena_adopt(&p->m->a, &h->m.a);
+  return true;
+}
+
+/* module ::= header frames computation+ */
+static bool parse_module(parser *p) {
+  if (!skip_ws(p) || !parse_header(p) || !skip_ws(p) || !parse_frames(p))
+    return false;
+  half h;
+  pthread_t th;
+  size_t cut = p->m->cut;
+  if (cut == HLO_CUT_AUTO)
+    cut = halves_pay(p) ? find_cut(p->s, p->pos, p->len) : 0;
+  else if (cut <= p->pos || cut >= p->len)
+    cut = 0; /* HLO_CUT_NONE, or a forced cut outside the computations */
+  bool two = cut && half_start(p, &h, cut, &th);
+  bool ok = parse_computations(p, two ? cut : SIZE_MAX);
+  if (two) {
+    pthread_join(th, NULL);
+    if (ok && p->pos == cut && h.ok && half_fits(p, &h))
+      ok = half_join(p, &h);
+    half_drop(&h);
+  }
+  if (!ok || !parse_computations(p, SIZE_MAX))
+    return false;
   if (p->comps.n == 0)
     return fail(p, VMEM_ERR_SYNTAX, p->pos, p->len == 0 ? "empty file: no HLO module"
                                                         : "no computation in the module");
@@ -925,17 +1108,15 @@ static bool parse_module(parser *p) {
 }
 
 /* The call graph, reversed: each computation lists its callers; fusion
- * bodies are marked. */
+ * bodies are marked. Only the instructions that call are visited. */
 static bool link_callers(parser *p) {
   vmem_hlo_module *m = p->m;
-  for (uint32_t ci = 0; ci < m->ncomps; ci++)
-    for (uint32_t ii = 0; ii < m->comps[ci]->ninstrs; ii++) {
-      vmem_hlo_instruction *in = m->comps[ci]->instrs[ii];
-      for (uint32_t k = 0; k < in->ncalled; k++) {
-        in->called[k]->ncallers++;
-        if (sv_eq(*in->opcode, "fusion", 6))
-          in->called[k]->is_fusion = true;
-      }
+  vmem_hlo_instruction *const *calling = (vmem_hlo_instruction *const *)p->calling.v;
+  for (size_t i = 0; i < p->calling.n; i++)
+    for (uint32_t k = 0; k < calling[i]->ncalled; k++) {
+      calling[i]->called[k]->ncallers++;
+      if (sv_eq(*calling[i]->opcode, "fusion", 6))
+        calling[i]->called[k]->is_fusion = true;
     }
   for (uint32_t ci = 0; ci < m->ncomps; ci++) {
     vmem_hlo_computation *c = m->comps[ci];
@@ -944,12 +1125,9 @@ static bool link_callers(parser *p) {
       return nomem(p);
     c->ncallers = 0;
   }
-  for (uint32_t ci = 0; ci < m->ncomps; ci++)
-    for (uint32_t ii = 0; ii < m->comps[ci]->ninstrs; ii++) {
-      vmem_hlo_instruction *in = m->comps[ci]->instrs[ii];
-      for (uint32_t k = 0; k < in->ncalled; k++)
-        in->called[k]->callers[in->called[k]->ncallers++] = in;
-    }
+  for (size_t i = 0; i < p->calling.n; i++)
+    for (uint32_t k = 0; k < calling[i]->ncalled; k++)
+      calling[i]->called[k]->callers[calling[i]->called[k]->ncallers++] = calling[i];
   return true;
 }
 
@@ -961,31 +1139,39 @@ static void parser_free(parser *p) {
   vmem__free(p->alloc, p->ops.v);
   vmem__free(p->alloc, p->called.v);
   vmem__free(p->alloc, p->comps.v);
+  vmem__free(p->alloc, p->calling.v);
+  vmem__free(p->alloc, p->pending.v);
   vmem__free(p->alloc, p->attrs);
   arena_destroy(&p->scratch);
+}
+
+/* A parser over m's text, into m's arena; false when out of memory (then
+ * parser_free still applies). */
+static bool parser_init(parser *p, vmem_hlo_module *m, vmem_error *err) {
+  memset(p, 0, sizeof *p);
+  p->s = m->text;
+  p->len = m->len;
+  p->m = m;
+  p->a = &m->a;
+  p->err = err;
+  p->alloc = &m->a.alloc;
+  arena_init(&p->scratch, p->alloc);
+  return (m->by_name = arena_alloc(p->a, sizeof *m->by_name)) && hlo_map_init(m->by_name, p->alloc, 64) &&
+         hlo_map_init(&p->shapes, p->alloc, 256) &&
+         hlo_map_init(&p->opcodes, p->alloc, 64);
 }
 
 /* Parses into a module whose arena and text are set. */
 bool hlo_parse_into(vmem_hlo_module *m, vmem_error *err) {
   parser p;
-  memset(&p, 0, sizeof p);
-  p.s = m->text;
-  p.len = m->len;
-  p.m = m;
-  p.a = &m->a;
-  p.err = err;
-  p.alloc = &m->a.alloc;
-  arena_init(&p.scratch, p.alloc);
+  bool ok = parser_init(&p, m, err);
   const char *nul = m->len ? memchr(m->text, '\0', m->len) : NULL;
-  bool ok;
-  if (nul)
+  if (!ok)
+    nomem(&p);
+  else if (nul)
     ok = fail(&p, VMEM_ERR_SYNTAX, (size_t)(nul - m->text), "binary data (a NUL byte): not HLO text");
-  else if (!(m->by_name = arena_alloc(p.a, sizeof *m->by_name)) || !hlo_map_init(m->by_name, p.alloc, 64))
-    ok = nomem(&p);
   else
-    ok = hlo_index_init(&p.names, p.alloc, 16) && hlo_map_init(&p.shapes, p.alloc, 256) &&
-         hlo_map_init(&p.opcodes, p.alloc, 64) && parse_module(&p) &&
-         link_callers(&p);
+    ok = parse_module(&p) && link_callers(&p);
   if (!ok && err->code == VMEM_OK)
     nomem(&p);
   parser_free(&p);

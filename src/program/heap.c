@@ -13,12 +13,11 @@
  * them in offset order: placement is about O(n log n + sum of k) for the k
  * buffers overlapping each in time, plus what shares their buckets.
  */
-#define _POSIX_C_SOURCE 200809L /* pthreads, and sysconf: how many processors run the halves */
+#define _POSIX_C_SOURCE 200809L /* pthreads: the halves of time */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../base/base.h"
 #include "heap.h"
@@ -469,12 +468,6 @@ static bool cut_time(const tindex *x, const order *o, size_t n, const vmem_alloc
   return k > 0 && below >= n / 4 && n - below >= n / 4;
 }
 
-/* Processors to use: 2 when there are two, else 1. */
-static unsigned processors(void) {
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n >= 2 ? 2 : 1;
-}
-
 /* Places o[0..n) in two halves of time when it pays (threads > 1, a cut
  * that splits the buffers); false when it did not run (nothing placed). */
 static bool place_halves(tindex *x, const order *o, size_t n, vmem_heap_buffer *bufs, uint64_t alignment,
@@ -574,7 +567,7 @@ vmem_status heap_pack_threads(vmem_heap_buffer *bufs, size_t n, uint64_t alignme
 
 /* Threads for a packing of n buffers: halves only where they pay for
  * starting a thread. */
-static unsigned threads_for(size_t n) { return n >= HEAP_HALVES_MIN ? processors() : 1; }
+static unsigned threads_for(size_t n) { return n >= HEAP_HALVES_MIN ? sys_processors() : 1; }
 
 vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
                            const vmem_allocator *alloc, vmem_error *err) {

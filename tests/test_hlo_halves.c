@@ -1,0 +1,268 @@
+/* The HLO reader's two halves: a module read with its text cut at any line
+ * (a second thread reads from the cut) is the module one pass reads — the
+ * same printout, instruction ids, computation indexes, callers and fusion
+ * marks — and a module one pass refuses is refused with the same error.
+ * Cuts that are not computation boundaries must fall back to one pass. */
+#include "test.h"
+#include "../src/hlo/hlo.h"
+
+/* Fixtures: callees in both halves, a call list, a while, a comment and a
+ * '}' alone on a line inside a multi-line attribute (a false cut). */
+static const char good[] =
+    "HloModule halves, is_scheduled=true\n"
+    "\n"
+    "%add (x: f32[], y: f32[]) -> f32[] {\n"
+    "  %x = f32[] parameter(0)\n"
+    "  %y = f32[] parameter(1)\n"
+    "  ROOT %s = f32[] add(%x, %y)\n"
+    "}\n"
+    "\n"
+    "%fused.1 (p: f32[8]) -> f32[8] {\n"
+    "  %p = f32[8]{0} parameter(0)\n"
+    "  ROOT %n = f32[8]{0} negate(%p)\n"
+    "}\n"
+    "\n"
+    "/* a comment between computations */\n"
+    "%cond (c: s32[]) -> pred[] {\n"
+    "  %c = s32[] parameter(0)\n"
+    "  %k = s32[] constant(4)\n"
+    "  ROOT %lt = pred[] compare(%c, %k), direction=LT\n"
+    "}\n"
+    "\n"
+    "%body (b: s32[]) -> s32[] {\n"
+    "  %b = s32[] parameter(0)\n"
+    "  %one = s32[] constant(1)\n"
+    "  ROOT %inc = s32[] add(%b, %one), frontend_attributes={x=\"1\",\n"
+    "y={\n"
+    "}\n"
+    "}\n"
+    "}\n"
+    "\n"
+    "%fused.2 (q: f32[8]) -> f32[8] {\n"
+    "  %q = f32[8]{0} parameter(0)\n"
+    "  %r = f32[] constant(0)\n"
+    "  %red = f32[] reduce(%q, %r), dimensions={0}, to_apply=%add\n"
+    "  ROOT %bc = f32[8]{0} broadcast(%red), dimensions={}\n"
+    "}, execution_thread=\"main\"\n"
+    "\n"
+    "%branch.a (a: f32[8]) -> f32[8] {\n"
+    "  ROOT %a = f32[8]{0} parameter(0)\n"
+    "}\n"
+    "\n"
+    "%branch.b (bb: f32[8]) -> f32[8] {\n"
+    "  %bb = f32[8]{0} parameter(0)\n"
+    "  ROOT %f = f32[8]{0} fusion(%bb), kind=kLoop, calls=%fused.1\n"
+    "}\n"
+    "\n"
+    "ENTRY %main (x0: f32[8], i0: s32[], j0: s32[]) -> f32[8] {\n"
+    "  %x0 = f32[8]{0} parameter(0)\n"
+    "  %i0 = s32[] parameter(1)\n"
+    "  %j0 = s32[] parameter(2)\n"
+    "  %w = s32[] while(%i0), condition=%cond, body=%body\n"
+    "  %f1 = f32[8]{0} fusion(%x0), kind=kLoop, calls=%fused.1\n"
+    "  %f2 = f32[8]{0} fusion(%f1), kind=kLoop, calls=%fused.2\n"
+    "  ROOT %cnd = f32[8]{0} conditional(%j0, %f2, %f1), branch_computations={%branch.a, %branch.b}\n"
+    "}\n";
+
+/* Each bad module is `good` with one edit, so that the error may fall in
+ * either half or only show when the halves join. */
+typedef struct edit {
+  const char *from, *to;
+} edit;
+
+static const edit bad[] = {
+    {"calls=%fused.1\n}", "calls=%later\n}\n\n%later (z: f32[8]) -> f32[8] {\n  ROOT %z = f32[8]{0} parameter(0)\n}"},
+    {"%branch.a (", "%fused.1 ("},              /* a duplicate computation across the halves ... */
+    {"%branch.a (", "%add (u: f32[]) -> f32[] {\n  ROOT %u = f32[] parameter(0)\n}\n\n%branch.a ("}, /* ... unused */
+    {"%fused.1 (p", "ENTRY %fused.1 (p"},        /* two ENTRYs, far apart */
+    {"calls=%fused.2", "calls=%nowhere"},        /* an unknown callee in the second half */
+    {"to_apply=%add", "to_apply=%nothing"},      /* ... and in the middle */
+    {"ROOT %a = f32[8]{0} parameter(0)", "ROOT %a = f32[8]{0} negate(%missing)"},
+    {"ROOT %lt = pred[]", "ROOT %lt = pred["},   /* a syntax error early */
+    {"ROOT %cnd = f32[8]{0}", "ROOT %cnd = f32[8]{0"}, /* ... and late */
+    {"}, execution_thread=\"main\"", "}, execution_thread=main"},
+    {"%cond (c: s32[]) -> pred[] {", "%cond (c: s32[]) -> pred[] "},
+};
+
+static char *apply(const edit *e) {
+  const char *at = strstr(good, e->from);
+  assert_non_null(at);
+  size_t head = (size_t)(at - good), from = strlen(e->from), to = strlen(e->to);
+  char *s = malloc(sizeof good + to);
+  assert_non_null(s);
+  memcpy(s, good, head);
+  memcpy(s + head, e->to, to);
+  strcpy(s + head + to, at + from);
+  return s;
+}
+
+static char *print(const vmem_hlo_module *m) {
+  size_t n = vmem_hlo_print(m, NULL, 0);
+  char *buf = malloc(n + 1);
+  assert_non_null(buf);
+  vmem_hlo_print(m, buf, n + 1);
+  return buf;
+}
+
+static size_t comp_index(const vmem_hlo_computation *c) { return c ? c->index : SIZE_MAX; }
+
+/* The parts of the IR the printout does not show. */
+static void same_structure(const vmem_hlo_module *a, const vmem_hlo_module *b) {
+  assert_int_equal(a->ncomps, b->ncomps);
+  assert_int_equal(a->total_instrs, b->total_instrs);
+  assert_int_equal(a->entry->index, b->entry->index);
+  for (uint32_t ci = 0; ci < a->ncomps; ci++) {
+    const vmem_hlo_computation *x = a->comps[ci], *y = b->comps[ci];
+    assert_ptr_equal(y->module, b);
+    assert_ptr_equal(vmem_hlo_find_computation(b, y->name.ptr, y->name.len), y);
+    assert_int_equal(x->index, ci);
+    assert_int_equal(y->index, ci);
+    assert_int_equal(x->is_fusion, y->is_fusion);
+    assert_int_equal(x->is_entry, y->is_entry);
+    assert_int_equal(x->ncallers, y->ncallers);
+    assert_int_equal(x->root->id, y->root->id);
+    for (uint32_t k = 0; k < x->ncallers; k++)
+      assert_int_equal(x->callers[k]->id, y->callers[k]->id);
+    for (uint32_t k = 0; k < x->ninstrs; k++) {
+      const vmem_hlo_instruction *i = x->instrs[k], *j = y->instrs[k];
+      assert_int_equal(i->id, j->id);
+      assert_ptr_equal(j->parent, y);
+      assert_int_equal(i->noperands, j->noperands);
+      for (uint32_t o = 0; o < i->noperands; o++)
+        assert_int_equal(i->operands[o]->id, j->operands[o]->id);
+      assert_int_equal(i->ncalled, j->ncalled);
+      for (uint16_t o = 0; i->kind == HLO_KIND_CALLS && o < i->ncalled; o++)
+        assert_int_equal(comp_index(i->called[o]), comp_index(j->called[o]));
+    }
+  }
+}
+
+/* Every cut at a line start (and the byte after it) gives what one pass
+ * gives; returns how many cuts were joined rather than dropped. */
+static size_t check_every_cut(const char *text, size_t len, const char *what) {
+  size_t joined = 0;
+  vmem_error one, two;
+  vmem_hlo_module *m = hlo_parse_cut(text, len, HLO_CUT_NONE, &one);
+  char *want = m ? print(m) : NULL;
+  size_t step = len > (64 << 10) ? len / 400 : 1; /* a large corpus file: about 400 cuts */
+  for (size_t cut = 1; cut < len; cut += step) {
+    if (step == 1 && text[cut - 1] != '\n' && (cut < 2 || text[cut - 2] != '\n'))
+      continue;
+    vmem_hlo_module *h = hlo_parse_cut(text, len, cut, &two);
+    if (!m || !h) {
+      if (m || h || one.code != two.code || one.offset != two.offset || strcmp(one.message, two.message))
+        fail_msg("%s cut at %zu: one pass %s (%s at %zu), halves %s (%s at %zu)", what, cut, m ? "reads" : "fails",
+                 one.message, one.offset, h ? "read" : "fail", two.message, two.offset);
+      vmem_hlo_free(h);
+      continue;
+    }
+    joined += h->halves;
+    char *got = print(h);
+    if (strcmp(want, got))
+      fail_msg("%s cut at %zu: the printout differs", what, cut);
+    same_structure(m, h);
+    free(got);
+    vmem_hlo_free(h);
+  }
+  free(want);
+  vmem_hlo_free(m);
+  return joined;
+}
+
+static void test_fixture_every_cut(void **state) {
+  (void)state;
+  /* The cuts at fused.1, cond (after the comment), body, fused.2, branch.a,
+   * branch.b and ENTRY join; the rest (inside a computation, at the comment
+   * or a blank line, at the '}' lines of body's attribute) fall back. */
+  assert_int_equal(check_every_cut(good, strlen(good), "good"), 7);
+}
+
+static void test_errors_every_cut(void **state) {
+  (void)state;
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char *s = apply(&bad[i]);
+    vmem_error err;
+    vmem_hlo_module *m = hlo_parse_cut(s, strlen(s), HLO_CUT_NONE, &err);
+    if (m)
+      fail_msg("bad[%zu] parses", i); /* each edit must break the module */
+    check_every_cut(s, strlen(s), "bad");
+    free(s);
+  }
+}
+
+/* The cut a large module gets, and that it is taken: a module of many
+ * computations read in halves joins them all. */
+static void test_large_module_is_cut(void **state) {
+  (void)state;
+  size_t cap = 6u << 20, n = 0;
+  char *s = malloc(cap);
+  assert_non_null(s);
+  n += (size_t)sprintf(s + n, "HloModule big\n\n");
+  int k = 0;
+  while (n < cap - 4096) {
+    n += (size_t)sprintf(s + n,
+                         "%%f.%d (p: f32[8]) -> f32[8] {\n  %%p = f32[8]{0} parameter(0)\n"
+                         "  ROOT %%n = f32[8]{0} negate(%%p)%s\n}\n\n",
+                         k, k ? "" : ", metadata={op_name=\"first\"}");
+    k++;
+  }
+  n += (size_t)sprintf(s + n, "ENTRY %%main (x: f32[8]) -> f32[8] {\n  %%x = f32[8]{0} parameter(0)\n"
+                              "  ROOT %%c = f32[8]{0} fusion(%%x), kind=kLoop, calls=%%f.0\n}\n");
+  vmem_error e1, e2;
+  vmem_hlo_module *a = hlo_parse_cut(s, n, HLO_CUT_NONE, &e1);
+  vmem_hlo_module *b = hlo_parse_cut(s, n, HLO_CUT_AUTO, &e2);
+  assert_non_null(a);
+  assert_non_null(b);
+  same_structure(a, b);
+  if (sys_processors() >= 2)
+    assert_true(b->halves);
+  assert_false(a->halves);
+  assert_int_equal(b->comps[0]->ncallers, 1);
+  assert_true(b->comps[0]->is_fusion);
+  char *x = print(a), *y = print(b);
+  assert_string_equal(x, y);
+  free(x);
+  free(y);
+  vmem_hlo_free(a);
+  vmem_hlo_free(b);
+  free(s);
+}
+
+/* The project's own modules, and the corpus's when it is beside the checkout. */
+static void check_file(const char *path) {
+  size_t len = 0;
+  char *s = test_read_file(path, &len);
+  if (!s)
+    return;
+  check_every_cut(s, len, path);
+  free(s);
+}
+
+static void test_files_every_cut(void **state) {
+  (void)state;
+  static const char *const files[] = {"/examples/attention.hlo", "/tests/golden/std_ops.hlo",
+                                      "/tests/golden/program_joins.hlo", "/tests/golden/preopt.hlo",
+                                      "/tests/golden/two_kernels.hlo", "/tests/golden/unbalanced.hlo",
+                                      "/tests/golden/truncated.hlo", "/tests/golden/unknown_operand.hlo"};
+  char path[4096];
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    snprintf(path, sizeof path, "%s%s", PROJECT_DIR, files[i]);
+    check_file(path);
+  }
+  static const char *const corpus[] = {"gpu_large_loop_fusion_1.8MB.hlo", "dynamic_dims_while_conditional.hlo",
+                                       "host_offload_async_execution_thread.hlo"};
+  for (size_t i = 0; i < sizeof corpus / sizeof *corpus; i++) {
+    snprintf(path, sizeof path, "%s/../shared/corpus/hlo/%s", PROJECT_DIR, corpus[i]);
+    check_file(path); /* absent: nothing to compare */
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_fixture_every_cut),
+      cmocka_unit_test(test_errors_every_cut),
+      cmocka_unit_test(test_large_module_is_cut),
+      cmocka_unit_test(test_files_every_cut),
+  };
+  return RUN(tests);
+}
