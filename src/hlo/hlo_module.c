@@ -186,22 +186,22 @@ const vmem_hlo_computation *vmem_hlo_instruction_called_at(const vmem_hlo_instru
 }
 size_t vmem_hlo_instruction_attr_count(const vmem_hlo_instruction *i) { return i->nattrs; }
 vmem_str vmem_hlo_instruction_attr_name(const vmem_hlo_instruction *i, size_t k) {
-  return k < i->nattrs ? attr_name(&i->attrs[k]) : empty;
+  return k < i->nattrs ? attr_name(&hlo_attrs(i)[k]) : empty;
 }
 vmem_str vmem_hlo_instruction_attr_value(const vmem_hlo_instruction *i, size_t k) {
-  return k < i->nattrs ? attr_value(&i->attrs[k]) : empty;
+  return k < i->nattrs ? attr_value(&hlo_attrs(i)[k]) : empty;
 }
 vmem_str vmem_hlo_instruction_attr(const vmem_hlo_instruction *i, const char *name) {
-  return find_attr(i->attrs, i->nattrs, name);
+  return find_attr(hlo_attrs(i), i->nattrs, name);
 }
 
 vmem_str vmem_hlo_instruction_custom_call_target(const vmem_hlo_instruction *i) {
-  return sv_unquote(find_attr(i->attrs, i->nattrs, "custom_call_target"));
+  return sv_unquote(find_attr(hlo_attrs(i), i->nattrs, "custom_call_target"));
 }
 
 /* metadata={op_type="..." op_name="..." ...}: the op_name string. */
 vmem_str vmem_hlo_instruction_op_name(const vmem_hlo_instruction *i) {
-  sv md = find_attr(i->attrs, i->nattrs, "metadata");
+  sv md = find_attr(hlo_attrs(i), i->nattrs, "metadata");
   for (size_t k = 0; k + 9 <= md.len; k++) {
     if (memcmp(md.ptr + k, "op_name=\"", 9) != 0 || (k > 0 && md.ptr[k - 1] != ' ' && md.ptr[k - 1] != '{'))
       continue;

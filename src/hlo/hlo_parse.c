@@ -528,14 +528,12 @@ static bool parse_operand(parser *p, vmem_hlo_computation *c) {
 
 /* operands ::= '(' (operand (',' operand)*)? ')'
  * constant and parameter take a literal instead: kept raw, never built. */
-static bool parse_operands(parser *p, vmem_hlo_instruction *in, vmem_hlo_computation *c) {
+static bool parse_operands(parser *p, vmem_hlo_instruction *in, sv *literal, vmem_hlo_computation *c) {
   if (!expect(p, '(', "'(' after the opcode"))
     return false;
   if (sv_eq(*in->opcode, "constant", 8)) {
-    if (!(in->literal = arena_alloc(p->a, sizeof *in->literal)))
-      return nomem(p);
     in->kind = HLO_KIND_CONSTANT;
-    return scan_raw(p, in->literal, true) && expect(p, ')', "')' after the literal");
+    return scan_raw(p, literal, true) && expect(p, ')', "')' after the literal");
   }
   if (sv_eq(*in->opcode, "parameter", 9)) {
     if (!skip_ws(p))
@@ -562,11 +560,10 @@ static bool parse_operands(parser *p, vmem_hlo_instruction *in, vmem_hlo_computa
     if (!expect(p, ')', "',' or ')' after an operand"))
       return false;
   }
+  if (p->ops.n - from > UINT32_MAX)
+    return fail(p, VMEM_ERR_RANGE, (size_t)(in->name.ptr - p->s), "%%%.*s has more than %u operands",
+                (int)in->name.len, in->name.ptr, UINT32_MAX);
   in->noperands = (uint32_t)(p->ops.n - from);
-  void **ops;
-  if (!vec_take(p, &p->ops, from, &ops))
-    return false;
-  in->operands = (vmem_hlo_instruction **)ops;
   return true;
 }
 
@@ -625,7 +622,7 @@ static bool link_called(parser *p, vmem_hlo_instruction *in) {
   size_t from = p->called.n;
   bool deferred = false;
   for (uint32_t k = 0; k < in->nattrs; k++)
-    if (calls_computations(attr_name(&in->attrs[k])) && !resolve_called(p, &in->attrs[k], &deferred))
+    if (calls_computations(attr_name(&hlo_attrs(in)[k])) && !resolve_called(p, &hlo_attrs(in)[k], &deferred))
       return false;
   if (p->called.n - from > UINT16_MAX)
     return fail(p, VMEM_ERR_RANGE, (size_t)(in->name.ptr - p->s), "%%%.*s calls more than %u computations",
@@ -646,34 +643,55 @@ static bool link_called(parser *p, vmem_hlo_instruction *in) {
   return true;
 }
 
+/* The instruction as one block: head, the operands and attributes the
+ * parser holds from ops_from and attrs_from on, a constant's literal. */
+static vmem_hlo_instruction *instruction_block(parser *p, const vmem_hlo_instruction *head, size_t ops_from,
+                                               size_t attrs_from, sv literal) {
+  size_t ops = head->noperands * sizeof(vmem_hlo_instruction *), attrs = head->nattrs * sizeof(hlo_attr);
+  size_t lit = head->kind == HLO_KIND_CONSTANT ? sizeof(sv) : 0;
+  vmem_hlo_instruction *in = arena_alloc(p->a, sizeof *head + ops + attrs + lit);
+  if (!in)
+    return nomem(p), NULL;
+  memcpy(in, head, sizeof *head);
+  if (ops)
+    memcpy(in->operands, p->ops.v + ops_from, ops);
+  if (attrs)
+    memcpy(in->operands + head->noperands, p->attrs + attrs_from, attrs); /* where hlo_attrs finds them */
+  if (lit) {
+    in->literal = (sv *)(void *)((char *)(in + 1) + ops + attrs);
+    *in->literal = literal;
+  }
+  p->ops.n = ops_from;
+  p->nattrs = attrs_from;
+  return in;
+}
+
 /* instruction ::= 'ROOT'? name '=' shape opcode operands attrs */
 static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *c, bool *is_root) {
-  vmem_hlo_instruction *in = arena_calloc(p->a, 1, sizeof *in);
-  if (!in) {
-    nomem(p);
-    return NULL;
-  }
-  in->parent = c;
+  vmem_hlo_instruction head;
+  memset(&head, 0, sizeof head);
+  head.parent = c;
+  sv literal = {NULL, 0};
   *is_root = at_word(p, "ROOT");
   if (*is_root)
     p->pos += 4;
-  if (!parse_name(p, &in->name, "an instruction name") || !expect(p, '=', "'=' after the instruction name"))
+  if (!parse_name(p, &head.name, "an instruction name") || !expect(p, '=', "'=' after the instruction name"))
     return NULL;
-  if (!(in->shape = parse_shape_interned(p)))
+  if (!(head.shape = parse_shape_interned(p)))
     return NULL;
   sv op = {NULL, 0};
-  if (!parse_opcode(p, &op) || !(in->opcode = intern_opcode(p, op)))
+  if (!parse_opcode(p, &op) || !(head.opcode = intern_opcode(p, op)))
     return NULL;
-  size_t from = p->nattrs;
-  if (!parse_operands(p, in, c) || !parse_attrs(p))
+  size_t ops_from = p->ops.n, attrs_from = p->nattrs;
+  if (!parse_operands(p, &head, &literal, c) || !parse_attrs(p))
     return NULL;
-  uint32_t nattrs;
-  if (p->nattrs - from > UINT16_MAX)
-    return fail(p, VMEM_ERR_RANGE, (size_t)(in->name.ptr - p->s), "%%%.*s has more than %u attributes",
-                (int)in->name.len, in->name.ptr, UINT16_MAX), NULL;
-  if (!attrs_take(p, from, &in->attrs, &nattrs))
+  if (p->nattrs - attrs_from > UINT16_MAX)
+    return fail(p, VMEM_ERR_RANGE, (size_t)(head.name.ptr - p->s), "%%%.*s has more than %u attributes",
+                (int)head.name.len, head.name.ptr, UINT16_MAX), NULL;
+  head.nattrs = (uint16_t)(p->nattrs - attrs_from);
+  vmem_hlo_instruction *in = instruction_block(p, &head, ops_from, attrs_from, literal);
+  if (!in)
     return NULL;
-  in->nattrs = (uint16_t)nattrs;
   if (!link_called(p, in))
     return NULL;
   bool oom = false;
@@ -1034,7 +1052,7 @@ static bool half_fits(parser *p, half *h) {
     bool deferred = false;
     p->called.n = mark;
     for (uint32_t k = 0; fits && k < in->nattrs; k++)
-      fits = !calls_computations(attr_name(&in->attrs[k])) || resolve_called(p, &in->attrs[k], &deferred);
+      fits = !calls_computations(attr_name(&hlo_attrs(in)[k])) || resolve_called(p, &hlo_attrs(in)[k], &deferred);
     for (uint16_t k = 0; fits && k < in->ncalled; k++)
       if (!in->called[k] && !(in->called[k] = p->called.v[mark + k]))
         fits = false; /* defined nowhere before: one pass names it */

@@ -35,7 +35,7 @@ static void print_instruction(strbuf *sb, const vmem_hlo_instruction *in) {
     put_sv(sb, in->operands[k]->name);
   }
   sb_putn(sb, ")", 1);
-  put_attrs(sb, in->attrs, in->nattrs);
+  put_attrs(sb, hlo_attrs(in), in->nattrs);
   sb_putn(sb, "\n", 1);
 }
 
@@ -156,7 +156,7 @@ size_t vmem_hlo_print_repro(const vmem_hlo_instruction *in, char *buf, size_t ca
   for (uint32_t k = 0; k < in->noperands; k++)
     sb_printf(&sb, "%s%%p%u", k ? ", " : "", k);
   sb_putn(&sb, ")", 1);
-  put_attrs(&sb, in->attrs, in->nattrs);
+  put_attrs(&sb, hlo_attrs(in), in->nattrs);
   sb_puts(&sb, "\n}\n");
   return sb.len;
 }
