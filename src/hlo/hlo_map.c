@@ -25,8 +25,6 @@ uint64_t hlo_hash(sv k) {
   return h ^ (h >> 32);
 }
 
-bool sv_eq(sv a, const char *s, size_t n) { return a.len == n && memcmp(a.ptr, s, n) == 0; }
-
 sv sv_unquote(sv v) {
   if (v.len >= 2 && v.ptr[0] == '"' && v.ptr[v.len - 1] == '"') {
     v.ptr++;
@@ -61,7 +59,7 @@ static hlo_slot *find(hlo_slot *slots, size_t cap, sv key, uint64_t h) {
     if (slots[i].hash != h)
       continue;
     sv k = key_of(slots[i].val);
-    if (k.len == key.len && memcmp(k.ptr, key.ptr, key.len) == 0)
+    if (k.len == key.len && hlo_bytes_eq(k.ptr, key.ptr, key.len))
       return &slots[i];
   }
 }
@@ -140,6 +138,15 @@ void hlo_index_free(hlo_index *x) {
   x->slots = NULL;
 }
 
+void hlo_index_clear(hlo_index *x) {
+  if (x->cap > 1024) {
+    hlo_index_free(x);
+  } else if (x->slots) {
+    memset(x->slots, 0, x->cap * sizeof *x->slots);
+    x->n = 0;
+  }
+}
+
 static uint64_t *index_find(uint64_t *slots, size_t cap, void *const *items, sv key, uint64_t h) {
   uint64_t tag = h & 0xFFFFFFFF00000000ULL;
   for (size_t i = (size_t)(h >> 32) & (cap - 1);; i = (i + 1) & (cap - 1)) {
@@ -148,7 +155,7 @@ static uint64_t *index_find(uint64_t *slots, size_t cap, void *const *items, sv 
     if ((slots[i] & 0xFFFFFFFF00000000ULL) != tag)
       continue;
     sv k = key_of(items[(slots[i] & 0xFFFFFFFFu) - 1]);
-    if (k.len == key.len && memcmp(k.ptr, key.ptr, key.len) == 0)
+    if (k.len == key.len && hlo_bytes_eq(k.ptr, key.ptr, key.len))
       return &slots[i];
   }
 }

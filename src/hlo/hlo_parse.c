@@ -20,7 +20,7 @@ typedef struct vec {
   size_t n, cap;
 } vec;
 
-enum { RECENT = 512 };
+enum { RECENT = 512, OPCODES_SEEN = 64, SHAPE_SETS = 64, SHAPE_WAYS = 4 };
 
 typedef struct parser {
   const char *s;
@@ -38,6 +38,11 @@ typedef struct parser {
    * instructions, and this small table stays in cache where the name map
    * of a large computation does not. */
   vmem_hlo_instruction *recent[RECENT];
+  /* In front of the opcode and shape tables: the last opcodes and shape
+   * texts seen, found by their first bytes without hashing the whole text
+   * (the tables were a fifth of a parse). */
+  const sv *opcodes_seen[OPCODES_SEEN];
+  hlo_shape_entry *shapes_seen[SHAPE_SETS][SHAPE_WAYS];
   vec instrs, ops, called, comps;
   vec calling;          /* the instructions that call computations, for link_callers */
   /* The second half's parser leaves a callee it has not seen NULL (it may
@@ -143,16 +148,24 @@ static bool attrs_take(parser *p, size_t from, hlo_attr **out, uint32_t *n) {
 
 /* ---- characters -------------------------------------------------------- */
 
-static inline bool is_ident_start(int c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
+/* Identifier characters, by byte: 1 may continue a name ([0-9.-]), 3 may
+ * also start one ([a-zA-Z_]); bytes from 128 on are neither. */
+static const unsigned char ident_class[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0,
+    0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 3,
+    0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0,
+};
 
-static inline bool is_ident(int c) {
-  return is_ident_start(c) || ch_is_digit(c) || c == '.' || c == '-';
-}
+static inline bool is_ident_start(int c) { return ident_class[(unsigned char)c] == 3; }
+static inline bool is_ident(int c) { return ident_class[(unsigned char)c] != 0; }
 
 /* ws ::= (' ' | '\t' | '\r' | '\n' | '/' '*' ... '*' '/' | '/' '/' ... '\n')* */
-static bool skip_ws(parser *p) {
+static bool skip_ws_slow(parser *p) {
   for (;;) {
     while (p->pos < p->len && ch_is_space(p->s[p->pos]))
       p->pos++;
@@ -178,6 +191,16 @@ static bool skip_ws(parser *p) {
       return true;
     }
   }
+}
+
+/* Most tokens are followed directly by the next: that case is inline. */
+static inline bool skip_ws(parser *p) {
+  if (p->pos < p->len) {
+    unsigned char c = (unsigned char)p->s[p->pos];
+    if (c > ' ' && c != '/')
+      return true;
+  }
+  return skip_ws_slow(p);
 }
 
 static bool at(parser *p, char c) { return p->pos < p->len && p->s[p->pos] == c; }
@@ -237,11 +260,21 @@ static bool parse_opcode(parser *p, sv *out) {
   return true;
 }
 
+/* A slot for the first (up to) eight bytes of a text and its length. */
+static size_t seen_slot(const char *s, size_t n, unsigned bits) {
+  uint64_t w = 0;
+  memcpy(&w, s, n < 8 ? n : 8);
+  return (size_t)(((w ^ n) * 0x9E3779B97F4A7C15ULL) >> (64 - bits));
+}
+
 /* A dump has a few dozen distinct opcodes: keep one sv for each. */
 static const sv *intern_opcode(parser *p, sv op) {
+  const sv **seen = &p->opcodes_seen[seen_slot(op.ptr, op.len, 6)];
+  if (*seen && (*seen)->len == op.len && hlo_bytes_eq((*seen)->ptr, op.ptr, op.len))
+    return *seen;
   sv *e = hlo_map_get(&p->opcodes, op);
   if (e)
-    return e;
+    return *seen = e;
   bool oom = false;
   if (!(e = arena_alloc(p->a, sizeof *e))) {
     nomem(p);
@@ -253,7 +286,7 @@ static const sv *intern_opcode(parser *p, sv op) {
     nomem(p);
     return NULL;
   }
-  return e;
+  return *seen = e;
 }
 
 /* string ::= '"' ([^"\\] | '\\' any)* '"'   (also single-quoted)
@@ -446,17 +479,55 @@ static size_t shape_extent(parser *p) {
   return i;
 }
 
+/* The set of recent shape texts for the text at pos (NULL near the end). */
+static hlo_shape_entry **shape_set(parser *p) {
+  return p->pos + 8 <= p->len ? p->shapes_seen[seen_slot(p->s + p->pos, 8, 6)] : NULL;
+}
+
+/* Is the interned text t the whole shape at pos? It is when the text
+ * follows and then a ',' or ')', or blanks and anything but a spaced
+ * layout ('{' and a digit or ':'): shape_extent, which found t, would end
+ * the shape at the same place. */
+static bool shape_text_here(parser *p, sv t) {
+  size_t i = p->pos + t.len;
+  if (i >= p->len || !hlo_bytes_eq(p->s + p->pos, t.ptr, t.len))
+    return false;
+  char c = p->s[i];
+  if (c == ',' || c == ')')
+    return true;
+  if (c != ' ' && c != '\t')
+    return false;
+  while (i < p->len && (p->s[i] == ' ' || p->s[i] == '\t'))
+    i++;
+  return i + 1 < p->len && !(p->s[i] == '{' && (ch_is_digit(p->s[i + 1]) || p->s[i + 1] == ':'));
+}
+
+/* Remembers e first in its set, the oldest falling out. */
+static void shape_seen(hlo_shape_entry **set, hlo_shape_entry *e) {
+  if (!set)
+    return;
+  memmove(set + 1, set, (SHAPE_WAYS - 1) * sizeof *set);
+  set[0] = e;
+}
+
 /* shape, interned: dumps repeat the same few shape texts many times, so
  * each distinct text is parsed once and shared (shapes are immutable). */
 static vmem_shape *parse_shape_interned(parser *p) {
   if (!skip_ws(p))
     return NULL;
+  hlo_shape_entry **set = shape_set(p);
+  for (int w = 0; set && w < SHAPE_WAYS && set[w]; w++)
+    if (shape_text_here(p, set[w]->text)) {
+      p->pos += set[w]->text.len;
+      return set[w]->shape;
+    }
   size_t start = p->pos, end = shape_extent(p);
   if (end) {
     sv key = {p->s + start, end - start};
     hlo_shape_entry *e = hlo_map_get(&p->shapes, key);
     if (e) {
       p->pos = end;
+      shape_seen(set, e);
       return e->shape;
     }
   }
@@ -472,6 +543,7 @@ static vmem_shape *parse_shape_interned(parser *p) {
   e->text.ptr = p->s + start;
   e->text.len = end - start;
   e->shape = s;
+  shape_seen(set, e);
   hlo_map_put(&p->shapes, e, &oom);
   if (oom) {
     nomem(p);
@@ -513,7 +585,7 @@ static bool parse_operand(parser *p, vmem_hlo_computation *c) {
     return false;
   uint64_t h = hlo_hash(name);
   vmem_hlo_instruction *op = p->recent[h & (RECENT - 1)];
-  if (!op || op->name.len != name.len || memcmp(op->name.ptr, name.ptr, name.len) != 0)
+  if (!op || op->parent != c || op->name.len != name.len || !hlo_bytes_eq(op->name.ptr, name.ptr, name.len))
     op = p->instrs.v ? hlo_index_get(&p->names, p->instrs.v + p->comp_from, name, h)
                      : NULL; /* nothing defined yet (and no array to offset) */
   if (!op)
@@ -772,9 +844,11 @@ static bool parse_body(parser *p, vmem_hlo_computation *c) {
   if (!expect(p, '{', "'{' to open the computation body"))
     return false;
   size_t open = p->pos - 1;
-  if (!hlo_index_init(&p->names, p->alloc, 64))
+  if (!p->names.slots && !hlo_index_init(&p->names, p->alloc, 8))
     return nomem(p);
-  memset(p->recent, 0, sizeof p->recent); /* names are per computation */
+  /* recent is not cleared: an entry of an earlier computation has another
+   * parent (clearing its 4 KB for each of 50,000 computations was 200 MB of
+   * stores a parse). */
   size_t from = p->comp_from = p->instrs.n;
   for (;;) {
     if (!skip_ws(p))
@@ -796,7 +870,7 @@ static bool parse_body(parser *p, vmem_hlo_computation *c) {
     }
   }
   p->pos++; /* '}' */
-  hlo_index_free(&p->names); /* before the copy below: a large computation's index is megabytes */
+  hlo_index_clear(&p->names); /* before the copy below: a large computation's index is megabytes */
   c->ninstrs = (uint32_t)(p->instrs.n - from);
   if (c->ninstrs == 0)
     return fail(p, VMEM_ERR_SYNTAX, open, "computation %%%.*s has no instructions", (int)c->name.len,
