@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* pthreads: a large module is read in two halves */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,6 +22,10 @@ typedef struct vec {
 } vec;
 
 enum { RECENT = 512, OPCODES_SEEN = 64, SHAPE_SETS = 64, SHAPE_WAYS = 4 };
+
+struct half;
+struct parser;
+static void half_poll(struct parser *p);
 
 typedef struct parser {
   const char *s;
@@ -49,6 +54,11 @@ typedef struct parser {
    * be in the first half) and lists the instruction here. */
   bool defer_callees;
   vec pending;
+  /* The second half's link to the first: once the first has ended at the
+   * cut, its computation names (first_names) are final and this half looks
+   * callees up there itself. */
+  struct half *share;
+  const hlo_map *first_names;
   hlo_attr *attrs;
   size_t nattrs, cap_attrs;
 } parser;
@@ -678,6 +688,8 @@ static bool resolve_called(parser *p, const hlo_attr *a, bool *deferred) {
     }
     sv name = {b, (size_t)(s - b)};
     vmem_hlo_computation *callee = hlo_map_get(p->m->by_name, name);
+    if (!callee && p->first_names)
+      callee = hlo_map_get(p->first_names, name);
     if (!callee && p->defer_callees)
       *deferred = true;
     else if (!callee)
@@ -862,6 +874,8 @@ static bool parse_body(parser *p, vmem_hlo_computation *c) {
     vmem_hlo_instruction *in = parse_instruction(p, c, &is_root);
     if (!in)
       return false;
+    if (p->share && !p->first_names)
+      half_poll(p);
     if (is_root) {
       if (c->root)
         return fail(p, VMEM_ERR_SYNTAX, (size_t)(in->name.ptr - p->s), "computation %%%.*s has two ROOT instructions",
@@ -1035,7 +1049,32 @@ typedef struct half {
   parser p;
   vmem_error err;
   bool ok;
+  /* The hand-over. The first half, ended at the cut, publishes its names
+   * (first_ready); the second, seeing it between two instructions, hands
+   * over the callers it left open so far (handed) and looks names up in
+   * the first's table from then on; the first fills them in while the
+   * second goes on. */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  atomic_bool first_ready;
+  const hlo_map *first_names;
+  vec handed;
+  bool handed_over, finished, sync;
 } half;
+
+/* The second half, between two instructions: has the first ended? */
+static void half_poll(parser *p) {
+  half *h = p->share;
+  if (!atomic_load_explicit(&h->first_ready, memory_order_acquire))
+    return;
+  pthread_mutex_lock(&h->mu);
+  p->first_names = h->first_names;
+  h->handed = p->pending;
+  memset(&p->pending, 0, sizeof p->pending);
+  h->handed_over = true;
+  pthread_cond_signal(&h->cv);
+  pthread_mutex_unlock(&h->mu);
+}
 
 static bool parser_init(parser *p, vmem_hlo_module *m, vmem_error *err);
 static void parser_free(parser *p);
@@ -1043,6 +1082,10 @@ static void parser_free(parser *p);
 static void *half_main(void *arg) {
   half *h = arg;
   h->ok = parse_computations(&h->p, SIZE_MAX);
+  pthread_mutex_lock(&h->mu);
+  h->finished = true;
+  pthread_cond_signal(&h->cv);
+  pthread_mutex_unlock(&h->mu);
   return NULL;
 }
 
@@ -1083,6 +1126,11 @@ static bool halves_pay(const parser *p) {
 }
 
 static void half_drop(half *h) {
+  if (h->sync) {
+    pthread_cond_destroy(&h->cv);
+    pthread_mutex_destroy(&h->mu);
+  }
+  vmem__free(h->p.alloc, h->handed.v);
   parser_free(&h->p);
   if (h->m.by_name)
     hlo_map_free(h->m.by_name);
@@ -1096,9 +1144,17 @@ static bool half_start(parser *p, half *h, size_t cut, pthread_t *th) {
   arena_init(&h->m.a, NULL);
   h->m.text = p->s;
   h->m.len = p->len;
-  if (parser_init(&h->p, &h->m, &h->err)) {
+  atomic_init(&h->first_ready, false);
+  if (pthread_mutex_init(&h->mu, NULL) == 0) {
+    if (pthread_cond_init(&h->cv, NULL) == 0)
+      h->sync = true;
+    else
+      pthread_mutex_destroy(&h->mu);
+  }
+  if (h->sync && parser_init(&h->p, &h->m, &h->err)) {
     h->p.pos = cut;
     h->p.defer_callees = true;
+    h->p.share = h;
     if (pthread_create(th, NULL, half_main, h) == 0)
       return true;
   }
@@ -1107,10 +1163,51 @@ static bool half_start(parser *p, half *h, size_t cut, pthread_t *th) {
 }
 
 
+/* Fills in the callees the second half left open in `open`'s
+ * instructions from this half's computations; false when one is not
+ * there (defined nowhere before its caller: one pass names it). */
+static bool fill_open_callees(parser *p, vmem_hlo_instruction *const *open, size_t n) {
+  size_t mark = p->called.n;
+  bool fits = true;
+  p->defer_callees = true; /* a name not found here is NULL, not an error */
+  for (size_t i = 0; fits && i < n; i++) {
+    vmem_hlo_instruction *in = open[i];
+    bool deferred = false;
+    p->called.n = mark;
+    for (uint32_t k = 0; fits && k < in->nattrs; k++)
+      fits = !calls_computations(attr_name(&hlo_attrs(in)[k])) || resolve_called(p, &hlo_attrs(in)[k], &deferred);
+    for (uint16_t k = 0; fits && k < in->ncalled; k++)
+      if (!in->called[k] && !(in->called[k] = p->called.v[mark + k]))
+        fits = false;
+  }
+  p->defer_callees = false;
+  p->called.n = mark;
+  if (p->err->code != VMEM_OK) /* not reached: the second half read the same names */
+    err_clear(p->err);
+  return fits;
+}
+
+/* This half has ended at the cut: its names are final. Tells the second,
+ * waits until it hands over its open callers (or ends), and fills them
+ * in while it goes on. */
+static bool first_half_done(parser *p, half *h) {
+  pthread_mutex_lock(&h->mu);
+  h->first_names = p->m->by_name;
+  atomic_store_explicit(&h->first_ready, true, memory_order_release);
+  while (!h->handed_over && !h->finished)
+    pthread_cond_wait(&h->cv, &h->mu);
+  vec handed = h->handed;
+  memset(&h->handed, 0, sizeof h->handed);
+  pthread_mutex_unlock(&h->mu);
+  bool fits = fill_open_callees(p, (vmem_hlo_instruction *const *)handed.v, handed.n);
+  vmem__free(h->p.alloc, handed.v);
+  return fits;
+}
+
 /* Can the second half join this one? Its computations' names must be new,
  * at most one ENTRY between them, and every callee it left open one of
- * this half's computations (then filled in; the callees it found are its
- * own, defined before their callers). Nothing of this half changes. */
+ * this half's computations (the callees it found are its own, defined
+ * before their callers, or this half's). Nothing of this half changes. */
 static bool half_fits(parser *p, half *h) {
   vmem_hlo_computation *const *cs = (vmem_hlo_computation *const *)h->p.comps.v;
   for (size_t i = 0; i < h->p.comps.n; i++)
@@ -1118,24 +1215,7 @@ static bool half_fits(parser *p, half *h) {
       return false;
   if (p->m->entry && h->m.entry)
     return false;
-  size_t mark = p->called.n;
-  bool fits = true;
-  p->defer_callees = true; /* a name not found here is NULL, not an error */
-  for (size_t i = 0; fits && i < h->p.pending.n; i++) {
-    vmem_hlo_instruction *in = h->p.pending.v[i];
-    bool deferred = false;
-    p->called.n = mark;
-    for (uint32_t k = 0; fits && k < in->nattrs; k++)
-      fits = !calls_computations(attr_name(&hlo_attrs(in)[k])) || resolve_called(p, &hlo_attrs(in)[k], &deferred);
-    for (uint16_t k = 0; fits && k < in->ncalled; k++)
-      if (!in->called[k] && !(in->called[k] = p->called.v[mark + k]))
-        fits = false; /* defined nowhere before: one pass names it */
-  }
-  p->defer_callees = false;
-  p->called.n = mark;
-  if (p->err->code != VMEM_OK) /* not reached: the second half read the same names */
-    err_clear(p->err);
-  return fits;
+  return fill_open_callees(p, (vmem_hlo_instruction *const *)h->p.pending.v, h->p.pending.n);
 }
 
 /* Joins the second half's computations, instructions and memory to this
@@ -1179,8 +1259,11 @@ static bool parse_module(parser *p) {
   bool two = cut && half_start(p, &h, cut, &th);
   bool ok = parse_computations(p, two ? cut : SIZE_MAX);
   if (two) {
+    /* Only a first half that ended at the cut publishes its names: one
+     * that ran past it goes on alone and adds to them. */
+    bool fits = ok && p->pos == cut && first_half_done(p, &h);
     pthread_join(th, NULL);
-    if (ok && p->pos == cut && h.ok && half_fits(p, &h))
+    if (fits && h.ok && half_fits(p, &h))
       ok = half_join(p, &h);
     half_drop(&h);
   }
