@@ -228,6 +228,43 @@ static void test_large_module_is_cut(void **state) {
   free(s);
 }
 
+/* A module whose last computation is over three quarters of it: the only
+ * cuts lie before a quarter, and the one nearest the middle is taken (a
+ * 23/77 split still gains). */
+static void test_skewed_module_is_cut(void **state) {
+  (void)state;
+  size_t cap = 3u << 20, n = 0;
+  char *s = malloc(cap);
+  assert_non_null(s);
+  n += (size_t)sprintf(s + n, "HloModule skewed\n\n");
+  for (int k = 0; n < cap / 100 * 23; k++)
+    n += (size_t)sprintf(s + n,
+                         "%%f.%d (p: f32[8]) -> f32[8] {\n  %%p = f32[8]{0} parameter(0)\n"
+                         "  ROOT %%n = f32[8]{0} negate(%%p)\n}\n\n",
+                         k);
+  n += (size_t)sprintf(s + n, "ENTRY %%main (x: f32[8]) -> f32[8] {\n  %%x = f32[8]{0} parameter(0)\n"
+                              "  %%a.0 = f32[8]{0} fusion(%%x), kind=kLoop, calls=%%f.0\n");
+  int k = 1;
+  for (; n < cap - 4096; k++)
+    n += (size_t)sprintf(s + n, "  %%a.%d = f32[8]{0} fusion(%%a.%d), kind=kLoop, calls=%%f.%d\n", k, k - 1, k % 97);
+  n += (size_t)sprintf(s + n, "  ROOT %%r = f32[8]{0} copy(%%a.%d)\n}\n", k - 1);
+  vmem_error e1, e2;
+  vmem_hlo_module *a = hlo_parse_cut(s, n, HLO_CUT_NONE, &e1);
+  vmem_hlo_module *b = hlo_parse_cut(s, n, HLO_CUT_AUTO, &e2);
+  assert_non_null(a);
+  assert_non_null(b);
+  if (sys_processors() >= 2)
+    assert_true(b->halves);
+  same_structure(a, b);
+  char *x = print(a), *y = print(b);
+  assert_string_equal(x, y);
+  free(x);
+  free(y);
+  vmem_hlo_free(a);
+  vmem_hlo_free(b);
+  free(s);
+}
+
 /* The project's own modules, and the corpus's when it is beside the checkout. */
 static void check_file(const char *path) {
   size_t len = 0;
@@ -262,6 +299,7 @@ int main(void) {
       cmocka_unit_test(test_fixture_every_cut),
       cmocka_unit_test(test_errors_every_cut),
       cmocka_unit_test(test_large_module_is_cut),
+      cmocka_unit_test(test_skewed_module_is_cut),
       cmocka_unit_test(test_files_every_cut),
   };
   return RUN(tests);

@@ -1089,10 +1089,9 @@ static void *half_main(void *arg) {
   return NULL;
 }
 
-/* The first non-blank byte after a line holding only '}', searched in
- * [lo, hi); 0 when none. */
-static size_t cut_in(const char *s, size_t len, size_t lo, size_t hi, bool last) {
-  size_t found = 0;
+/* The first non-blank byte after a line holding only '}' in [lo, hi), the
+ * first such from lo on; 0 when none. */
+static size_t cut_after(const char *s, size_t len, size_t lo, size_t hi) {
   for (size_t i = lo; i < hi;) {
     const char *nl = memchr(s + i, '\n', hi - i);
     if (!nl)
@@ -1102,19 +1101,36 @@ static size_t cut_in(const char *s, size_t len, size_t lo, size_t hi, bool last)
       size_t j = i + 1;
       while (j < len && ch_is_space(s[j]))
         j++;
-      if (j < hi && !last)
-        return j;
       if (j < hi)
-        found = j;
+        return j;
     }
   }
-  return found;
+  return 0;
 }
 
-/* Where to cut [from, len): nearest the middle, within its middle half. */
+/* The last such in [lo, hi), searched back in 64 KB steps; 0 when none. */
+static size_t cut_before(const char *s, size_t len, size_t lo, size_t hi) {
+  for (size_t end = hi; end > lo;) {
+    size_t from = end - lo > (64 << 10) ? end - (64 << 10) : lo, last = 0;
+    for (size_t at = from; (at = cut_after(s, len, at, end)) != 0; at++)
+      last = at;
+    if (last)
+      return last;
+    end = from;
+  }
+  return 0;
+}
+
+/* Where to cut [from, len): the candidate nearest the middle, within the
+ * middle three fifths (a 20/80 split still gains a fifth). Only a guess:
+ * the first half's parse must end exactly there for the cut to be used. */
 static size_t find_cut(const char *s, size_t from, size_t len) {
-  size_t q = (len - from) / 4, cut = cut_in(s, len, from + 2 * q, from + 3 * q, false);
-  return cut ? cut : cut_in(s, len, from + q, from + 2 * q, true);
+  size_t n = len - from, mid = from + n / 2, lo = from + n / 5;
+  size_t ahead = cut_after(s, len, mid, from + n / 5 * 4);
+  if (ahead && ahead - mid < mid - lo)
+    lo = mid - (ahead - mid); /* one behind must be nearer than the one ahead */
+  size_t back = cut_before(s, len, lo, mid);
+  return back && (!ahead || mid - back <= ahead - mid) ? back : ahead;
 }
 
 /* Two halves pay when the caller's allocator is the default one (a
