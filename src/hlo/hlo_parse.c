@@ -731,16 +731,20 @@ static bool link_called(parser *p, vmem_hlo_instruction *in) {
  * parser holds from ops_from and attrs_from on, a constant's literal. */
 static vmem_hlo_instruction *instruction_block(parser *p, const vmem_hlo_instruction *head, size_t ops_from,
                                                size_t attrs_from, sv literal) {
-  size_t ops = head->noperands * sizeof(vmem_hlo_instruction *), attrs = head->nattrs * sizeof(hlo_attr);
-  size_t lit = head->kind == HLO_KIND_CONSTANT ? sizeof(sv) : 0;
-  vmem_hlo_instruction *in = arena_alloc(p->a, sizeof *head + ops + attrs + lit);
+  /* 64-bit sums: 2^32 operands of 8 bytes overflow only a 32-bit size_t */
+  uint64_t ops = (uint64_t)head->noperands * sizeof(vmem_hlo_instruction *);
+  uint64_t attrs = (uint64_t)head->nattrs * sizeof(hlo_attr), lit = head->kind == HLO_KIND_CONSTANT ? sizeof(sv) : 0;
+  uint64_t size = sizeof *head + ops + attrs + lit;
+  if (size > SIZE_MAX)
+    return nomem(p), NULL;
+  vmem_hlo_instruction *in = arena_alloc(p->a, (size_t)size);
   if (!in)
     return nomem(p), NULL;
   memcpy(in, head, sizeof *head);
   if (ops)
-    memcpy(in->operands, p->ops.v + ops_from, ops);
+    memcpy(in->operands, p->ops.v + ops_from, (size_t)ops);
   if (attrs)
-    memcpy(in->operands + head->noperands, p->attrs + attrs_from, attrs); /* where hlo_attrs finds them */
+    memcpy(in->operands + head->noperands, p->attrs + attrs_from, (size_t)attrs); /* where hlo_attrs finds them */
   if (lit) {
     in->literal = (sv *)(void *)((char *)(in + 1) + ops + attrs);
     *in->literal = literal;
