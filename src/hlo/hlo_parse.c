@@ -1303,26 +1303,31 @@ static bool parse_module(parser *p) {
 }
 
 /* The call graph, reversed: each computation lists its callers; fusion
- * bodies are marked. Only the instructions that call are visited. */
+ * bodies are marked. Only the instructions that call are visited, twice:
+ * to count, then to fill slices of one block (a computation nobody calls
+ * has none). */
 static bool link_callers(parser *p) {
-  vmem_hlo_module *m = p->m;
   vmem_hlo_instruction *const *calling = (vmem_hlo_instruction *const *)p->calling.v;
+  size_t total = 0, off = 0;
   for (size_t i = 0; i < p->calling.n; i++)
-    for (uint32_t k = 0; k < calling[i]->ncalled; k++) {
+    for (uint32_t k = 0; k < calling[i]->ncalled; k++, total++) {
       calling[i]->called[k]->ncallers++;
       if (sv_eq(*calling[i]->opcode, "fusion", 6))
         calling[i]->called[k]->is_fusion = true;
     }
-  for (uint32_t ci = 0; ci < m->ncomps; ci++) {
-    vmem_hlo_computation *c = m->comps[ci];
-    c->callers = arena_alloc(p->a, (c->ncallers ? c->ncallers : 1) * sizeof *c->callers);
-    if (!c->callers)
-      return nomem(p);
-    c->ncallers = 0;
-  }
+  const vmem_hlo_instruction **block = total ? arena_alloc(p->a, total * sizeof *block) : NULL;
+  if (total && !block)
+    return nomem(p);
   for (size_t i = 0; i < p->calling.n; i++)
-    for (uint32_t k = 0; k < calling[i]->ncalled; k++)
-      calling[i]->called[k]->callers[calling[i]->called[k]->ncallers++] = calling[i];
+    for (uint32_t k = 0; k < calling[i]->ncalled; k++) {
+      vmem_hlo_computation *c = calling[i]->called[k];
+      if (!c->callers) { /* its slice; ncallers counts again as it fills */
+        c->callers = block + off;
+        off += c->ncallers;
+        c->ncallers = 0;
+      }
+      c->callers[c->ncallers++] = calling[i];
+    }
   return true;
 }
 
