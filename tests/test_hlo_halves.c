@@ -82,6 +82,11 @@ static const edit bad[] = {
     {"ROOT %cnd = f32[8]{0}", "ROOT %cnd = f32[8]{0"}, /* ... and late */
     {"}, execution_thread=\"main\"", "}, execution_thread=main"},
     {"%cond (c: s32[]) -> pred[] {", "%cond (c: s32[]) -> pred[] "},
+    /* Across a cut inside a computation: */
+    {"  ROOT %cnd", "  %w = s32[] copy(%i0)\n  ROOT %cnd"},          /* a name defined before the cut */
+    {"fusion(%x0), kind=kLoop, calls=%fused.1", "fusion(%f2), kind=kLoop, calls=%fused.1"}, /* used before */
+    {"  %f1 = f32[8]{0} fusion", "  ROOT %f1 = f32[8]{0} fusion"},    /* two ROOTs */
+    {"to_apply=%add", "to_apply=%fused.2"},                            /* a computation calling itself */
 };
 
 static char *apply(const edit *e) {
@@ -171,10 +176,12 @@ static size_t check_every_cut(const char *text, size_t len, const char *what) {
 
 static void test_fixture_every_cut(void **state) {
   (void)state;
-  /* The cuts at fused.1, cond (after the comment), body, fused.2, branch.a,
-   * branch.b and ENTRY join; the rest (inside a computation, at the comment
-   * or a blank line, at the '}' lines of body's attribute) fall back. */
-  assert_int_equal(check_every_cut(good, strlen(good), "good"), 7);
+  /* A cut at the start of every computation but the first (7) and of every
+   * instruction line (25), or one byte into its indent (25), joins; the rest
+   * fall back: blank lines, the comment, a '}' line, the execution_thread
+   * line, the lines of body's multi-line attribute ("y={" looks like an
+   * instruction and is not one), one byte into a name. */
+  assert_int_equal(check_every_cut(good, strlen(good), "good"), 57);
 }
 
 static void test_errors_every_cut(void **state) {

@@ -21,11 +21,22 @@ typedef struct vec {
   size_t n, cap;
 } vec;
 
+/* An operand the second half left open: the cut fell inside its
+ * computation and the name is not among the instructions after the cut. */
+typedef struct open_operand {
+  vmem_hlo_instruction *in;
+  sv name;
+  uint64_t hash;
+  size_t k; /* its place among in's operands */
+} open_operand;
+
 enum { RECENT = 512, OPCODES_SEEN = 64, SHAPE_SETS = 64, SHAPE_WAYS = 4 };
 
 struct half;
 struct parser;
 static void half_poll(struct parser *p);
+static bool computation_thread(struct parser *p, vmem_hlo_computation *c);
+static bool computation_name(struct parser *p, vmem_hlo_computation *c);
 
 typedef struct parser {
   const char *s;
@@ -59,6 +70,21 @@ typedef struct parser {
    * callees up there itself. */
   struct half *share;
   const hlo_map *first_names;
+  /* A cut inside a computation. The first half stops at the instruction
+   * that starts at stop_at and leaves that computation open (suspended,
+   * its '{' at body_open); the second reads the rest of it into `cont`, a
+   * shell, leaving operands it cannot find open (open_ops), and after the
+   * hand-over finds them among the first part's (first_index over
+   * first_items) and marks a name both parts define (clash). A callee named
+   * as the open computation (open_comp) is it, but not from inside it. */
+  size_t stop_at;
+  vmem_hlo_computation *suspended, *cont, *open_comp, *open_shell;
+  size_t body_open;
+  bool cont_done, clash;
+  const hlo_index *first_index;
+  vmem_hlo_instruction *const *first_items;
+  open_operand *open_ops;
+  size_t nopen, cap_open, open_from;
   hlo_attr *attrs;
   size_t nattrs, cap_attrs;
 } parser;
@@ -575,6 +601,25 @@ static bool at_inline_shape(parser *p) {
 
 /* ---- instructions ----------------------------------------------------- */
 
+/* Records an open operand, the next in p->ops (its instruction and place
+ * are set when the instruction is made). */
+static bool open_operand_push(parser *p, sv name, uint64_t hash) {
+  if (p->nopen == p->cap_open) {
+    size_t cap = p->cap_open ? p->cap_open * 2 : 64;
+    open_operand *na = vmem__alloc(p->alloc, cap * sizeof *na);
+    if (!na)
+      return nomem(p);
+    if (p->nopen)
+      memcpy(na, p->open_ops, p->nopen * sizeof *na);
+    vmem__free(p->alloc, p->open_ops);
+    p->open_ops = na;
+    p->cap_open = cap;
+  }
+  open_operand o = {NULL, name, hash, p->ops.n};
+  p->open_ops[p->nopen++] = o;
+  return true;
+}
+
 /* operand ::= shape? name      (the inline shape is checked and dropped) */
 static bool parse_operand(parser *p, vmem_hlo_computation *c) {
   if (!skip_ws(p))
@@ -598,9 +643,15 @@ static bool parse_operand(parser *p, vmem_hlo_computation *c) {
   if (!op || op->parent != c || op->name.len != name.len || !hlo_bytes_eq(op->name.ptr, name.ptr, name.len))
     op = p->instrs.v ? hlo_index_get(&p->names, p->instrs.v + p->comp_from, name, h)
                      : NULL; /* nothing defined yet (and no array to offset) */
-  if (!op)
+  if (!op && c == p->cont) { /* the second half, inside the computation the cut fell in */
+    if (p->first_items)
+      op = hlo_index_get(p->first_index, (void *const *)p->first_items, name, h);
+    if (!op && !open_operand_push(p, name, h))
+      return false;
+  } else if (!op) {
     return fail(p, VMEM_ERR_UNKNOWN, at_name, "unknown operand %%%.*s: not defined earlier in computation %%%.*s",
                 (int)name.len, name.ptr, (int)c->name.len, c->name.ptr);
+  }
   if (!skip_ws(p))
     return false;
   if (at(p, '('))
@@ -664,9 +715,24 @@ static bool calls_computations(sv name) {
   return false;
 }
 
+/* The computation a name calls from computation `from`: one defined
+ * before, among this parser's, the first half's once published, or the one
+ * the first half stopped inside — which is defined for its callers after
+ * it, not for its own instructions. */
+static vmem_hlo_computation *callee_named(parser *p, sv name, const vmem_hlo_computation *from) {
+  vmem_hlo_computation *c = hlo_map_get(p->m->by_name, name);
+  if (!c && p->first_names)
+    c = hlo_map_get(p->first_names, name);
+  vmem_hlo_computation *open = p->open_comp;
+  if (!c && open && from != open && from != p->open_shell && open->name.len == name.len &&
+      hlo_bytes_eq(open->name.ptr, name.ptr, name.len))
+    c = open;
+  return c;
+}
+
 /* names ::= name | '{' (name (',' name)*)? '}'
  * An inline body (to_apply={ ... = ... }) is left unresolved. */
-static bool resolve_called(parser *p, const hlo_attr *a, bool *deferred) {
+static bool resolve_called(parser *p, const hlo_attr *a, const vmem_hlo_computation *from, bool *deferred) {
   const char *s = a->value, *end = s + a->value_len;
   if (*s == '{') {
     s++, end--;
@@ -687,9 +753,7 @@ static bool resolve_called(parser *p, const hlo_attr *a, bool *deferred) {
       break;
     }
     sv name = {b, (size_t)(s - b)};
-    vmem_hlo_computation *callee = hlo_map_get(p->m->by_name, name);
-    if (!callee && p->first_names)
-      callee = hlo_map_get(p->first_names, name);
+    vmem_hlo_computation *callee = callee_named(p, name, from);
     if (!callee && p->defer_callees)
       *deferred = true;
     else if (!callee)
@@ -706,7 +770,7 @@ static bool link_called(parser *p, vmem_hlo_instruction *in) {
   size_t from = p->called.n;
   bool deferred = false;
   for (uint32_t k = 0; k < in->nattrs; k++)
-    if (calls_computations(attr_name(&hlo_attrs(in)[k])) && !resolve_called(p, &hlo_attrs(in)[k], &deferred))
+    if (calls_computations(attr_name(&hlo_attrs(in)[k])) && !resolve_called(p, &hlo_attrs(in)[k], in->parent, &deferred))
       return false;
   if (p->called.n - from > UINT16_MAX)
     return fail(p, VMEM_ERR_RANGE, (size_t)(in->name.ptr - p->s), "%%%.*s calls more than %u computations",
@@ -780,6 +844,10 @@ static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *
   vmem_hlo_instruction *in = instruction_block(p, &head, ops_from, attrs_from, literal);
   if (!in)
     return NULL;
+  for (; p->open_from < p->nopen; p->open_from++) {
+    p->open_ops[p->open_from].in = in;
+    p->open_ops[p->open_from].k -= ops_from;
+  }
   if (!link_called(p, in))
     return NULL;
   bool oom = false;
@@ -795,6 +863,8 @@ static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *
   }
   if (!prev)
     p->recent[h & (RECENT - 1)] = in;
+  if (!prev && c == p->cont && p->first_items && hlo_index_get(p->first_index, (void *const *)p->first_items, in->name, h))
+    p->clash = true; /* defined before the cut too: one pass names the duplicate */
   if (prev) {
     size_t line;
     vmem_locate(p->s, p->len, (size_t)(prev->name.ptr - p->s), &line, NULL);
@@ -855,20 +925,50 @@ static bool parse_signature(parser *p, vmem_hlo_computation *c) {
   return (c->result = parse_shape_interned(p)) != NULL;
 }
 
-/* body ::= '{' instruction+ '}' */
-static bool parse_body(parser *p, vmem_hlo_computation *c) {
-  if (!expect(p, '{', "'{' to open the computation body"))
-    return false;
-  size_t open = p->pos - 1;
+/* A body's instructions start: a name index, their place in p->instrs. */
+static bool body_begin(parser *p) {
   if (!p->names.slots && !hlo_index_init(&p->names, p->alloc, 8))
     return nomem(p);
   /* recent is not cleared: an entry of an earlier computation has another
    * parent (clearing its 4 KB for each of 50,000 computations was 200 MB of
    * stores a parse). */
-  size_t from = p->comp_from = p->instrs.n;
+  p->comp_from = p->instrs.n;
+  return true;
+}
+
+/* The end of a body, after its '}': the instructions move to the arena. */
+static bool body_close(parser *p, vmem_hlo_computation *c, size_t open) {
+  size_t from = p->comp_from;
+  hlo_index_clear(&p->names); /* before the copy below: a large computation's index is megabytes */
+  c->ninstrs = (uint32_t)(p->instrs.n - from);
+  if (c->ninstrs == 0)
+    return fail(p, VMEM_ERR_SYNTAX, open, "computation %%%.*s has no instructions", (int)c->name.len,
+                c->name.ptr);
+  void **instrs;
+  if (!vec_take(p, &p->instrs, from, &instrs))
+    return false;
+  if (p->instrs.n == 0 && p->instrs.cap > 1 << 16) { /* a large computation's list: megabytes, not kept */
+    vmem__free(p->alloc, p->instrs.v);
+    p->instrs = (vec){0};
+  }
+  c->instrs = (vmem_hlo_instruction **)instrs;
+  if (!c->root && c != p->cont) /* the rest of a cut computation: its root may be before the cut */
+    c->root = c->instrs[c->ninstrs - 1];
+  p->m->total_instrs += c->ninstrs;
+  return true;
+}
+
+/* instruction* '}'   from where the body stands (its start, or a cut; its
+ * '{' at `open`). The first half stops at its cut, c left open. */
+static bool body_rest(parser *p, vmem_hlo_computation *c, size_t open) {
   for (;;) {
     if (!skip_ws(p))
       return false;
+    if (p->pos == p->stop_at) {
+      p->suspended = c;
+      p->body_open = open;
+      return true;
+    }
     if (at(p, '}'))
       break;
     if (p->pos >= p->len)
@@ -888,23 +988,14 @@ static bool parse_body(parser *p, vmem_hlo_computation *c) {
     }
   }
   p->pos++; /* '}' */
-  hlo_index_clear(&p->names); /* before the copy below: a large computation's index is megabytes */
-  c->ninstrs = (uint32_t)(p->instrs.n - from);
-  if (c->ninstrs == 0)
-    return fail(p, VMEM_ERR_SYNTAX, open, "computation %%%.*s has no instructions", (int)c->name.len,
-                c->name.ptr);
-  void **instrs;
-  if (!vec_take(p, &p->instrs, from, &instrs))
+  return body_close(p, c, open);
+}
+
+/* body ::= '{' instruction+ '}' */
+static bool parse_body(parser *p, vmem_hlo_computation *c) {
+  if (!expect(p, '{', "'{' to open the computation body"))
     return false;
-  if (p->instrs.n == 0 && p->instrs.cap > 1 << 16) { /* a large computation's list: megabytes, not kept */
-    vmem__free(p->alloc, p->instrs.v);
-    p->instrs = (vec){0};
-  }
-  c->instrs = (vmem_hlo_instruction **)instrs;
-  if (!c->root)
-    c->root = c->instrs[c->ninstrs - 1];
-  p->m->total_instrs += c->ninstrs;
-  return true;
+  return body_begin(p) && body_rest(p, c, p->pos - 1);
 }
 
 /* computation ::= 'ENTRY'? name signature? body (',' 'execution_thread=' string)? */
@@ -928,32 +1019,53 @@ static vmem_hlo_computation *parse_computation(parser *p) {
     return NULL;
   if (!parse_body(p, c))
     return NULL;
+  if (p->suspended)
+    return c; /* the first half stopped inside it: it ends when the halves meet */
+  return computation_thread(p, c) && computation_name(p, c) ? c : NULL;
+}
+
+/* (',' 'execution_thread=' string)?   after a computation's '}' */
+static bool computation_thread(parser *p, vmem_hlo_computation *c) {
   size_t save = p->pos;
   if (accept(p, ',')) {
     size_t from = p->nattrs;
     if (!parse_attr(p))
-      return NULL;
+      return false;
     sv an = attr_name(&p->attrs[from]), av = attr_value(&p->attrs[from]);
     p->nattrs = from;
     if (!sv_eq(an, "execution_thread", 16)) {
       p->pos = save;
-      return fail(p, VMEM_ERR_SYNTAX, (size_t)(an.ptr - p->s),
-                  "only execution_thread= may follow a computation"), NULL;
+      return fail(p, VMEM_ERR_SYNTAX, (size_t)(an.ptr - p->s), "only execution_thread= may follow a computation");
     }
     sv q = sv_unquote(av);
     if (q.len + 2 != av.len || memchr(q.ptr, '"', q.len))
-      return fail(p, VMEM_ERR_SYNTAX, (size_t)(av.ptr - p->s),
-                  "execution_thread needs one quoted string"), NULL;
+      return fail(p, VMEM_ERR_SYNTAX, (size_t)(av.ptr - p->s), "execution_thread needs one quoted string");
     c->thread = q;
   }
+  return p->err->code == VMEM_OK;
+}
+
+/* A finished computation's name goes into the module's table. */
+static bool computation_name(parser *p, vmem_hlo_computation *c) {
   bool oom = false;
-  if (hlo_map_put(p->m->by_name, c, &oom) || oom) {
-    oom ? nomem(p)
-        : fail(p, VMEM_ERR_SYNTAX, c->offset, "duplicate computation name %%%.*s", (int)c->name.len,
-               c->name.ptr);
-    return NULL;
+  if (hlo_map_put(p->m->by_name, c, &oom) || oom)
+    return oom ? nomem(p)
+               : fail(p, VMEM_ERR_SYNTAX, c->offset, "duplicate computation name %%%.*s", (int)c->name.len,
+                      c->name.ptr);
+  return true;
+}
+
+/* It takes its place among the module's computations. */
+static bool add_computation(parser *p, vmem_hlo_computation *c) {
+  if (!vec_push(p, &p->comps, c))
+    return false;
+  c->index = (uint32_t)(p->comps.n - 1);
+  if (c->is_entry) {
+    if (p->m->entry)
+      return fail(p, VMEM_ERR_SYNTAX, c->offset, "a second ENTRY computation");
+    p->m->entry = c;
   }
-  return c;
+  return true;
 }
 
 /* ---- module ------------------------------------------------------------ */
@@ -1024,14 +1136,12 @@ static bool parse_computations(parser *p, size_t stop) {
     if (p->pos >= p->len || p->pos >= stop)
       return true;
     vmem_hlo_computation *c = parse_computation(p);
-    if (!c || !vec_push(p, &p->comps, c))
+    if (!c)
       return false;
-    c->index = (uint32_t)(p->comps.n - 1);
-    if (c->is_entry) {
-      if (p->m->entry)
-        return fail(p, VMEM_ERR_SYNTAX, c->offset, "a second ENTRY computation");
-      p->m->entry = c;
-    }
+    if (p->suspended)
+      return true;
+    if (!add_computation(p, c))
+      return false;
   }
 }
 
@@ -1064,6 +1174,16 @@ typedef struct half {
   const hlo_map *first_names;
   vec handed;
   bool handed_over, finished, sync;
+  /* A cut inside a computation: the first part's names (first_index over
+   * first_items) and the open computation, published with first_ready; the
+   * second's open operands and the names it had defined in the rest of
+   * that computation by the hand-over, which the first then checks. */
+  const hlo_index *first_index;
+  vmem_hlo_instruction *const *first_items;
+  vmem_hlo_computation *open_comp;
+  open_operand *handed_ops;
+  size_t nhanded_ops;
+  vec handed_names;
 } half;
 
 /* The second half, between two instructions: has the first ended? */
@@ -1073,8 +1193,22 @@ static void half_poll(parser *p) {
     return;
   pthread_mutex_lock(&h->mu);
   p->first_names = h->first_names;
+  p->first_index = h->first_index;
+  p->first_items = h->first_items;
+  p->open_comp = h->open_comp;
   h->handed = p->pending;
   memset(&p->pending, 0, sizeof p->pending);
+  h->handed_ops = p->open_ops;
+  h->nhanded_ops = p->nopen;
+  p->open_ops = NULL;
+  p->nopen = p->cap_open = p->open_from = 0;
+  if (p->cont) { /* the names of the rest of the open computation so far */
+    void *const *names = p->cont_done ? (void *const *)p->cont->instrs : p->instrs.v + p->comp_from;
+    size_t n = p->cont_done ? p->cont->ninstrs : p->instrs.n - p->comp_from;
+    for (size_t i = 0; i < n && !p->clash; i++)
+      if (!vec_push(p, &h->handed_names, names[i]))
+        p->clash = true; /* out of memory: make the halves not join */
+  }
   h->handed_over = true;
   pthread_cond_signal(&h->cv);
   pthread_mutex_unlock(&h->mu);
@@ -1083,14 +1217,42 @@ static void half_poll(parser *p) {
 static bool parser_init(parser *p, vmem_hlo_module *m, vmem_error *err);
 static void parser_free(parser *p);
 
+/* The rest of the computation a cut fell inside, into the shell `cont`. */
+static bool continue_computation(parser *p) {
+  if (!body_begin(p) || !body_rest(p, p->cont, p->pos))
+    return false;
+  p->cont_done = true;
+  return computation_thread(p, p->cont);
+}
+
 static void *half_main(void *arg) {
   half *h = arg;
-  h->ok = parse_computations(&h->p, SIZE_MAX);
+  h->ok = (!h->p.cont || continue_computation(&h->p)) && parse_computations(&h->p, SIZE_MAX);
   pthread_mutex_lock(&h->mu);
   h->finished = true;
   pthread_cond_signal(&h->cv);
   pthread_mutex_unlock(&h->mu);
   return NULL;
+}
+
+/* Does an instruction start at i?   blank* ('ROOT' blank+)? '%'? ident blank* '='
+ * (a computation starts with a name and '(' or '{'). */
+static bool instruction_at(const char *s, size_t n, size_t i) {
+  while (i < n && (s[i] == ' ' || s[i] == '\t'))
+    i++;
+  if (i + 5 < n && !memcmp(s + i, "ROOT", 4) && (s[i + 4] == ' ' || s[i + 4] == '\t'))
+    for (i += 4; i < n && (s[i] == ' ' || s[i] == '\t');)
+      i++;
+  if (i < n && s[i] == '%')
+    i++;
+  size_t name = i;
+  while (i < n && is_ident(s[i]))
+    i++;
+  if (i == name)
+    return false;
+  while (i < n && (s[i] == ' ' || s[i] == '\t'))
+    i++;
+  return i < n && s[i] == '=';
 }
 
 /* The first non-blank byte after a line holding only '}' in [lo, hi), the
@@ -1125,16 +1287,36 @@ static size_t cut_before(const char *s, size_t len, size_t lo, size_t hi) {
   return 0;
 }
 
-/* Where to cut [from, len): the candidate nearest the middle, within the
- * middle three fifths (a 20/80 split still gains a fifth). Only a guess:
- * the first half's parse must end exactly there for the cut to be used. */
+/* The first line start in [lo, hi) where an instruction starts; 0 when
+ * none. */
+static size_t instruction_after(const char *s, size_t len, size_t lo, size_t hi) {
+  for (size_t i = lo; i < hi;) {
+    const char *nl = memchr(s + i, '\n', hi - i);
+    if (!nl)
+      break;
+    i = (size_t)(nl - s) + 1;
+    if (i < hi && instruction_at(s, len, i))
+      return i;
+  }
+  return 0;
+}
+
+/* Where to cut [from, len): between two computations, the candidate nearest
+ * the middle within its middle three fifths (a 20/80 split still gains a
+ * fifth); when none is within a tenth of the middle, at an instruction just
+ * after it (a module that is one large computation). Only a guess: the
+ * first half's parse must stop exactly there for the cut to be used. */
 static size_t find_cut(const char *s, size_t from, size_t len) {
   size_t n = len - from, mid = from + n / 2, lo = from + n / 5;
   size_t ahead = cut_after(s, len, mid, from + n / 5 * 4);
   if (ahead && ahead - mid < mid - lo)
     lo = mid - (ahead - mid); /* one behind must be nearer than the one ahead */
   size_t back = cut_before(s, len, lo, mid);
-  return back && (!ahead || mid - back <= ahead - mid) ? back : ahead;
+  size_t best = back && (!ahead || mid - back <= ahead - mid) ? back : ahead;
+  if (best && (best > mid ? best - mid : mid - best) <= n / 10)
+    return best;
+  size_t inside = instruction_after(s, len, mid, mid + n / 10);
+  return inside ? inside : best;
 }
 
 /* Two halves pay when the caller's allocator is the default one (a
@@ -1151,6 +1333,8 @@ static void half_drop(half *h) {
     pthread_mutex_destroy(&h->mu);
   }
   vmem__free(h->p.alloc, h->handed.v);
+  vmem__free(h->p.alloc, h->handed_ops);
+  vmem__free(h->p.alloc, h->handed_names.v);
   parser_free(&h->p);
   if (h->m.by_name)
     hlo_map_free(h->m.by_name);
@@ -1172,9 +1356,17 @@ static bool half_start(parser *p, half *h, size_t cut, pthread_t *th) {
       pthread_mutex_destroy(&h->mu);
   }
   if (h->sync && parser_init(&h->p, &h->m, &h->err)) {
-    h->p.pos = cut;
+    h->p.pos = cut; /* inside a computation, at the instruction's first byte: where the first half stops */
     h->p.defer_callees = true;
     h->p.share = h;
+    if (instruction_at(p->s, p->len, cut)) { /* inside a computation: the second half continues it */
+      if (!(h->p.cont = arena_calloc(&h->m.a, 1, sizeof *h->p.cont))) {
+        half_drop(h);
+        return false;
+      }
+      h->p.cont->module = &h->m;
+      h->p.open_shell = h->p.cont;
+    }
     if (pthread_create(th, NULL, half_main, h) == 0)
       return true;
   }
@@ -1195,7 +1387,8 @@ static bool fill_open_callees(parser *p, vmem_hlo_instruction *const *open, size
     bool deferred = false;
     p->called.n = mark;
     for (uint32_t k = 0; fits && k < in->nattrs; k++)
-      fits = !calls_computations(attr_name(&hlo_attrs(in)[k])) || resolve_called(p, &hlo_attrs(in)[k], &deferred);
+      fits = !calls_computations(attr_name(&hlo_attrs(in)[k])) ||
+             resolve_called(p, &hlo_attrs(in)[k], in->parent, &deferred);
     for (uint16_t k = 0; fits && k < in->ncalled; k++)
       if (!in->called[k] && !(in->called[k] = p->called.v[mark + k]))
         fits = false;
@@ -1207,21 +1400,59 @@ static bool fill_open_callees(parser *p, vmem_hlo_instruction *const *open, size
   return fits;
 }
 
+/* The first part of the open computation's instructions (NULL: none yet). */
+static vmem_hlo_instruction *const *open_items(const parser *p) {
+  return p->instrs.v ? (vmem_hlo_instruction *const *)p->instrs.v + p->comp_from : NULL;
+}
+
+/* Fills in the operands the second half left open from the first part of
+ * the computation the cut fell inside; false when one is not there. */
+static bool fill_open_operands(parser *p, const open_operand *open, size_t n) {
+  void *const *items = (void *const *)open_items(p);
+  for (size_t i = 0; i < n; i++) {
+    vmem_hlo_instruction *op = items ? hlo_index_get(&p->names, items, open[i].name, open[i].hash) : NULL;
+    if (!op)
+      return false; /* defined nowhere before: one pass names it */
+    open[i].in->operands[open[i].k] = op;
+  }
+  return true;
+}
+
+/* Is any of these second-half instructions' names one the first part of
+ * the open computation defines too? */
+static bool names_clash(parser *p, void *const *instrs, size_t n) {
+  void *const *items = (void *const *)open_items(p);
+  for (size_t i = 0; i < n && items; i++) {
+    sv name = ((const vmem_hlo_instruction *)instrs[i])->name;
+    if (hlo_index_get(&p->names, items, name, hlo_hash(name)))
+      return true;
+  }
+  return false;
+}
+
 /* This half has ended at the cut: its names are final. Tells the second,
  * waits until it hands over its open callers (or ends), and fills them
  * in while it goes on. */
 static bool first_half_done(parser *p, half *h) {
   pthread_mutex_lock(&h->mu);
   h->first_names = p->m->by_name;
+  if (p->suspended) {
+    h->first_index = &p->names;
+    h->first_items = open_items(p);
+    h->open_comp = p->suspended;
+    p->open_comp = p->suspended; /* for the callees filled in below */
+    p->open_shell = h->p.cont;
+  }
   atomic_store_explicit(&h->first_ready, true, memory_order_release);
   while (!h->handed_over && !h->finished)
     pthread_cond_wait(&h->cv, &h->mu);
-  vec handed = h->handed;
-  memset(&h->handed, 0, sizeof h->handed);
+  bool over = h->handed_over;
   pthread_mutex_unlock(&h->mu);
-  bool fits = fill_open_callees(p, (vmem_hlo_instruction *const *)handed.v, handed.n);
-  vmem__free(h->p.alloc, handed.v);
-  return fits;
+  if (!over)
+    return true; /* the second half ended first: all is checked after the join */
+  return fill_open_callees(p, (vmem_hlo_instruction *const *)h->handed.v, h->handed.n) &&
+         fill_open_operands(p, h->handed_ops, h->nhanded_ops) &&
+         !names_clash(p, h->handed_names.v, h->handed_names.n);
 }
 
 /* Can the second half join this one? Its computations' names must be new,
@@ -1229,19 +1460,58 @@ static bool first_half_done(parser *p, half *h) {
  * this half's computations (the callees it found are its own, defined
  * before their callers, or this half's). Nothing of this half changes. */
 static bool half_fits(parser *p, half *h) {
-  vmem_hlo_computation *const *cs = (vmem_hlo_computation *const *)h->p.comps.v;
+  vmem_hlo_computation *const *cs = (vmem_hlo_computation *const *)h->p.comps.v, *open = p->suspended;
   for (size_t i = 0; i < h->p.comps.n; i++)
-    if (hlo_map_get(p->m->by_name, cs[i]->name))
+    if (hlo_map_get(p->m->by_name, cs[i]->name) ||
+        (open && cs[i]->name.len == open->name.len && hlo_bytes_eq(cs[i]->name.ptr, open->name.ptr, open->name.len)))
       return false;
-  if (p->m->entry && h->m.entry)
+  int entries = !!p->m->entry + !!h->m.entry + (open && open->is_entry);
+  if (entries > 1)
     return false;
+  if (open) { /* the open computation: a new name, one ROOT, no name twice, every operand found */
+    vmem_hlo_computation *rest = h->p.cont;
+    if (hlo_map_get(p->m->by_name, open->name) || (open->root && rest->root) || h->p.clash ||
+        (!h->handed_over && names_clash(p, (void *const *)rest->instrs, rest->ninstrs)) ||
+        !fill_open_operands(p, h->p.open_ops, h->p.nopen))
+      return false;
+  }
   return fill_open_callees(p, (vmem_hlo_instruction *const *)h->p.pending.v, h->p.pending.n);
+}
+
+/* The open computation, its two parts as one: the first's instructions
+ * (still in p->instrs), then the rest's, which move into it. */
+static bool join_open(parser *p, half *h) {
+  vmem_hlo_computation *c = p->suspended, *rest = h->p.cont;
+  size_t n1 = p->instrs.n - p->comp_from, n2 = rest->ninstrs;
+  vmem_hlo_instruction **all = arena_alloc(p->a, (n1 + n2) * sizeof *all);
+  if (!all)
+    return nomem(p);
+  if (n1)
+    memcpy(all, p->instrs.v + p->comp_from, n1 * sizeof *all);
+  memcpy(all + n1, rest->instrs, n2 * sizeof *all);
+  for (size_t k = 0; k < n2; k++)
+    rest->instrs[k]->parent = c;
+  c->instrs = all;
+  c->ninstrs = (uint32_t)(n1 + n2);
+  if (!c->root)
+    c->root = rest->root ? rest->root : all[n1 + n2 - 1];
+  c->thread = rest->thread;
+  p->instrs.n = p->comp_from;
+  hlo_index_clear(&p->names);
+  p->m->total_instrs += n1;
+  p->suspended = p->open_comp = NULL;
+  return computation_name(p, c) && add_computation(p, c);
 }
 
 /* Joins the second half's computations, instructions and memory to this
  * one's, as if one parser had read them. */
 static bool half_join(parser *p, half *h) {
+  if (p->suspended && !join_open(p, h))
+    return false;
   size_t base_comp = p->comps.n, base_id = p->m->total_instrs;
+  if (h->p.cont) /* the rest of the open computation, numbered first in the second half */
+    for (uint32_t k = 0; k < h->p.cont->ninstrs; k++)
+      h->p.cont->instrs[k]->id += (uint32_t)base_id;
   for (size_t i = 0; i < h->p.comps.n; i++) {
     vmem_hlo_computation *c = h->p.comps.v[i];
     bool oom = false;
@@ -1265,6 +1535,16 @@ static bool half_join(parser *p, half *h) {
   return true;
 }
 
+/* The first half's open computation, read on from its cut by this parser
+ * alone. */
+static bool resume_computation(parser *p) {
+  vmem_hlo_computation *c = p->suspended;
+  p->suspended = p->open_comp = NULL;
+  p->open_shell = NULL;
+  return body_rest(p, c, p->body_open) && computation_thread(p, c) && computation_name(p, c) &&
+         add_computation(p, c);
+}
+
 /* module ::= header frames computation+ */
 static bool parse_module(parser *p) {
   if (!skip_ws(p) || !parse_header(p) || !skip_ws(p) || !parse_frames(p))
@@ -1276,17 +1556,24 @@ static bool parse_module(parser *p) {
     cut = halves_pay(p) ? find_cut(p->s, p->pos, p->len) : 0;
   else if (cut <= p->pos || cut >= p->len)
     cut = 0; /* HLO_CUT_NONE, or a forced cut outside the computations */
-  bool two = cut && half_start(p, &h, cut, &th);
+  while (cut && cut < p->len && (p->s[cut] == ' ' || p->s[cut] == '\t'))
+    cut++; /* an instruction's indent: the first half stops where its first byte is */
+  bool two = cut && cut < p->len && half_start(p, &h, cut, &th);
+  if (two && h.p.cont)
+    p->stop_at = cut; /* the cut is inside a computation: stop at that instruction */
   bool ok = parse_computations(p, two ? cut : SIZE_MAX);
+  p->stop_at = SIZE_MAX;
   if (two) {
-    /* Only a first half that ended at the cut publishes its names: one
-     * that ran past it goes on alone and adds to them. */
-    bool fits = ok && p->pos == cut && first_half_done(p, &h);
+    /* Only a first half that ended at the cut, as the second half began
+     * there, publishes its names: one that ran past it goes on alone. */
+    bool fits = ok && p->pos == cut && !p->suspended == !h.p.cont && first_half_done(p, &h);
     pthread_join(th, NULL);
     if (fits && h.ok && half_fits(p, &h))
       ok = half_join(p, &h);
     half_drop(&h);
   }
+  if (ok && p->suspended) /* the halves did not join: the open computation goes on here */
+    ok = resume_computation(p);
   if (!ok || !parse_computations(p, SIZE_MAX))
     return false;
   if (p->comps.n == 0)
@@ -1341,6 +1628,7 @@ static void parser_free(parser *p) {
   vmem__free(p->alloc, p->comps.v);
   vmem__free(p->alloc, p->calling.v);
   vmem__free(p->alloc, p->pending.v);
+  vmem__free(p->alloc, p->open_ops);
   vmem__free(p->alloc, p->attrs);
   arena_destroy(&p->scratch);
 }
@@ -1355,6 +1643,7 @@ static bool parser_init(parser *p, vmem_hlo_module *m, vmem_error *err) {
   p->a = &m->a;
   p->err = err;
   p->alloc = &m->a.alloc;
+  p->stop_at = SIZE_MAX;
   arena_init(&p->scratch, p->alloc);
   return (m->by_name = arena_alloc(p->a, sizeof *m->by_name)) && hlo_map_init(m->by_name, p->alloc, 64) &&
          hlo_map_init(&p->shapes, p->alloc, 256) &&
