@@ -90,16 +90,26 @@ static size_t scan(const char *p, size_t len) {
   return lines;
 }
 
-/* In a child: map, scan, parse; print one result line. */
-static int measure(const char *path) {
+/* The file mapped (NULL when it cannot be), its length in *len. */
+static const char *map_file(const char *path, size_t *len) {
   int fd = open(path, O_RDONLY);
   struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0)
-    return 1;
-  size_t len = (size_t)st.st_size;
-  const char *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    if (fd >= 0)
+      close(fd);
+    return NULL;
+  }
+  *len = (size_t)st.st_size;
+  const char *map = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
   close(fd);
-  if (map == MAP_FAILED)
+  return map == MAP_FAILED ? NULL : map;
+}
+
+/* In a child: map, scan, parse; print one result line. */
+static int measure(const char *path) {
+  size_t len;
+  const char *map = map_file(path, &len);
+  if (!map)
     return 1;
   double ts[RUNS], tp[RUNS];
   size_t instrs = 0;
@@ -131,14 +141,9 @@ static int measure(const char *path) {
 
 /* In a child: map the file, read every page of it, parse it once. */
 static int measure_once(const char *path) {
-  int fd = open(path, O_RDONLY);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0)
-    return 1;
-  size_t len = (size_t)st.st_size;
-  const char *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (map == MAP_FAILED)
+  size_t len;
+  const char *map = map_file(path, &len);
+  if (!map)
     return 1;
   volatile size_t sink = scan(map, len);
   (void)sink;

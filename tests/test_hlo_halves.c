@@ -197,8 +197,27 @@ static void test_errors_every_cut(void **state) {
   }
 }
 
-/* The cut a large module gets, and that it is taken: a module of many
- * computations read in halves joins them all. */
+/* s[0..n) read with the cut the reader picks and in one pass: the same
+ * module. Returns the module read in halves (free it). */
+static vmem_hlo_module *check_auto_cut(const char *s, size_t n) {
+  vmem_error e1, e2;
+  vmem_hlo_module *a = hlo_parse_cut(s, n, HLO_CUT_NONE, &e1);
+  vmem_hlo_module *b = hlo_parse_cut(s, n, HLO_CUT_AUTO, &e2);
+  assert_non_null(a);
+  assert_non_null(b);
+  assert_false(a->halves);
+  if (sys_processors() >= 2)
+    assert_true(b->halves);
+  same_structure(a, b);
+  char *x = print(a), *y = print(b);
+  assert_string_equal(x, y);
+  free(x);
+  free(y);
+  vmem_hlo_free(a);
+  return b;
+}
+
+/* A module of many computations, cut between two of them. */
 static void test_large_module_is_cut(void **state) {
   (void)state;
   size_t cap = 6u << 20, n = 0;
@@ -215,29 +234,15 @@ static void test_large_module_is_cut(void **state) {
   }
   n += (size_t)sprintf(s + n, "ENTRY %%main (x: f32[8]) -> f32[8] {\n  %%x = f32[8]{0} parameter(0)\n"
                               "  ROOT %%c = f32[8]{0} fusion(%%x), kind=kLoop, calls=%%f.0\n}\n");
-  vmem_error e1, e2;
-  vmem_hlo_module *a = hlo_parse_cut(s, n, HLO_CUT_NONE, &e1);
-  vmem_hlo_module *b = hlo_parse_cut(s, n, HLO_CUT_AUTO, &e2);
-  assert_non_null(a);
-  assert_non_null(b);
-  same_structure(a, b);
-  if (sys_processors() >= 2)
-    assert_true(b->halves);
-  assert_false(a->halves);
+  vmem_hlo_module *b = check_auto_cut(s, n);
   assert_int_equal(b->comps[0]->ncallers, 1);
   assert_true(b->comps[0]->is_fusion);
-  char *x = print(a), *y = print(b);
-  assert_string_equal(x, y);
-  free(x);
-  free(y);
-  vmem_hlo_free(a);
   vmem_hlo_free(b);
   free(s);
 }
 
-/* A module whose last computation is over three quarters of it: the only
- * cuts lie before a quarter, and the one nearest the middle is taken (a
- * 23/77 split still gains). */
+/* A module whose last computation is over three quarters of it, calling
+ * the computations before it: cut inside it, at its middle instruction. */
 static void test_skewed_module_is_cut(void **state) {
   (void)state;
   size_t cap = 3u << 20, n = 0;
@@ -255,20 +260,7 @@ static void test_skewed_module_is_cut(void **state) {
   for (; n < cap - 4096; k++)
     n += (size_t)sprintf(s + n, "  %%a.%d = f32[8]{0} fusion(%%a.%d), kind=kLoop, calls=%%f.%d\n", k, k - 1, k % 97);
   n += (size_t)sprintf(s + n, "  ROOT %%r = f32[8]{0} copy(%%a.%d)\n}\n", k - 1);
-  vmem_error e1, e2;
-  vmem_hlo_module *a = hlo_parse_cut(s, n, HLO_CUT_NONE, &e1);
-  vmem_hlo_module *b = hlo_parse_cut(s, n, HLO_CUT_AUTO, &e2);
-  assert_non_null(a);
-  assert_non_null(b);
-  if (sys_processors() >= 2)
-    assert_true(b->halves);
-  same_structure(a, b);
-  char *x = print(a), *y = print(b);
-  assert_string_equal(x, y);
-  free(x);
-  free(y);
-  vmem_hlo_free(a);
-  vmem_hlo_free(b);
+  vmem_hlo_free(check_auto_cut(s, n));
   free(s);
 }
 

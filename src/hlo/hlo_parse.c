@@ -126,18 +126,27 @@ static bool expected(parser *p, const char *what) {
 
 /* ---- growable vectors (caller's allocator) ---------------------------- */
 
+/* Room for element n of an array of *cap elements of `size` bytes: the
+ * array itself, or a copy twice as large (NULL when out of memory). */
+static void *grow(parser *p, void *items, size_t n, size_t *cap, size_t size) {
+  if (n < *cap)
+    return items;
+  size_t c = *cap ? *cap * 2 : 64;
+  void *na = vmem__alloc(p->alloc, c * size);
+  if (!na)
+    return nomem(p), NULL;
+  if (n)
+    memcpy(na, items, n * size);
+  vmem__free(p->alloc, items);
+  *cap = c;
+  return na;
+}
+
 static bool vec_push(parser *p, vec *v, void *x) {
-  if (v->n == v->cap) {
-    size_t cap = v->cap ? v->cap * 2 : 64;
-    void **nv = vmem__alloc(p->alloc, cap * sizeof *nv);
-    if (!nv)
-      return nomem(p);
-    if (v->n)
-      memcpy(nv, v->v, v->n * sizeof *nv);
-    vmem__free(p->alloc, v->v);
-    v->v = nv;
-    v->cap = cap;
-  }
+  void **nv = grow(p, v->v, v->n, &v->cap, sizeof *nv);
+  if (!nv)
+    return false;
+  v->v = nv;
   v->v[v->n++] = x;
   return true;
 }
@@ -156,17 +165,10 @@ static bool vec_take(parser *p, vec *v, size_t from, void ***out) {
 }
 
 static bool attr_push(parser *p, hlo_attr at) {
-  if (p->nattrs == p->cap_attrs) {
-    size_t cap = p->cap_attrs ? p->cap_attrs * 2 : 32;
-    hlo_attr *na = vmem__alloc(p->alloc, cap * sizeof *na);
-    if (!na)
-      return nomem(p);
-    if (p->nattrs)
-      memcpy(na, p->attrs, p->nattrs * sizeof *na);
-    vmem__free(p->alloc, p->attrs);
-    p->attrs = na;
-    p->cap_attrs = cap;
-  }
+  hlo_attr *na = grow(p, p->attrs, p->nattrs, &p->cap_attrs, sizeof *na);
+  if (!na)
+    return false;
+  p->attrs = na;
   p->attrs[p->nattrs++] = at;
   return true;
 }
@@ -604,17 +606,10 @@ static bool at_inline_shape(parser *p) {
 /* Records an open operand, the next in p->ops (its instruction and place
  * are set when the instruction is made). */
 static bool open_operand_push(parser *p, sv name, uint64_t hash) {
-  if (p->nopen == p->cap_open) {
-    size_t cap = p->cap_open ? p->cap_open * 2 : 64;
-    open_operand *na = vmem__alloc(p->alloc, cap * sizeof *na);
-    if (!na)
-      return nomem(p);
-    if (p->nopen)
-      memcpy(na, p->open_ops, p->nopen * sizeof *na);
-    vmem__free(p->alloc, p->open_ops);
-    p->open_ops = na;
-    p->cap_open = cap;
-  }
+  open_operand *na = grow(p, p->open_ops, p->nopen, &p->cap_open, sizeof *na);
+  if (!na)
+    return false;
+  p->open_ops = na;
   open_operand o = {NULL, name, hash, p->ops.n};
   p->open_ops[p->nopen++] = o;
   return true;
