@@ -264,6 +264,31 @@ static void test_skewed_module_is_cut(void **state) {
   free(s);
 }
 
+/* Where the cut goes: between computations nearest the middle, ahead or
+ * behind; inside a computation when none is near; nowhere without either. */
+static void test_where_the_cut_goes(void **state) {
+  (void)state;
+  char s[4096];
+  const char *comp = "c (p: f32[]) -> f32[] {\n  ROOT p = f32[] parameter(0)\n}\n"; /* 56 bytes */
+  size_t n = 0;
+  for (int k = 0; k < 20; k++)
+    n += (size_t)sprintf(s + n, "%s", comp);
+  assert_int_equal(hlo_find_cut(s, 0, n), n / 2); /* boundaries every 56 bytes, one at the middle */
+  n = (size_t)sprintf(s, "%s%s", comp, comp);
+  n += (size_t)sprintf(s + n, "l (p: f32[]) -> f32[] {\n  q = f32[] parameter(0)\n  ROOT r = f32[] negate(q)\n}\n");
+  n += (size_t)sprintf(s + n, "%s", comp); /* cuts at 56, 112 and 190 of 246: 112 is nearest the middle */
+  assert_int_equal(n, 246);
+  assert_int_equal(hlo_find_cut(s, 0, n), 112);
+  n = (size_t)sprintf(s, "%se {\n  a0 = f32[] parameter(0)\n", comp); /* one cut, at 56, outside the middle */
+  for (int k = 1; k < 12; k++)
+    n += (size_t)sprintf(s + n, "  a%d = f32[] negate(a%d)\n", k, k - 1);
+  n += (size_t)sprintf(s + n, "}\n");
+  size_t cut = hlo_find_cut(s, 0, n); /* none within a tenth of the middle: an instruction after it */
+  assert_true(cut > n / 2 && !strncmp(s + cut, "  ", 2));
+  n = (size_t)sprintf(s, "e {\n  ROOT a = f32[] parameter(0) /* a long line with no cut or instruction in it */\n}\n");
+  assert_int_equal(hlo_find_cut(s, 0, n), 0);
+}
+
 /* The project's own modules, and the corpus's when it is beside the checkout. */
 static void check_file(const char *path) {
   size_t len = 0;
@@ -299,6 +324,7 @@ int main(void) {
       cmocka_unit_test(test_errors_every_cut),
       cmocka_unit_test(test_large_module_is_cut),
       cmocka_unit_test(test_skewed_module_is_cut),
+      cmocka_unit_test(test_where_the_cut_goes),
       cmocka_unit_test(test_files_every_cut),
   };
   return RUN(tests);

@@ -134,6 +134,8 @@ bool hlo_parse_into(vmem_hlo_module *m, vmem_error *err);
 /* vmem_hlo_parse with the cut chosen by the caller (m->cut above), with
  * the default allocator: the two-halves path tested at every line. */
 vmem_hlo_module *hlo_parse_cut(const char *text, size_t len, size_t cut, vmem_error *err);
+/* Where the reader would cut text[from, len) for two threads (0: nowhere). */
+size_t hlo_find_cut(const char *text, size_t from, size_t len);
 
 /* Names to positions in an array the caller owns (whose elements start
  * with their name): the name table of the computation being parsed.

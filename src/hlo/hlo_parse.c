@@ -1251,9 +1251,10 @@ static bool instruction_at(const char *s, size_t n, size_t i) {
 }
 
 /* The first non-blank byte after a line holding only '}' in [lo, hi), the
- * first such from lo on; 0 when none. */
+ * first such from lo on; 0 when none. (The search starts at the "\n}\n"
+ * that would end right at lo.) */
 static size_t cut_after(const char *s, size_t len, size_t lo, size_t hi) {
-  for (size_t i = lo; i < hi;) {
+  for (size_t i = lo >= 3 ? lo - 3 : 0; i < hi;) {
     const char *nl = memchr(s + i, '\n', hi - i);
     if (!nl)
       break;
@@ -1301,7 +1302,7 @@ static size_t instruction_after(const char *s, size_t len, size_t lo, size_t hi)
  * fifth); when none is within a tenth of the middle, at an instruction just
  * after it (a module that is one large computation). Only a guess: the
  * first half's parse must stop exactly there for the cut to be used. */
-static size_t find_cut(const char *s, size_t from, size_t len) {
+size_t hlo_find_cut(const char *s, size_t from, size_t len) {
   size_t n = len - from, mid = from + n / 2, lo = from + n / 5;
   size_t ahead = cut_after(s, len, mid, from + n / 5 * 4);
   if (ahead && ahead - mid < mid - lo)
@@ -1548,7 +1549,7 @@ static bool parse_module(parser *p) {
   pthread_t th;
   size_t cut = p->m->cut;
   if (cut == HLO_CUT_AUTO)
-    cut = halves_pay(p) ? find_cut(p->s, p->pos, p->len) : 0;
+    cut = halves_pay(p) ? hlo_find_cut(p->s, p->pos, p->len) : 0;
   else if (cut <= p->pos || cut >= p->len)
     cut = 0; /* HLO_CUT_NONE, or a forced cut outside the computations */
   while (cut && cut < p->len && (p->s[cut] == ' ' || p->s[cut] == '\t'))
