@@ -160,16 +160,21 @@ void hlo_index_clear(hlo_index *x);
  * the comparison (5% of a parse). */
 static inline bool hlo_bytes_eq(const char *a, const char *b, size_t n) {
   uint64_t x, y;
-  for (; n >= 8; a += 8, b += 8, n -= 8) {
-    memcpy(&x, a, 8);
-    memcpy(&y, b, 8);
+  if (n < 8) {
+    for (; n; a++, b++, n--)
+      if (*a != *b)
+        return false;
+    return true;
+  }
+  for (size_t i = 0; i + 8 < n; i += 8) {
+    memcpy(&x, a + i, 8);
+    memcpy(&y, b + i, 8);
     if (x != y)
       return false;
   }
-  for (; n; a++, b++, n--)
-    if (*a != *b)
-      return false;
-  return true;
+  memcpy(&x, a + n - 8, 8); /* the last eight, overlapping the words before */
+  memcpy(&y, b + n - 8, 8);
+  return x == y;
 }
 
 static inline bool sv_eq(sv a, const char *s, size_t n) { return a.len == n && hlo_bytes_eq(a.ptr, s, n); }

@@ -11,14 +11,18 @@
 uint64_t hlo_hash(sv k) {
   const unsigned char *p = (const unsigned char *)k.ptr;
   size_t n = k.len;
-  uint64_t h = 0x9E3779B97F4A7C15ULL ^ n, v;
-  for (; n >= 8; p += 8, n -= 8) {
-    memcpy(&v, p, 8);
-    h = (h ^ v) * 0xBF58476D1CE4E5B9ULL;
-    h ^= h >> 31;
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ n, v = 0;
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) {
+      memcpy(&v, p + i, 8);
+      h = (h ^ v) * 0xBF58476D1CE4E5B9ULL;
+      h ^= h >> 31;
+    }
+    memcpy(&v, p + n - 8, 8); /* the last eight, overlapping: no byte-sized tail */
+  } else {
+    for (size_t i = 0; i < n; i++)
+      v |= (uint64_t)p[i] << (8 * i);
   }
-  v = 0;
-  memcpy(&v, p, n);
   h = (h ^ v) * 0x94D049BB133111EBULL;
   h ^= h >> 29;
   h *= 0xBF58476D1CE4E5B9ULL;

@@ -142,7 +142,11 @@ static void *grow(parser *p, void *items, size_t n, size_t *cap, size_t size) {
   return na;
 }
 
-static bool vec_push(parser *p, vec *v, void *x) {
+static inline bool vec_push(parser *p, vec *v, void *x) {
+  if (v->n < v->cap) { /* the common case, without a call */
+    v->v[v->n++] = x;
+    return true;
+  }
   void **nv = grow(p, v->v, v->n, &v->cap, sizeof *nv);
   if (!nv)
     return false;
@@ -231,26 +235,32 @@ static bool skip_ws_slow(parser *p) {
   }
 }
 
-/* Most tokens are followed directly by the next: that case is inline. */
+/* Most tokens are followed directly by the next, or by one space and the
+ * next: those cases are inline. */
 static inline bool skip_ws(parser *p) {
-  if (p->pos < p->len) {
+  if (p->pos + 1 < p->len) {
     unsigned char c = (unsigned char)p->s[p->pos];
     if (c > ' ' && c != '/')
       return true;
+    unsigned char d = (unsigned char)p->s[p->pos + 1];
+    if (c == ' ' && d > ' ' && d != '/') {
+      p->pos++;
+      return true;
+    }
   }
   return skip_ws_slow(p);
 }
 
-static bool at(parser *p, char c) { return p->pos < p->len && p->s[p->pos] == c; }
+static inline bool at(parser *p, char c) { return p->pos < p->len && p->s[p->pos] == c; }
 
-static bool accept(parser *p, char c) {
+static inline bool accept(parser *p, char c) {
   if (!skip_ws(p) || !at(p, c))
     return false;
   p->pos++;
   return true;
 }
 
-static bool expect(parser *p, char c, const char *what) {
+static inline bool expect(parser *p, char c, const char *what) {
   if (accept(p, c))
     return true;
   return p->err->code == VMEM_OK ? expected(p, what) : false;
@@ -819,7 +829,7 @@ static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *
   memset(&head, 0, sizeof head);
   head.parent = c;
   sv literal = {NULL, 0};
-  *is_root = at_word(p, "ROOT");
+  *is_root = p->pos + 4 < p->len && p->s[p->pos] == 'R' && at_word(p, "ROOT"); /* most lines: one compare */
   if (*is_root)
     p->pos += 4;
   if (!parse_name(p, &head.name, "an instruction name") || !expect(p, '=', "'=' after the instruction name"))
