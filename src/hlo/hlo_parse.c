@@ -85,6 +85,7 @@ typedef struct parser {
   vmem_hlo_instruction *const *first_items;
   open_operand *open_ops;
   size_t nopen, cap_open, open_from;
+  size_t id_base; /* the second half, after the hand-over: the first half's instruction count */
   hlo_attr *attrs;
   size_t nattrs, cap_attrs;
 } parser;
@@ -857,7 +858,7 @@ static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *
     return NULL;
   bool oom = false;
   uint64_t h = hlo_hash(in->name);
-  in->id = (uint32_t)(p->m->total_instrs + (p->instrs.n - p->comp_from));
+  in->id = (uint32_t)(p->id_base + p->m->total_instrs + (p->instrs.n - p->comp_from));
   if (!vec_push(p, &p->instrs, in))
     return NULL;
   vmem_hlo_instruction *prev =
@@ -1192,7 +1193,30 @@ typedef struct half {
   open_operand *handed_ops;
   size_t nhanded_ops;
   vec handed_names;
+  /* Numbering: the second half numbers its instructions from 0 until the
+   * hand-over, then from base_id on; the first moves those numbered before
+   * it (numbered) up by base_id while it waits. */
+  size_t base_id;
+  vec numbered;
 } half;
+
+/* The second half's instructions so far, into v: the rest of the open
+ * computation, the computations it has ended, the one it is in. */
+static bool numbered_so_far(parser *p, vec *v) {
+  for (uint32_t k = 0; p->cont && p->cont_done && k < p->cont->ninstrs; k++)
+    if (!vec_push(p, v, p->cont->instrs[k]))
+      return false;
+  for (size_t i = 0; i < p->comps.n; i++) {
+    const vmem_hlo_computation *c = p->comps.v[i];
+    for (uint32_t k = 0; k < c->ninstrs; k++)
+      if (!vec_push(p, v, c->instrs[k]))
+        return false;
+  }
+  for (size_t i = p->comp_from; i < p->instrs.n; i++)
+    if (!vec_push(p, v, p->instrs.v[i]))
+      return false;
+  return true;
+}
 
 /* The second half, between two instructions: has the first ended? */
 static void half_poll(parser *p) {
@@ -1210,6 +1234,8 @@ static void half_poll(parser *p) {
   h->nhanded_ops = p->nopen;
   p->open_ops = NULL;
   p->nopen = p->cap_open = p->open_from = 0;
+  bool ok = numbered_so_far(p, &h->numbered);
+  p->id_base = h->base_id;
   if (p->cont) { /* the names of the rest of the open computation so far */
     void *const *names = p->cont_done ? (void *const *)p->cont->instrs : p->instrs.v + p->comp_from;
     size_t n = p->cont_done ? p->cont->ninstrs : p->instrs.n - p->comp_from;
@@ -1217,6 +1243,8 @@ static void half_poll(parser *p) {
       if (!vec_push(p, &h->handed_names, names[i]))
         p->clash = true; /* out of memory: make the halves not join */
   }
+  if (!ok)
+    p->clash = true;
   h->handed_over = true;
   pthread_cond_signal(&h->cv);
   pthread_mutex_unlock(&h->mu);
@@ -1344,6 +1372,7 @@ static void half_drop(half *h) {
   vmem__free(h->p.alloc, h->handed.v);
   vmem__free(h->p.alloc, h->handed_ops);
   vmem__free(h->p.alloc, h->handed_names.v);
+  vmem__free(h->p.alloc, h->numbered.v);
   parser_free(&h->p);
   if (h->m.by_name)
     hlo_map_free(h->m.by_name);
@@ -1445,6 +1474,7 @@ static bool names_clash(parser *p, void *const *instrs, size_t n) {
 static bool first_half_done(parser *p, half *h) {
   pthread_mutex_lock(&h->mu);
   h->first_names = p->m->by_name;
+  h->base_id = p->m->total_instrs + (p->suspended ? p->instrs.n - p->comp_from : 0);
   if (p->suspended) {
     h->first_index = &p->names;
     h->first_items = open_items(p);
@@ -1459,6 +1489,8 @@ static bool first_half_done(parser *p, half *h) {
   pthread_mutex_unlock(&h->mu);
   if (!over)
     return true; /* the second half ended first: all is checked after the join */
+  for (size_t i = 0; i < h->numbered.n; i++)
+    ((vmem_hlo_instruction *)h->numbered.v[i])->id += (uint32_t)h->base_id;
   return fill_open_callees(p, (vmem_hlo_instruction *const *)h->handed.v, h->handed.n) &&
          fill_open_operands(p, h->handed_ops, h->nhanded_ops) &&
          !names_clash(p, h->handed_names.v, h->handed_names.n);
@@ -1517,16 +1549,17 @@ static bool join_open(parser *p, half *h) {
 static bool half_join(parser *p, half *h) {
   if (p->suspended && !join_open(p, h))
     return false;
-  size_t base_comp = p->comps.n, base_id = p->m->total_instrs;
+  /* Instructions numbered from 0 move up, unless the hand-over did that. */
+  size_t base_comp = p->comps.n, base_id = h->handed_over ? 0 : p->m->total_instrs;
   if (h->p.cont) /* the rest of the open computation, numbered first in the second half */
-    for (uint32_t k = 0; k < h->p.cont->ninstrs; k++)
+    for (uint32_t k = 0; k < h->p.cont->ninstrs && base_id; k++)
       h->p.cont->instrs[k]->id += (uint32_t)base_id;
   for (size_t i = 0; i < h->p.comps.n; i++) {
     vmem_hlo_computation *c = h->p.comps.v[i];
     bool oom = false;
     c->module = p->m;
     c->index = (uint32_t)(base_comp + i);
-    for (uint32_t k = 0; k < c->ninstrs; k++)
+    for (uint32_t k = 0; k < c->ninstrs && base_id; k++)
       c->instrs[k]->id += (uint32_t)base_id;
     hlo_map_put(p->m->by_name, c, &oom);
     if (oom || !vec_push(p, &p->comps, c))
