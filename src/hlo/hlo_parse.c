@@ -1197,23 +1197,20 @@ typedef struct half {
    * hand-over, then from base_id on; the first moves those numbered before
    * it (numbered) up by base_id while it waits. */
   size_t base_id;
-  vec numbered;
+  vec numbered_comps, numbered;
 } half;
 
-/* The second half's instructions so far, into v: the rest of the open
- * computation, the computations it has ended, the one it is in. */
-static bool numbered_so_far(parser *p, vec *v) {
-  for (uint32_t k = 0; p->cont && p->cont_done && k < p->cont->ninstrs; k++)
-    if (!vec_push(p, v, p->cont->instrs[k]))
+/* The second half's instructions so far: those of the computations it has
+ * ended (the rest of the open one among them) into comps, those of the one
+ * it is in into instrs. */
+static bool numbered_so_far(parser *p, vec *comps, vec *instrs) {
+  if (p->cont && p->cont_done && !vec_push(p, comps, p->cont))
+    return false;
+  for (size_t i = 0; i < p->comps.n; i++)
+    if (!vec_push(p, comps, p->comps.v[i]))
       return false;
-  for (size_t i = 0; i < p->comps.n; i++) {
-    const vmem_hlo_computation *c = p->comps.v[i];
-    for (uint32_t k = 0; k < c->ninstrs; k++)
-      if (!vec_push(p, v, c->instrs[k]))
-        return false;
-  }
   for (size_t i = p->comp_from; i < p->instrs.n; i++)
-    if (!vec_push(p, v, p->instrs.v[i]))
+    if (!vec_push(p, instrs, p->instrs.v[i]))
       return false;
   return true;
 }
@@ -1234,7 +1231,7 @@ static void half_poll(parser *p) {
   h->nhanded_ops = p->nopen;
   p->open_ops = NULL;
   p->nopen = p->cap_open = p->open_from = 0;
-  bool ok = numbered_so_far(p, &h->numbered);
+  bool ok = numbered_so_far(p, &h->numbered_comps, &h->numbered);
   p->id_base = h->base_id;
   if (p->cont) { /* the names of the rest of the open computation so far */
     void *const *names = p->cont_done ? (void *const *)p->cont->instrs : p->instrs.v + p->comp_from;
@@ -1373,6 +1370,7 @@ static void half_drop(half *h) {
   vmem__free(h->p.alloc, h->handed_ops);
   vmem__free(h->p.alloc, h->handed_names.v);
   vmem__free(h->p.alloc, h->numbered.v);
+  vmem__free(h->p.alloc, h->numbered_comps.v);
   parser_free(&h->p);
   if (h->m.by_name)
     hlo_map_free(h->m.by_name);
@@ -1489,6 +1487,11 @@ static bool first_half_done(parser *p, half *h) {
   pthread_mutex_unlock(&h->mu);
   if (!over)
     return true; /* the second half ended first: all is checked after the join */
+  for (size_t i = 0; i < h->numbered_comps.n; i++) {
+    const vmem_hlo_computation *c = h->numbered_comps.v[i];
+    for (uint32_t k = 0; k < c->ninstrs; k++)
+      c->instrs[k]->id += (uint32_t)h->base_id;
+  }
   for (size_t i = 0; i < h->numbered.n; i++)
     ((vmem_hlo_instruction *)h->numbered.v[i])->id += (uint32_t)h->base_id;
   return fill_open_callees(p, (vmem_hlo_instruction *const *)h->handed.v, h->handed.n) &&
