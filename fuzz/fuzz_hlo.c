@@ -6,17 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_hlo.h"
 #include "vmemscope.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static char *print(const vmem_hlo_module *m) {
-  size_t n = vmem_hlo_print(m, NULL, 0);
-  char *buf = malloc(n + 1);
-  if (buf)
-    vmem_hlo_print(m, buf, n + 1);
-  return buf;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   vmem_error err;

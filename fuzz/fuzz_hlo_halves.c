@@ -6,18 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_hlo.h"
 #include "vmemscope.h"
 #include "../src/hlo/hlo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static char *print(const vmem_hlo_module *m) {
-  size_t n = vmem_hlo_print(m, NULL, 0);
-  char *buf = malloc(n + 1);
-  if (buf)
-    vmem_hlo_print(m, buf, n + 1);
-  return buf;
-}
 
 /* The start of line `k` (counted modulo the lines there are). */
 static size_t line_start(const char *s, size_t n, unsigned k) {
