@@ -209,6 +209,32 @@ static void test_halves_same_as_one_pass(void **state) {
   }
 }
 
+/* An offset past 2^64 names one buffer: the halves, which stop as soon as
+ * either side meets one, must name the one one pass names — the first in
+ * the order, here the later half's larger pair, whichever side gets there
+ * first on the two threads. */
+static void test_halves_name_the_overflow_one_pass_names(void **state) {
+  (void)state;
+  enum { N = 400 };
+  static vmem_heap_buffer b[N];
+  for (int round = 0; round < 50; round++) {
+    for (size_t i = 0; i < N; i++) /* short lives over 0..99: a cut near 50 */
+      b[i] = (vmem_heap_buffer){.size = 64, .start = (int64_t)(i % 100), .end = (int64_t)(i % 100)};
+    uint64_t half = (uint64_t)1 << 63;
+    b[10] = (vmem_heap_buffer){.size = half + 1, .start = 0, .end = 10}; /* before the cut: the second overflows */
+    b[11] = (vmem_heap_buffer){.size = half + 1, .start = 0, .end = 10};
+    b[300] = (vmem_heap_buffer){.size = half + 2, .start = 90, .end = 99}; /* after it, larger: first in the order */
+    b[301] = (vmem_heap_buffer){.size = half + 2, .start = 90, .end = 99};
+    vmem_heap_result one, two;
+    vmem_error e1, e2;
+    assert_int_equal(heap_pack_threads(b, N, 1, &one, false, 1, &e1), VMEM_ERR_OVERFLOW);
+    assert_int_equal(heap_pack_threads(b, N, 1, &two, false, 2, &e2), VMEM_ERR_OVERFLOW);
+    assert_true(e1.offset == 300 || e1.offset == 301);
+    assert_int_equal(e2.offset, e1.offset);
+    assert_string_equal(e2.message, e1.message);
+  }
+}
+
 /* A floor keeps a buffer above it; the others may still use the space. */
 static void test_floor(void **state) {
   (void)state;
@@ -307,6 +333,7 @@ int main(void) {
                                      cmocka_unit_test(test_bad_input),   cmocka_unit_test(test_live_ranges),
                                      cmocka_unit_test(test_floor),
                                      cmocka_unit_test(test_best_same_as_reference),
-                                     cmocka_unit_test(test_halves_same_as_one_pass)};
+                                     cmocka_unit_test(test_halves_same_as_one_pass),
+                                     cmocka_unit_test(test_halves_name_the_overflow_one_pass_names)};
   return RUN(tests);
 }

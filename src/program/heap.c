@@ -535,6 +535,19 @@ static vmem_status pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vm
     sort_desc(o, otmp, n, temporal ? BY_DURATION : BY_SIZE);
   }
   bool halved = st == VMEM_OK && place_halves(&x, o, n, bufs, alignment, cap, threads, alloc, &p);
+  /* An offset past 2^64 is an error naming a buffer: the halves stop when
+   * either side meets one, so which they name depends on timing. One pass
+   * names the first in the order, on any machine. */
+  if (halved && p.bad < n && cap == UINT64_MAX) {
+    tindex_free(&x, alloc);
+    x = (tindex){0};
+    halved = false;
+    p = (placer){0};
+    if (!tindex_build(&x, bufs, n, alloc)) {
+      err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
+      st = VMEM_ERR_NOMEM;
+    }
+  }
   if (st == VMEM_OK && !halved && !placer_init(&p, &x, n, alloc)) {
     err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
     st = VMEM_ERR_NOMEM;
