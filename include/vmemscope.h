@@ -474,6 +474,16 @@ VMEM_API vmem_status vmem_hlo_instruction_scoped(const vmem_hlo_instruction *i,
                                                  vmem_hlo_scoped *out,
                                                  vmem_error *err);
 
+/** Every instruction's backend_config decoded as vmem_hlo_instruction_scoped
+ *  does, into out[vmem_hlo_instruction_id(i)]; out holds
+ *  vmem_hlo_instruction_total(m) entries (all -1 where there is no config).
+ *  A large module's configs are decoded on two threads when two processors
+ *  are online and the module uses the default allocator. On malformed
+ *  configs the error is the first in instruction order's, as one pass by
+ *  vmem_hlo_instruction_scoped gives. */
+VMEM_API vmem_status vmem_hlo_module_scoped(const vmem_hlo_module *m, vmem_hlo_scoped *out,
+                                            vmem_error *err);
+
 /** A model of the least scoped VMEM a standard HLO op needs (not a custom
  *  call: Pallas kernels are sized exactly by vmem_kernel_footprint): its
  *  operands and result streamed through double-buffered windows of one

@@ -299,6 +299,100 @@ static void check_file(const char *path) {
   free(s);
 }
 
+/* ---- configs in two halves (hlo_scoped_all) --------------------------------- */
+
+/* A module of n custom calls whose configs vary: raw JSON with scoped
+ * figures, the same quoted, another backend's non-JSON text, none; a
+ * malformed TPU config at each index in broken_at[0..nbad). */
+static char *configs_module(int n, const int *broken_at, int nbad) {
+  size_t cap = (size_t)n * 300 + 64, len = 0;
+  char *s = malloc(cap);
+  assert_non_null(s);
+  len += (size_t)sprintf(s, "HloModule cfgs\nENTRY %%e {\n");
+  for (int i = 0; i < n; i++) {
+    bool broken = false;
+    for (int k = 0; k < nbad; k++)
+      broken |= broken_at[k] == i;
+    len += (size_t)sprintf(s + len, "  %%c.%d = f32[8]{0} custom-call(), custom_call_target=\"%s\"", i,
+                           broken ? "tpu_custom_call" : "x");
+    if (broken)
+      len += (size_t)sprintf(s + len, ", backend_config={\"a\" %d}", i);
+    else if (i % 4 == 0)
+      len += (size_t)sprintf(s + len,
+                             ", backend_config={\"scoped_memory_configs\":[{\"memory_space\":\"1\",\"size\":\"%d\"}],"
+                             "\"used_scoped_memory_configs\":[{\"memory_space\":1,\"size\":%d}]}",
+                             1024 * (i + 1), 512 * i);
+    else if (i % 4 == 1)
+      len += (size_t)sprintf(s + len, ", backend_config=\"{\\\"scoped_memory_configs\\\":[{\\\"memory_space\\\":1,"
+                                      "\\\"size\\\":%d}]}\"", 7 * i);
+    else if (i % 4 == 2)
+      len += (size_t)sprintf(s + len, ", backend_config=\"{bar = %d : i32}\"", i);
+    len += (size_t)sprintf(s + len, "\n");
+  }
+  sprintf(s + len, "}\n");
+  return s;
+}
+
+static void same_scoped(const vmem_hlo_scoped *a, const vmem_hlo_scoped *b, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    assert_int_equal(a[i].limit_bytes, b[i].limit_bytes);
+    assert_int_equal(a[i].used_bytes, b[i].used_bytes);
+    assert_int_equal(a[i].internal_scratch_bytes, b[i].internal_scratch_bytes);
+    assert_int_equal(a[i].has_kernel_body, b[i].has_kernel_body);
+    assert_int_equal(a[i].config_is_json, b[i].config_is_json);
+  }
+}
+
+/* Every config decoded at once, on one thread or two, is what decoding
+ * each instruction's gives. */
+static void test_configs_in_halves(void **state) {
+  (void)state;
+  enum { N = 1000 };
+  char *s = configs_module(N, NULL, 0);
+  vmem_error err;
+  vmem_hlo_module *m = vmem_hlo_parse(s, strlen(s), NULL, &err);
+  assert_non_null(m);
+  static vmem_hlo_scoped each[N], one[N], two[N], pub[N];
+  for (size_t i = 0; i < N; i++)
+    assert_int_equal(vmem_hlo_instruction_scoped(m->comps[0]->instrs[i], &each[i], &err), VMEM_OK);
+  assert_int_equal(hlo_scoped_all(m, one, 1, &err), VMEM_OK);
+  assert_int_equal(hlo_scoped_all(m, two, 2, &err), VMEM_OK);
+  assert_int_equal(vmem_hlo_module_scoped(m, pub, &err), VMEM_OK);
+  same_scoped(each, one, N);
+  same_scoped(each, two, N);
+  same_scoped(each, pub, N);
+  assert_int_equal(two[8].limit_bytes, 9 * 1024); /* the fixture says what it means */
+  assert_int_equal(two[8].used_bytes, 8 * 512);
+  assert_int_equal(two[9].limit_bytes, 63);
+  assert_false(two[10].config_is_json);
+  assert_int_equal(two[11].limit_bytes, -1);
+  vmem_hlo_free(m);
+  free(s);
+}
+
+/* Malformed configs in both halves: the error is the first one's, as one
+ * pass gives, however the threads run. */
+static void test_configs_first_error(void **state) {
+  (void)state;
+  enum { N = 1000 };
+  const int broken_at[] = {300, 800};
+  char *s = configs_module(N, broken_at, 2);
+  vmem_error err, e1, e2;
+  vmem_hlo_module *m = vmem_hlo_parse(s, strlen(s), NULL, &err);
+  assert_non_null(m);
+  static vmem_hlo_scoped out[N];
+  assert_int_equal(vmem_hlo_instruction_scoped(m->comps[0]->instrs[300], out, &err), VMEM_ERR_SYNTAX);
+  for (int round = 0; round < 20; round++) {
+    assert_int_equal(hlo_scoped_all(m, out, 1, &e1), VMEM_ERR_SYNTAX);
+    assert_int_equal(hlo_scoped_all(m, out, 2, &e2), VMEM_ERR_SYNTAX);
+    assert_int_equal(e1.offset, err.offset);
+    assert_int_equal(e2.offset, err.offset);
+    assert_string_equal(e2.message, err.message);
+  }
+  vmem_hlo_free(m);
+  free(s);
+}
+
 static void test_files_every_cut(void **state) {
   (void)state;
   static const char *const files[] = {"/examples/attention.hlo", "/tests/golden/std_ops.hlo",
@@ -326,6 +420,8 @@ int main(void) {
       cmocka_unit_test(test_skewed_module_is_cut),
       cmocka_unit_test(test_where_the_cut_goes),
       cmocka_unit_test(test_files_every_cut),
+      cmocka_unit_test(test_configs_in_halves),
+      cmocka_unit_test(test_configs_first_error),
   };
   return RUN(tests);
 }
