@@ -43,7 +43,7 @@ typedef struct parser {
   size_t len, pos;
   vmem_hlo_module *m;
   arena *a;
-  arena scratch;        /* inline operand shapes: checked, then dropped */
+  arena scratch;        /* inline operand shapes and signature names: used, then dropped */
   vmem_error *err;
   const vmem_allocator *alloc;
   hlo_index names;      /* instruction names of the current computation */
@@ -883,45 +883,45 @@ static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *
 
 /* ---- computations ------------------------------------------------------ */
 
-/* signature ::= '(' (name ':' shape (',' name ':' shape)*)? ')' '->' shape */
+/* signature ::= '(' (name ':' shape (',' name ':' shape)*)? ')' '->' shape
+ * Each name and shape goes on p->ops in turn (the names through the
+ * scratch arena), then into the computation's two arrays: 24 bytes a
+ * parameter, over 150,000 parameters in a large dump. */
 static bool parse_signature(parser *p, vmem_hlo_computation *c) {
   size_t from = p->ops.n;
-  vec shapes = {0};
+  arena_mark mark = arena_save(&p->scratch);
   bool ok = true;
   p->pos++; /* '(' */
   if (!accept(p, ')')) {
     do {
-      sv *name = arena_alloc(p->a, sizeof *name);
+      sv *name = arena_alloc(&p->scratch, sizeof *name);
       vmem_shape *s = NULL;
       /* Parameter names print without '%', so they must start as an
        * identifier does even when written with one. */
-      ok = name && parse_name(p, name, "a parameter name") &&
+      ok = (name || nomem(p)) && parse_name(p, name, "a parameter name") &&
            (is_ident_start(name->ptr[0]) ||
             fail(p, VMEM_ERR_SYNTAX, (size_t)(name->ptr - p->s),
                  "a parameter name must start with a letter or '_'")) &&
            (at(p, ':') || expected(p, "':' right after the parameter name"));
       if (ok) {
         p->pos++;
-        ok = (s = parse_shape_interned(p)) && vec_push(p, &p->ops, name) && vec_push(p, &shapes, s);
+        ok = (s = parse_shape_interned(p)) && vec_push(p, &p->ops, name) && vec_push(p, &p->ops, s);
       }
     } while (ok && accept(p, ','));
     ok = ok && expect(p, ')', "',' or ')' in the parameter list");
   }
   if (ok) {
-    c->nparams = (uint32_t)(p->ops.n - from);
-    void **names = NULL;
-    ok = vec_take(p, &p->ops, from, &names);
+    c->nparams = (uint32_t)((p->ops.n - from) / 2);
     c->param_shapes = arena_alloc(p->a, (c->nparams ? c->nparams : 1) * sizeof *c->param_shapes);
     c->param_names = arena_alloc(p->a, (c->nparams ? c->nparams : 1) * sizeof *c->param_names);
-    ok = ok && c->param_shapes && c->param_names;
+    ok = (c->param_shapes && c->param_names) || nomem(p);
     for (uint32_t i = 0; ok && i < c->nparams; i++) {
-      c->param_names[i] = *(sv *)names[i];
-      c->param_shapes[i] = shapes.v[i];
+      c->param_names[i] = *(sv *)p->ops.v[from + 2 * i];
+      c->param_shapes[i] = p->ops.v[from + 2 * i + 1];
     }
-    if (!ok)
-      nomem(p);
   }
-  vmem__free(p->alloc, shapes.v);
+  p->ops.n = from;
+  arena_restore(&p->scratch, mark);
   if (!ok)
     return false;
   if (!skip_ws(p) || !(p->pos + 1 < p->len && p->s[p->pos] == '-' && p->s[p->pos + 1] == '>'))
