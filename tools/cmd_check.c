@@ -126,11 +126,16 @@ typedef struct report {
  * or a callee's buffer (XLA's dataflow rules; the full analysis is the
  * program-scoped planner's). */
 static bool defines_buffer(const vmem_hlo_instruction *in) {
-  static const char *const none[] = {"tuple", "get-tuple-element", "bitcast", "while", "call",
-                                     "conditional", "domain", "add-dependency", "opt-barrier"};
+#define OP(s) {s, sizeof s - 1}
+  static const struct { /* lengths kept: asked for every row, twice, a million rows in a large dump */
+    const char *s;
+    size_t n;
+  } none[] = {OP("tuple"),       OP("get-tuple-element"), OP("bitcast"),        OP("while"),      OP("call"),
+              OP("conditional"), OP("domain"),            OP("add-dependency"), OP("opt-barrier")};
+#undef OP
   vmem_str op = vmem_hlo_instruction_opcode(in);
   for (size_t i = 0; i < sizeof none / sizeof *none; i++)
-    if (op.len == strlen(none[i]) && !memcmp(op.ptr, none[i], op.len))
+    if (op.len == none[i].n && !memcmp(op.ptr, none[i].s, op.len))
       return false;
   const vmem_hlo_computation *c = vmem_hlo_instruction_parent(in);
   /* A called computation's parameters are its caller's operands. */
