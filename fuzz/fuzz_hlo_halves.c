@@ -2,7 +2,9 @@
  * pick a line; the rest is read with the text cut there (a second thread
  * reads from the cut) and in one pass. Beyond "no crash": both give the
  * same module — printout, instruction ids, callers, fusion marks — or the
- * same error (code, offset, message). */
+ * same error (code, offset, message). Then the module's backend configs
+ * are decoded in two halves on two threads and in one pass: the same
+ * figures, or the same first error. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +24,24 @@ static size_t line_start(const char *s, size_t n, unsigned k) {
     if (s[i] == '\n' && --k == 0)
       return i + 1;
   return 0;
+}
+
+static void same_configs(const vmem_hlo_module *m) {
+  size_t n = m->total_instrs ? m->total_instrs : 1;
+  vmem_hlo_scoped *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+  if (!x || !y)
+    abort();
+  vmem_error one, two;
+  vmem_status a = hlo_scoped_all(m, x, SIZE_MAX, &one), b = hlo_scoped_all(m, y, 0, &two);
+  if (a != b || one.code != two.code || (a != VMEM_OK && (one.offset != two.offset || strcmp(one.message, two.message))))
+    abort();
+  for (size_t i = 0; a == VMEM_OK && i < m->total_instrs; i++)
+    if (x[i].limit_bytes != y[i].limit_bytes || x[i].used_bytes != y[i].used_bytes ||
+        x[i].internal_scratch_bytes != y[i].internal_scratch_bytes || x[i].has_kernel_body != y[i].has_kernel_body ||
+        x[i].config_is_json != y[i].config_is_json)
+      abort();
+  free(x);
+  free(y);
 }
 
 static void same(const vmem_hlo_module *a, const vmem_hlo_module *b) {
@@ -61,6 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     abort();
   free(x);
   free(y);
+  same_configs(b);
   vmem_hlo_free(a);
   vmem_hlo_free(b);
   return 0;

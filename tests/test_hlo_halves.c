@@ -355,8 +355,8 @@ static void test_configs_in_halves(void **state) {
   static vmem_hlo_scoped each[N], one[N], two[N], pub[N];
   for (size_t i = 0; i < N; i++)
     assert_int_equal(vmem_hlo_instruction_scoped(m->comps[0]->instrs[i], &each[i], &err), VMEM_OK);
-  assert_int_equal(hlo_scoped_all(m, one, 1, &err), VMEM_OK);
-  assert_int_equal(hlo_scoped_all(m, two, 2, &err), VMEM_OK);
+  assert_int_equal(hlo_scoped_all(m, one, SIZE_MAX, &err), VMEM_OK);
+  assert_int_equal(hlo_scoped_all(m, two, 0, &err), VMEM_OK);
   assert_int_equal(vmem_hlo_module_scoped(m, pub, &err), VMEM_OK);
   same_scoped(each, one, N);
   same_scoped(each, two, N);
@@ -383,8 +383,8 @@ static void test_configs_first_error(void **state) {
   static vmem_hlo_scoped out[N];
   assert_int_equal(vmem_hlo_instruction_scoped(m->comps[0]->instrs[300], out, &err), VMEM_ERR_SYNTAX);
   for (int round = 0; round < 20; round++) {
-    assert_int_equal(hlo_scoped_all(m, out, 1, &e1), VMEM_ERR_SYNTAX);
-    assert_int_equal(hlo_scoped_all(m, out, 2, &e2), VMEM_ERR_SYNTAX);
+    assert_int_equal(hlo_scoped_all(m, out, SIZE_MAX, &e1), VMEM_ERR_SYNTAX);
+    assert_int_equal(hlo_scoped_all(m, out, 0, &e2), VMEM_ERR_SYNTAX);
     assert_int_equal(e1.offset, err.offset);
     assert_int_equal(e2.offset, err.offset);
     assert_string_equal(e2.message, err.message);

@@ -200,9 +200,11 @@ int64_t hlo_json_i64(const struct json_t *v);
 /* The memory-space-1 size of a *_memory_configs list, or -1. */
 int64_t hlo_vmem_config_size(const struct json_t *list);
 
-/* Every instruction's config into out[id] (vmem_hlo_module_scoped), on up
- * to `threads` threads (tests force one or two). */
-vmem_status hlo_scoped_all(const vmem_hlo_module *m, vmem_hlo_scoped *out, unsigned threads, vmem_error *err);
+/* Every instruction's config into out[id] (vmem_hlo_module_scoped), in two
+ * halves on two threads when there are split_from configs or more (tests
+ * and the fuzzer pass 0 to force two threads on a small module, SIZE_MAX
+ * for one). */
+vmem_status hlo_scoped_all(const vmem_hlo_module *m, vmem_hlo_scoped *out, size_t split_from, vmem_error *err);
 
 /* hlo_kernel.c: a kernel from a tpu_custom_call's config, completed with
  * the arrays behind its operands and results (either may be NULL). Shared

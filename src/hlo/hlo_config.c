@@ -173,7 +173,7 @@ static void *scoped_decode(void *arg) {
   return NULL;
 }
 
-vmem_status hlo_scoped_all(const vmem_hlo_module *m, vmem_hlo_scoped *out, unsigned threads, vmem_error *err) {
+vmem_status hlo_scoped_all(const vmem_hlo_module *m, vmem_hlo_scoped *out, size_t split_from, vmem_error *err) {
   err_clear(err);
   const vmem_hlo_scoped none = {-1, -1, -1, false, false};
   const vmem_hlo_instruction **v = vmem__alloc(&m->a.alloc, (m->total_instrs ? m->total_instrs : 1) * sizeof *v);
@@ -191,7 +191,7 @@ vmem_status hlo_scoped_all(const vmem_hlo_module *m, vmem_hlo_scoped *out, unsig
     }
   scoped_run half[2] = {{v, 0, n, out, {0}}, {v, n, n, out, {0}}};
   pthread_t th;
-  bool two = threads > 1 && n >= SCOPED_HALVES_MIN;
+  bool two = n >= split_from && n >= 2;
   if (two) {
     half[0].to = half[1].from = n / 2;
     two = pthread_create(&th, NULL, scoped_decode, &half[1]) == 0;
@@ -208,5 +208,5 @@ vmem_status hlo_scoped_all(const vmem_hlo_module *m, vmem_hlo_scoped *out, unsig
 
 vmem_status vmem_hlo_module_scoped(const vmem_hlo_module *m, vmem_hlo_scoped *out, vmem_error *err) {
   const vmem_allocator *a = &m->a.alloc; /* a caller's allocator stays on the calling thread */
-  return hlo_scoped_all(m, out, !a->alloc && !a->free ? sys_processors() : 1, err);
+  return hlo_scoped_all(m, out, !a->alloc && !a->free && sys_processors() >= 2 ? SCOPED_HALVES_MIN : SIZE_MAX, err);
 }
