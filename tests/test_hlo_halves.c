@@ -2,7 +2,9 @@
  * (a second thread reads from the cut) is the module one pass reads — the
  * same printout, instruction ids, computation indexes, callers and fusion
  * marks — and a module one pass refuses is refused with the same error.
- * Cuts that are not computation boundaries must fall back to one pass. */
+ * Cuts that are not computation boundaries must fall back to one pass.
+ * Then a module's backend configs, decoded in two halves on two threads
+ * (hlo_scoped_all): one pass's figures, and one pass's first error. */
 #include "test.h"
 #include "../src/hlo/hlo.h"
 
