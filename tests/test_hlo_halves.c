@@ -301,6 +301,33 @@ static void check_file(const char *path) {
   free(s);
 }
 
+/* A NUL byte in a large module is searched for in two halves too: the
+ * error names the first, in either half. */
+static void test_nul_in_either_half(void **state) {
+  (void)state;
+  size_t cap = 2u << 20, n = 0;
+  char *s = malloc(cap);
+  assert_non_null(s);
+  n += (size_t)sprintf(s, "HloModule nul\n\n");
+  for (int k = 0; n < cap - 4096; k++)
+    n += (size_t)sprintf(s + n, "%%f.%d (p: f32[8]) -> f32[8] {\n  %%p = f32[8]{0} parameter(0)\n"
+                                "  ROOT %%n = f32[8]{0} negate(%%p), metadata={op_name=\"x\"}\n}\n\n", k);
+  size_t late = n / 4 * 3, early = n / 4;
+  while (s[late] != '"')
+    late++;
+  while (s[early] != '"')
+    early++;
+  vmem_error err;
+  s[late + 1] = '\0'; /* inside a string, which the reader skips with memchr */
+  assert_null(hlo_parse_cut(s, n, HLO_CUT_AUTO, &err));
+  assert_int_equal(err.offset, late + 1);
+  assert_non_null(strstr(err.message, "NUL"));
+  s[early + 1] = '\0';
+  assert_null(hlo_parse_cut(s, n, HLO_CUT_AUTO, &err));
+  assert_int_equal(err.offset, early + 1);
+  free(s);
+}
+
 /* ---- configs in two halves (hlo_scoped_all) --------------------------------- */
 
 /* A module of n custom calls whose configs vary: raw JSON with scoped
@@ -422,6 +449,7 @@ int main(void) {
       cmocka_unit_test(test_skewed_module_is_cut),
       cmocka_unit_test(test_where_the_cut_goes),
       cmocka_unit_test(test_files_every_cut),
+      cmocka_unit_test(test_nul_in_either_half),
       cmocka_unit_test(test_configs_in_halves),
       cmocka_unit_test(test_configs_first_error),
   };

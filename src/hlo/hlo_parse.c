@@ -1701,10 +1701,41 @@ static bool parser_init(parser *p, vmem_hlo_module *m, vmem_error *err) {
 }
 
 /* Parses into a module whose arena and text are set. */
+/* The first NUL byte of the text, or NULL. A text that will be read in
+ * two halves is searched in two halves too: the search is a tenth of the
+ * parse's wall time on one thread (10 ms of 100 MB). */
+typedef struct nul_search {
+  const char *s, *at;
+  size_t n;
+} nul_search;
+
+static void *nul_half(void *arg) {
+  nul_search *h = arg;
+  h->at = h->n ? memchr(h->s, '\0', h->n) : NULL;
+  return NULL;
+}
+
+static const char *find_nul(const parser *p) {
+  nul_search a = {p->s, NULL, p->len}, b = {p->s, NULL, 0};
+  pthread_t th;
+  bool two = halves_pay(p);
+  if (two) {
+    a.n = p->len / 2;
+    b = (nul_search){p->s + a.n, NULL, p->len - a.n};
+    two = pthread_create(&th, NULL, nul_half, &b) == 0;
+    if (!two)
+      a.n = p->len;
+  }
+  nul_half(&a);
+  if (two)
+    pthread_join(th, NULL);
+  return a.at ? a.at : b.at;
+}
+
 bool hlo_parse_into(vmem_hlo_module *m, vmem_error *err) {
   parser p;
   bool ok = parser_init(&p, m, err);
-  const char *nul = m->len ? memchr(m->text, '\0', m->len) : NULL;
+  const char *nul = ok ? find_nul(&p) : NULL;
   if (!ok)
     nomem(&p);
   else if (nul)
