@@ -1702,8 +1702,8 @@ static bool parser_init(parser *p, vmem_hlo_module *m, vmem_error *err) {
 
 /* Parses into a module whose arena and text are set. */
 /* The first NUL byte of the text, or NULL. A text that will be read in
- * two halves is searched in two halves too: the search is a tenth of the
- * parse's wall time on one thread (10 ms of 100 MB). */
+ * two halves is searched in two halves too: memory bound, but 4-5 ms of
+ * 100 MB against 7 ms on one thread. */
 typedef struct nul_search {
   const char *s, *at;
   size_t n;
