@@ -46,9 +46,17 @@ typedef struct rule_ctx {
   bool *param_read, result_is_fusion;
 } rule_ctx;
 
-static bool op_is(const vmem_hlo_instruction *in, const char *name) {
-  return sv_eq(*in->opcode, name, strlen(name));
-}
+/* An opcode and its length, so that no comparison counts a name's bytes:
+ * the model asks several for every instruction of a module (strlen was a
+ * fifth of its time on a large dump). */
+typedef struct opname {
+  const char *s;
+  size_t n;
+} opname;
+#define OPNAME(lit) {lit, sizeof lit - 1}
+
+static bool op_is_named(const vmem_hlo_instruction *in, opname o) { return sv_eq(*in->opcode, o.s, o.n); }
+#define op_is(in, lit) op_is_named(in, (opname)OPNAME(lit))
 
 /* ---- windows ---------------------------------------------------------------- */
 
@@ -57,6 +65,32 @@ static bool op_is(const vmem_hlo_instruction *in, const char *name) {
  * the array's own, tiled as the array is on the target; with c->whole the
  * window is the whole array. One layout for both: the model sizes every
  * window of every op, and the layout was most of its time. */
+/* A window's layout lives for one call: its arena's first (and usually
+ * only) chunk is this buffer on the stack, not a malloc — a malloc and a
+ * free for every window were a quarter of the model's instructions. */
+typedef struct window_buf {
+  const vmem_allocator *next; /* a larger layout's chunks */
+  bool used;
+  _Alignas(16) char bytes[1536];
+} window_buf;
+
+static void *window_alloc(void *ctx, size_t n) {
+  window_buf *w = ctx;
+  if (!w->used && n <= sizeof w->bytes) {
+    w->used = true;
+    return w->bytes;
+  }
+  return vmem__alloc(w->next, n);
+}
+
+static void window_free(void *ctx, void *p) {
+  window_buf *w = ctx;
+  if (p == w->bytes)
+    w->used = false;
+  else
+    vmem__free(w->next, p);
+}
+
 static bool window_bytes2(rule_ctx *c, const vmem_shape *s, const int64_t *ext, uint64_t *part, uint64_t *whole) {
   uint64_t dummy;
   part = part ? part : &dummy, whole = whole ? whole : &dummy;
@@ -64,7 +98,10 @@ static bool window_bytes2(rule_ctx *c, const vmem_shape *s, const int64_t *ext, 
   if (s->tuple || s->rank > MAX_RANK)
     return true;
   vmem_error e;
-  vmem_shape *laid = vmem_shape_with_tpu_layout(s, c->t, c->alloc, &e);
+  window_buf wb; /* its bytes are the arena's to write first */
+  wb.next = c->alloc, wb.used = false;
+  const vmem_allocator on_stack = {window_alloc, window_free, &wb};
+  vmem_shape *laid = vmem_shape_with_tpu_layout(s, c->t, &on_stack, &e);
   vmem_size zw = {0}, zp = {0};
   bool sized = laid != NULL && shape_array_size(laid, &zw, &e) == VMEM_OK;
   for (size_t i = 0; sized && !c->whole && i < laid->rank; i++) {
@@ -369,21 +406,22 @@ typedef bool (*rule_fn)(rule_ctx *c, const vmem_hlo_instruction *in);
 
 /* Each rule once, by opcode (the default for the rest). */
 static const struct {
-  const char *opcode, *name;
+  opname opcode;
+  const char *name;
   rule_fn fn;
 } rules[] = {
-    {"reduce", "reduce", rule_reduce},
-    {"reduce-window", "reduce-window", rule_reduce_window},
-    {"sort", "sort", rule_sort},
-    {"dot", "dot", rule_dot},
-    {"convolution", "convolution", rule_convolution},
-    {"gather", "gather", rule_gather},
-    {"scatter", "scatter", rule_scatter},
+    {OPNAME("reduce"), "reduce", rule_reduce},
+    {OPNAME("reduce-window"), "reduce-window", rule_reduce_window},
+    {OPNAME("sort"), "sort", rule_sort},
+    {OPNAME("dot"), "dot", rule_dot},
+    {OPNAME("convolution"), "convolution", rule_convolution},
+    {OPNAME("gather"), "gather", rule_gather},
+    {OPNAME("scatter"), "scatter", rule_scatter},
 };
 
 static int rule_of(const vmem_hlo_instruction *in) {
   for (size_t r = 0; r < sizeof rules / sizeof *rules; r++)
-    if (op_is(in, rules[r].opcode))
+    if (op_is_named(in, rules[r].opcode))
       return (int)r;
   return -1;
 }
@@ -442,13 +480,16 @@ static bool rule_fusion(rule_ctx *c, const vmem_hlo_instruction *in) {
 /* Ops that execute no code of their own, or whose scoped need is not this
  * model's to say (a custom call: Pallas kernels are sized exactly). */
 static bool modelled(const vmem_hlo_instruction *in) {
-  static const char *const skip[] = {"parameter", "constant", "tuple", "get-tuple-element", "bitcast", "while",
-                                     "call", "conditional", "custom-call", "domain", "add-dependency",
-                                     "opt-barrier", "copy-done", "after-all", "partition-id", "replica-id", NULL};
+  static const opname skip[] = {OPNAME("parameter"),     OPNAME("constant"),       OPNAME("tuple"),
+                                OPNAME("get-tuple-element"), OPNAME("bitcast"),   OPNAME("while"),
+                                OPNAME("call"),          OPNAME("conditional"),    OPNAME("custom-call"),
+                                OPNAME("domain"),        OPNAME("add-dependency"), OPNAME("opt-barrier"),
+                                OPNAME("copy-done"),     OPNAME("after-all"),      OPNAME("partition-id"),
+                                OPNAME("replica-id")};
   if (in->parent->is_fusion)
     return false;
-  for (const char *const *s = skip; *s; s++)
-    if (op_is(in, *s))
+  for (size_t i = 0; i < sizeof skip / sizeof *skip; i++)
+    if (op_is_named(in, skip[i]))
       return false;
   return true;
 }
