@@ -105,9 +105,9 @@ typedef struct report {
   /* Laid-out shapes by the IR's interned shape: a module of a million
    * instructions has a few thousand distinct shapes, and a copy per row
    * was most of check's memory. Open addressing on the pointer. */
-  const vmem_shape **laid_key;
-  vmem_shape **laid_val;
+  struct laid_entry *laid;
   size_t laid_cap, laid_n;
+  char *uncached;       /* the last shape printed outside the cache (out of memory) */
   size_t nrows;
   const vmem_limit_inputs *in;
   const vmem_plan_options *opt;
@@ -217,40 +217,69 @@ static bool model_row(report *r, row *w) {
   return true;
 }
 
+/* A cache entry: the IR's interned shape, laid out on the target (NULL
+ * when it cannot be) and printed once asked (the laid-out shape, else the
+ * one written): a million rows print a few thousand distinct shapes, and
+ * printing each row's was an eighth of check --json. */
+typedef struct laid_entry {
+  const vmem_shape *key;
+  vmem_shape *laid;
+  char *text;
+} laid_entry;
+
+/* Its entry, or the empty slot where it goes. */
+static laid_entry *laid_slot(const report *r, const vmem_shape *s) {
+  size_t j = ((uintptr_t)s >> 4) & (r->laid_cap - 1);
+  while (r->laid[j].key && r->laid[j].key != s)
+    j = (j + 1) & (r->laid_cap - 1);
+  return &r->laid[j];
+}
+
+static bool laid_grow(report *r) {
+  report bigger = {.laid_cap = r->laid_cap ? 2 * r->laid_cap : 256};
+  if (!(bigger.laid = calloc(bigger.laid_cap, sizeof *bigger.laid)))
+    return false;
+  for (size_t i = 0; i < r->laid_cap; i++)
+    if (r->laid[i].key)
+      *laid_slot(&bigger, r->laid[i].key) = r->laid[i];
+  free(r->laid);
+  r->laid = bigger.laid, r->laid_cap = bigger.laid_cap;
+  return true;
+}
+
 /* The shape s laid out on the target, from the cache; NULL with *err set
  * when it cannot be (an out-of-memory is not cached). */
 static vmem_shape *laid_of(report *r, const vmem_shape *s, vmem_error *err) {
-  if ((r->laid_n + 1) * 2 > r->laid_cap) {
-    size_t cap = r->laid_cap ? 2 * r->laid_cap : 256;
-    const vmem_shape **key = calloc(cap, sizeof *key);
-    vmem_shape **val = calloc(cap, sizeof *val);
-    if (!key || !val) {
-      free(key), free(val);
-      err->code = VMEM_ERR_NOMEM;
-      return NULL;
-    }
-    for (size_t i = 0; i < r->laid_cap; i++)
-      if (r->laid_key[i]) {
-        size_t j = ((uintptr_t)r->laid_key[i] >> 4) & (cap - 1);
-        while (key[j])
-          j = (j + 1) & (cap - 1);
-        key[j] = r->laid_key[i], val[j] = r->laid_val[i];
-      }
-    free(r->laid_key), free(r->laid_val);
-    r->laid_key = key, r->laid_val = val, r->laid_cap = cap;
+  if ((r->laid_n + 1) * 2 > r->laid_cap && !laid_grow(r)) {
+    err->code = VMEM_ERR_NOMEM;
+    return NULL;
   }
-  size_t j = ((uintptr_t)s >> 4) & (r->laid_cap - 1);
-  for (; r->laid_key[j]; j = (j + 1) & (r->laid_cap - 1))
-    if (r->laid_key[j] == s) {
-      if (!r->laid_val[j])
-        err->code = VMEM_ERR_RANGE; /* known not to lay out */
-      return r->laid_val[j];
-    }
+  laid_entry *e = laid_slot(r, s);
+  if (e->key) {
+    if (!e->laid)
+      err->code = VMEM_ERR_RANGE; /* known not to lay out */
+    return e->laid;
+  }
   vmem_shape *laid = vmem_shape_with_tpu_layout(s, r->t, NULL, err);
   if (!laid && err->code == VMEM_ERR_NOMEM)
     return NULL;
-  r->laid_key[j] = s, r->laid_val[j] = laid, r->laid_n++;
+  *e = (laid_entry){s, laid, NULL};
+  r->laid_n++;
   return laid;
+}
+
+/* A row's shape as printed: laid out, else as written. Owned by the report;
+ * NULL when out of memory. */
+static const char *row_shape(report *r, const row *w) {
+  const vmem_shape *s = vmem_hlo_instruction_shape(w->in);
+  laid_entry *e = r->laid_cap ? laid_slot(r, s) : NULL;
+  if (e && e->key) {
+    if (!e->text)
+      e->text = shape_text(e->laid ? e->laid : s);
+    return e->text;
+  }
+  free(r->uncached); /* not in the cache (sizing ran out of memory): printed alone */
+  return r->uncached = shape_text(w->laid ? w->laid : s);
 }
 
 static bool size_rows(report *r) {
@@ -311,9 +340,12 @@ static void free_rows(report *r) {
   }
   free(r->rows);
   free(r->scoped);
-  for (size_t i = 0; i < r->laid_cap; i++)
-    vmem_shape_free(r->laid_val[i]);
-  free(r->laid_key), free(r->laid_val);
+  for (size_t i = 0; i < r->laid_cap; i++) {
+    vmem_shape_free(r->laid[i].laid);
+    free(r->laid[i].text);
+  }
+  free(r->laid);
+  free(r->uncached);
 }
 
 /* ---- totals --------------------------------------------------------------- */
@@ -448,7 +480,7 @@ static void print_computation(report *r, const vmem_hlo_computation *c, size_t *
   for (size_t i = 0; i < n; i++) {
     const row *w = &r->rows[(*k)++];
     char nm[48], op[32], sh[72], by[32], un[32], sp[8];
-    char *full = shape_text(w->laid ? w->laid : vmem_hlo_instruction_shape(w->in));
+    const char *full = row_shape(r, w);
     vmem_str fs = {full ? full : "", full ? strlen(full) : 0};
     nm[0] = ' ', nm[1] = ' ';
     cut(nm + 2, 40, vmem_hlo_instruction_name(w->in));
@@ -457,7 +489,6 @@ static void print_computation(report *r, const vmem_hlo_computation *c, size_t *
     snprintf(sp, sizeof sp, "S(%" PRId64 ")", w->laid ? vmem_shape_memory_space(w->laid) : 0);
     table_add(&tb, nm, op, sh, w->given ? "given" : "default", w->sized ? cli_human(by, sizeof by, w->size.bytes) : "-",
               w->sized ? cli_human(un, sizeof un, w->size.unpadded_bytes) : "-", sp);
-    free(full);
   }
   table_print(&tb, CLI_OUT);
   table_free(&tb);
@@ -842,7 +873,7 @@ static json_t *json_str(vmem_str s) { return json_stringn(s.ptr, s.len); }
 
 static json_t *json_row(report *r, const row *w) {
   json_t *o = json_object(), *ops = json_array();
-  char *s = shape_text(w->laid ? w->laid : vmem_hlo_instruction_shape(w->in));
+  const char *s = row_shape(r, w);
   json_object_set_new(o, "name", json_str(vmem_hlo_instruction_name(w->in)));
   json_object_set_new(o, "opcode", json_str(vmem_hlo_instruction_opcode(w->in)));
   json_object_set_new(o, "shape", json_string(s ? s : ""));
@@ -884,7 +915,6 @@ static json_t *json_row(report *r, const row *w) {
   } else if (w->scoped->has_kernel_body) {
     json_object_set_new(o, "kernel", json_pack("{s:s}", "error", w->kerr ? w->kerr : ""));
   }
-  free(s);
   return o;
 }
 
@@ -1082,7 +1112,8 @@ static void put_indented(const char *s, size_t len, int indent) {
       return;
     }
     fwrite(s, 1, (size_t)(nl + 1 - s), CLI_OUT);
-    fprintf(CLI_OUT, "%*s", indent, "");
+    for (int k = indent; k > 0; k -= 16) /* not fprintf("%*s"): once a line, millions of lines */
+      fwrite("                ", 1, (size_t)(k < 16 ? k : 16), CLI_OUT);
   }
 }
 
