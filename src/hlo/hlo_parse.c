@@ -30,6 +30,16 @@ typedef struct open_operand {
   size_t k; /* its place among in's operands */
 } open_operand;
 
+/* A callee the second half could not find (it may be the first half's),
+ * kept with its name's hash: the first half fills in tens of thousands of
+ * them, by lookups alone, while or after the second half reads on. */
+typedef struct open_callee {
+  vmem_hlo_instruction *in;
+  sv name;
+  uint64_t hash;
+  size_t k; /* its place among in's callees */
+} open_callee;
+
 enum { RECENT = 512, OPCODES_SEEN = 64, SHAPE_SETS = 64, SHAPE_WAYS = 4 };
 
 struct half;
@@ -62,9 +72,11 @@ typedef struct parser {
   vec instrs, ops, called, comps;
   vec calling;          /* the instructions that call computations, for link_callers */
   /* The second half's parser leaves a callee it has not seen NULL (it may
-   * be in the first half) and lists the instruction here. */
+   * be in the first half) and lists it here; those of the instruction being
+   * read are from open_callee_from on. */
   bool defer_callees;
-  vec pending;
+  open_callee *open_callees;
+  size_t ncallees, cap_callees, open_callee_from;
   /* The second half's link to the first: once the first has ended at the
    * cut, its computation names (first_names) are final and this half looks
    * callees up there itself. */
@@ -725,10 +737,10 @@ static bool calls_computations(sv name) {
  * before, among this parser's, the first half's once published, or the one
  * the first half stopped inside — which is defined for its callers after
  * it, not for its own instructions. */
-static vmem_hlo_computation *callee_named(parser *p, sv name, const vmem_hlo_computation *from) {
-  vmem_hlo_computation *c = hlo_map_get(p->m->by_name, name);
+static vmem_hlo_computation *callee_named(parser *p, sv name, uint64_t hash, const vmem_hlo_computation *from) {
+  vmem_hlo_computation *c = hlo_map_get_hashed(p->m->by_name, name, hash);
   if (!c && p->first_names)
-    c = hlo_map_get(p->first_names, name);
+    c = hlo_map_get_hashed(p->first_names, name, hash);
   vmem_hlo_computation *open = p->open_comp;
   if (!c && open && from != open && from != p->open_shell && open->name.len == name.len &&
       hlo_bytes_eq(open->name.ptr, name.ptr, name.len))
@@ -736,9 +748,21 @@ static vmem_hlo_computation *callee_named(parser *p, sv name, const vmem_hlo_com
   return c;
 }
 
+/* Records a callee left open, the next in p->called (its instruction and
+ * place are set when the instruction's callees are taken). */
+static bool open_callee_push(parser *p, sv name, uint64_t hash) {
+  open_callee *na = grow(p, p->open_callees, p->ncallees, &p->cap_callees, sizeof *na);
+  if (!na)
+    return false;
+  p->open_callees = na;
+  open_callee o = {NULL, name, hash, p->called.n};
+  p->open_callees[p->ncallees++] = o;
+  return true;
+}
+
 /* names ::= name | '{' (name (',' name)*)? '}'
  * An inline body (to_apply={ ... = ... }) is left unresolved. */
-static bool resolve_called(parser *p, const hlo_attr *a, const vmem_hlo_computation *from, bool *deferred) {
+static bool resolve_called(parser *p, const hlo_attr *a, const vmem_hlo_computation *from) {
   const char *s = a->value, *end = s + a->value_len;
   if (*s == '{') {
     s++, end--;
@@ -759,10 +783,12 @@ static bool resolve_called(parser *p, const hlo_attr *a, const vmem_hlo_computat
       break;
     }
     sv name = {b, (size_t)(s - b)};
-    vmem_hlo_computation *callee = callee_named(p, name, from);
-    if (!callee && p->defer_callees)
-      *deferred = true;
-    else if (!callee)
+    uint64_t h = hlo_hash(name);
+    vmem_hlo_computation *callee = callee_named(p, name, h, from);
+    if (!callee && p->defer_callees) {
+      if (!open_callee_push(p, name, h))
+        return false;
+    } else if (!callee)
       return fail(p, VMEM_ERR_UNKNOWN, (size_t)(b - p->s),
                   "computation %%%.*s is used before it is defined (callees come before callers)",
                   (int)name.len, name.ptr);
@@ -774,9 +800,8 @@ static bool resolve_called(parser *p, const hlo_attr *a, const vmem_hlo_computat
 
 static bool link_called(parser *p, vmem_hlo_instruction *in) {
   size_t from = p->called.n;
-  bool deferred = false;
   for (uint32_t k = 0; k < in->nattrs; k++)
-    if (calls_computations(attr_name(&hlo_attrs(in)[k])) && !resolve_called(p, &hlo_attrs(in)[k], in->parent, &deferred))
+    if (calls_computations(attr_name(&hlo_attrs(in)[k])) && !resolve_called(p, &hlo_attrs(in)[k], in->parent))
       return false;
   if (p->called.n - from > UINT16_MAX)
     return fail(p, VMEM_ERR_RANGE, (size_t)(in->name.ptr - p->s), "%%%.*s calls more than %u computations",
@@ -790,10 +815,13 @@ static bool link_called(parser *p, vmem_hlo_instruction *in) {
     return true;
   }
   void **called;
-  if (!vec_take(p, &p->called, from, &called) || !vec_push(p, &p->calling, in) ||
-      (deferred && !vec_push(p, &p->pending, in)))
+  if (!vec_take(p, &p->called, from, &called) || !vec_push(p, &p->calling, in))
     return false;
   in->called = (vmem_hlo_computation **)called;
+  for (; p->open_callee_from < p->ncallees; p->open_callee_from++) {
+    p->open_callees[p->open_callee_from].in = in;
+    p->open_callees[p->open_callee_from].k -= from;
+  }
   return true;
 }
 
@@ -1186,7 +1214,8 @@ typedef struct half {
   pthread_cond_t cv;
   atomic_bool first_ready;
   const hlo_map *first_names;
-  vec handed;
+  open_callee *handed;
+  size_t nhanded;
   bool handed_over, finished, sync;
   /* A cut inside a computation: the first part's names (first_index over
    * first_items) and the open computation, published with first_ready; the
@@ -1230,8 +1259,10 @@ static void half_poll(parser *p) {
   p->first_index = h->first_index;
   p->first_items = h->first_items;
   p->open_comp = h->open_comp;
-  h->handed = p->pending;
-  memset(&p->pending, 0, sizeof p->pending);
+  h->handed = p->open_callees; /* between two instructions: every one has its instruction */
+  h->nhanded = p->ncallees;
+  p->open_callees = NULL;
+  p->ncallees = p->cap_callees = p->open_callee_from = 0;
   h->handed_ops = p->open_ops;
   h->nhanded_ops = p->nopen;
   p->open_ops = NULL;
@@ -1371,7 +1402,7 @@ static void half_drop(half *h) {
     pthread_cond_destroy(&h->cv);
     pthread_mutex_destroy(&h->mu);
   }
-  vmem__free(h->p.alloc, h->handed.v);
+  vmem__free(h->p.alloc, h->handed);
   vmem__free(h->p.alloc, h->handed_ops);
   vmem__free(h->p.alloc, h->handed_names.v);
   vmem__free(h->p.alloc, h->numbered.v);
@@ -1415,30 +1446,22 @@ static bool half_start(parser *p, half *h, size_t cut, pthread_t *th) {
   return false;
 }
 
-
-/* Fills in the callees the second half left open in `open`'s
- * instructions from this half's computations; false when one is not
+/* Fills in the callees the second half left open from this half's
+ * computations, by the names and hashes it kept; false when one is not
  * there (defined nowhere before its caller: one pass names it). */
-static bool fill_open_callees(parser *p, vmem_hlo_instruction *const *open, size_t n) {
-  size_t mark = p->called.n;
-  bool fits = true;
-  p->defer_callees = true; /* a name not found here is NULL, not an error */
-  for (size_t i = 0; fits && i < n; i++) {
-    vmem_hlo_instruction *in = open[i];
-    bool deferred = false;
-    p->called.n = mark;
-    for (uint32_t k = 0; fits && k < in->nattrs; k++)
-      fits = !calls_computations(attr_name(&hlo_attrs(in)[k])) ||
-             resolve_called(p, &hlo_attrs(in)[k], in->parent, &deferred);
-    for (uint16_t k = 0; fits && k < in->ncalled; k++)
-      if (!in->called[k] && !(in->called[k] = p->called.v[mark + k]))
-        fits = false;
+static bool fill_open_callees(parser *p, const open_callee *open, size_t n) {
+  enum { AHEAD = 8 }; /* each lookup misses the cache: the slot, then the computation, fetched ahead */
+  for (size_t i = 0; i < n; i++) {
+    if (i + 2 * AHEAD < n)
+      hlo_map_prefetch(p->m->by_name, open[i + 2 * AHEAD].hash, false);
+    if (i + AHEAD < n)
+      hlo_map_prefetch(p->m->by_name, open[i + AHEAD].hash, true);
+    vmem_hlo_computation *c = callee_named(p, open[i].name, open[i].hash, open[i].in->parent);
+    if (!c)
+      return false;
+    open[i].in->called[open[i].k] = c;
   }
-  p->defer_callees = false;
-  p->called.n = mark;
-  if (p->err->code != VMEM_OK) /* not reached: the second half read the same names */
-    err_clear(p->err);
-  return fits;
+  return true;
 }
 
 /* The first part of the open computation's instructions (NULL: none yet). */
@@ -1499,7 +1522,7 @@ static bool first_half_done(parser *p, half *h) {
   }
   for (size_t i = 0; i < h->numbered.n; i++)
     ((vmem_hlo_instruction *)h->numbered.v[i])->id += (uint32_t)h->base_id;
-  return fill_open_callees(p, (vmem_hlo_instruction *const *)h->handed.v, h->handed.n) &&
+  return fill_open_callees(p, h->handed, h->nhanded) &&
          fill_open_operands(p, h->handed_ops, h->nhanded_ops) &&
          !names_clash(p, h->handed_names.v, h->handed_names.n);
 }
@@ -1524,7 +1547,7 @@ static bool half_fits(parser *p, half *h) {
         !fill_open_operands(p, h->p.open_ops, h->p.nopen))
       return false;
   }
-  return fill_open_callees(p, (vmem_hlo_instruction *const *)h->p.pending.v, h->p.pending.n);
+  return fill_open_callees(p, h->p.open_callees, h->p.ncallees);
 }
 
 /* The open computation, its two parts as one: the first's instructions
@@ -1696,7 +1719,7 @@ static void parser_free(parser *p) {
   vmem__free(p->alloc, p->called.v);
   vmem__free(p->alloc, p->comps.v);
   vmem__free(p->alloc, p->calling.v);
-  vmem__free(p->alloc, p->pending.v);
+  vmem__free(p->alloc, p->open_callees);
   vmem__free(p->alloc, p->open_ops);
   vmem__free(p->alloc, p->attrs);
   arena_destroy(&p->scratch);
