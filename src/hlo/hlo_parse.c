@@ -1666,37 +1666,19 @@ static bool parse_module(parser *p) {
  * bodies are marked. Only the instructions that call are visited, twice:
  * to count, then to fill slices of one block (a computation nobody calls
  * has none). */
-/* Fetches the computation the instruction `ahead` places on calls first:
- * callees lie a computation's bytes apart in the arena, too far for the
- * hardware to guess, and each visit missed the cache. Linking the 50,000
- * calls of the 100 MB benchmark module after the join: 12-22 ms, median
- * ~17 ms with this against ~19 ms without (twelve runs each). */
-static inline void prefetch_callee(vmem_hlo_instruction *const *calling, size_t ahead, size_t n) {
-#if defined(__GNUC__)
-  if (ahead < n && calling[ahead]->ncalled)
-    __builtin_prefetch(calling[ahead]->called[0], 1);
-#else
-  (void)calling, (void)ahead, (void)n;
-#endif
-}
-
 static bool link_callers(parser *p) {
   vmem_hlo_instruction *const *calling = (vmem_hlo_instruction *const *)p->calling.v;
-  size_t total = 0, off = 0, n = p->calling.n;
-  enum { AHEAD = 16 };
-  for (size_t i = 0; i < n; i++) {
-    prefetch_callee(calling, i + AHEAD, n);
+  size_t total = 0, off = 0;
+  for (size_t i = 0; i < p->calling.n; i++)
     for (uint32_t k = 0; k < calling[i]->ncalled; k++, total++) {
       calling[i]->called[k]->ncallers++;
       if (sv_eq(*calling[i]->opcode, "fusion", 6))
         calling[i]->called[k]->is_fusion = true;
     }
-  }
   const vmem_hlo_instruction **block = total ? arena_alloc(p->a, total * sizeof *block) : NULL;
   if (total && !block)
     return nomem(p);
-  for (size_t i = 0; i < n; i++) {
-    prefetch_callee(calling, i + AHEAD, n);
+  for (size_t i = 0; i < p->calling.n; i++)
     for (uint32_t k = 0; k < calling[i]->ncalled; k++) {
       vmem_hlo_computation *c = calling[i]->called[k];
       if (!c->callers) { /* its slice; ncallers counts again as it fills */
@@ -1706,7 +1688,6 @@ static bool link_callers(parser *p) {
       }
       c->callers[c->ncallers++] = calling[i];
     }
-  }
   return true;
 }
 
