@@ -219,6 +219,18 @@ static vmem_hlo_module *check_auto_cut(const char *s, size_t n) {
   return b;
 }
 
+/* Appends computations %f.0, %f.1, ... (a negate each, `first` after the
+ * first's, `each` after every other's) to s[0..n) until n reaches `until`;
+ * returns the new length. */
+static size_t negates(char *s, size_t n, size_t until, const char *first, const char *each) {
+  for (int k = 0; n < until; k++)
+    n += (size_t)sprintf(s + n,
+                         "%%f.%d (p: f32[8]) -> f32[8] {\n  %%p = f32[8]{0} parameter(0)\n"
+                         "  ROOT %%n = f32[8]{0} negate(%%p)%s\n}\n\n",
+                         k, k ? each : first);
+  return n;
+}
+
 /* A module of many computations, cut between two of them. */
 static void test_large_module_is_cut(void **state) {
   (void)state;
@@ -226,14 +238,7 @@ static void test_large_module_is_cut(void **state) {
   char *s = malloc(cap);
   assert_non_null(s);
   n += (size_t)sprintf(s + n, "HloModule big\n\n");
-  int k = 0;
-  while (n < cap - 4096) {
-    n += (size_t)sprintf(s + n,
-                         "%%f.%d (p: f32[8]) -> f32[8] {\n  %%p = f32[8]{0} parameter(0)\n"
-                         "  ROOT %%n = f32[8]{0} negate(%%p)%s\n}\n\n",
-                         k, k ? "" : ", metadata={op_name=\"first\"}");
-    k++;
-  }
+  n = negates(s, n, cap - 4096, ", metadata={op_name=\"first\"}", "");
   n += (size_t)sprintf(s + n, "ENTRY %%main (x: f32[8]) -> f32[8] {\n  %%x = f32[8]{0} parameter(0)\n"
                               "  ROOT %%c = f32[8]{0} fusion(%%x), kind=kLoop, calls=%%f.0\n}\n");
   vmem_hlo_module *b = check_auto_cut(s, n);
@@ -251,11 +256,7 @@ static void test_skewed_module_is_cut(void **state) {
   char *s = malloc(cap);
   assert_non_null(s);
   n += (size_t)sprintf(s + n, "HloModule skewed\n\n");
-  for (int k = 0; n < cap / 100 * 23; k++)
-    n += (size_t)sprintf(s + n,
-                         "%%f.%d (p: f32[8]) -> f32[8] {\n  %%p = f32[8]{0} parameter(0)\n"
-                         "  ROOT %%n = f32[8]{0} negate(%%p)\n}\n\n",
-                         k);
+  n = negates(s, n, cap / 100 * 23, "", "");
   n += (size_t)sprintf(s + n, "ENTRY %%main (x: f32[8]) -> f32[8] {\n  %%x = f32[8]{0} parameter(0)\n"
                               "  %%a.0 = f32[8]{0} fusion(%%x), kind=kLoop, calls=%%f.0\n");
   int k = 1;
@@ -309,9 +310,8 @@ static void test_nul_in_either_half(void **state) {
   char *s = malloc(cap);
   assert_non_null(s);
   n += (size_t)sprintf(s, "HloModule nul\n\n");
-  for (int k = 0; n < cap - 4096; k++)
-    n += (size_t)sprintf(s + n, "%%f.%d (p: f32[8]) -> f32[8] {\n  %%p = f32[8]{0} parameter(0)\n"
-                                "  ROOT %%n = f32[8]{0} negate(%%p), metadata={op_name=\"x\"}\n}\n\n", k);
+  const char *md = ", metadata={op_name=\"x\"}"; /* strings, which the reader skips with memchr */
+  n = negates(s, n, cap - 4096, md, md);
   size_t late = n / 4 * 3, early = n / 4;
   while (s[late] != '"')
     late++;

@@ -21,24 +21,17 @@ typedef struct vec {
   size_t n, cap;
 } vec;
 
-/* An operand the second half left open: the cut fell inside its
- * computation and the name is not among the instructions after the cut. */
-typedef struct open_operand {
+/* A name the second half left open, kept with its hash for the first half
+ * to look up: an operand (the cut fell inside its computation and the name
+ * is not among the instructions after the cut), or a callee (it may be the
+ * first half's: tens of thousands of them, filled in by lookups alone while
+ * or after the second half reads on). */
+typedef struct open_name {
   vmem_hlo_instruction *in;
   sv name;
   uint64_t hash;
-  size_t k; /* its place among in's operands */
-} open_operand;
-
-/* A callee the second half could not find (it may be the first half's),
- * kept with its name's hash: the first half fills in tens of thousands of
- * them, by lookups alone, while or after the second half reads on. */
-typedef struct open_callee {
-  vmem_hlo_instruction *in;
-  sv name;
-  uint64_t hash;
-  size_t k; /* its place among in's callees */
-} open_callee;
+  size_t k; /* its place among in's operands, or callees */
+} open_name;
 
 enum { RECENT = 512, OPCODES_SEEN = 64, SHAPE_SETS = 64, SHAPE_WAYS = 4 };
 
@@ -75,7 +68,7 @@ typedef struct parser {
    * be in the first half) and lists it here; those of the instruction being
    * read are from open_callee_from on. */
   bool defer_callees;
-  open_callee *open_callees;
+  open_name *open_callees;
   size_t ncallees, cap_callees, open_callee_from;
   /* The second half's link to the first: once the first has ended at the
    * cut, its computation names (first_names) are final and this half looks
@@ -95,7 +88,7 @@ typedef struct parser {
   bool cont_done, clash;
   const hlo_index *first_index;
   vmem_hlo_instruction *const *first_items;
-  open_operand *open_ops;
+  open_name *open_ops;
   size_t nopen, cap_open, open_from;
   size_t id_base; /* the second half, after the hand-over: the first half's instruction count */
   hlo_attr *attrs;
@@ -626,16 +619,25 @@ static bool at_inline_shape(parser *p) {
 
 /* ---- instructions ----------------------------------------------------- */
 
-/* Records an open operand, the next in p->ops (its instruction and place
- * are set when the instruction is made). */
-static bool open_operand_push(parser *p, sv name, uint64_t hash) {
-  open_operand *na = grow(p, p->open_ops, p->nopen, &p->cap_open, sizeof *na);
+/* Records an open name, the k-th of p->ops or p->called (its instruction
+ * and place among the instruction's are set by open_attach). */
+static bool open_push(parser *p, open_name **list, size_t *n, size_t *cap, sv name, uint64_t hash, size_t k) {
+  open_name *na = grow(p, *list, *n, cap, sizeof *na);
   if (!na)
     return false;
-  p->open_ops = na;
-  open_operand o = {NULL, name, hash, p->ops.n};
-  p->open_ops[p->nopen++] = o;
+  *list = na;
+  open_name o = {NULL, name, hash, k};
+  na[(*n)++] = o;
   return true;
+}
+
+/* The names recorded from *from on are instruction in's, whose operands or
+ * callees start at `base` of the list they came from. */
+static void open_attach(open_name *list, size_t n, size_t *from, vmem_hlo_instruction *in, size_t base) {
+  for (; *from < n; (*from)++) {
+    list[*from].in = in;
+    list[*from].k -= base;
+  }
 }
 
 /* operand ::= shape? name      (the inline shape is checked and dropped) */
@@ -664,7 +666,7 @@ static bool parse_operand(parser *p, vmem_hlo_computation *c) {
   if (!op && c == p->cont) { /* the second half, inside the computation the cut fell in */
     if (p->first_items)
       op = hlo_index_get(p->first_index, (void *const *)p->first_items, name, h);
-    if (!op && !open_operand_push(p, name, h))
+    if (!op && !open_push(p, &p->open_ops, &p->nopen, &p->cap_open, name, h, p->ops.n))
       return false;
   } else if (!op) {
     return fail(p, VMEM_ERR_UNKNOWN, at_name, "unknown operand %%%.*s: not defined earlier in computation %%%.*s",
@@ -748,18 +750,6 @@ static vmem_hlo_computation *callee_named(parser *p, sv name, uint64_t hash, con
   return c;
 }
 
-/* Records a callee left open, the next in p->called (its instruction and
- * place are set when the instruction's callees are taken). */
-static bool open_callee_push(parser *p, sv name, uint64_t hash) {
-  open_callee *na = grow(p, p->open_callees, p->ncallees, &p->cap_callees, sizeof *na);
-  if (!na)
-    return false;
-  p->open_callees = na;
-  open_callee o = {NULL, name, hash, p->called.n};
-  p->open_callees[p->ncallees++] = o;
-  return true;
-}
-
 /* names ::= name | '{' (name (',' name)*)? '}'
  * An inline body (to_apply={ ... = ... }) is left unresolved. */
 static bool resolve_called(parser *p, const hlo_attr *a, const vmem_hlo_computation *from) {
@@ -786,7 +776,7 @@ static bool resolve_called(parser *p, const hlo_attr *a, const vmem_hlo_computat
     uint64_t h = hlo_hash(name);
     vmem_hlo_computation *callee = callee_named(p, name, h, from);
     if (!callee && p->defer_callees) {
-      if (!open_callee_push(p, name, h))
+      if (!open_push(p, &p->open_callees, &p->ncallees, &p->cap_callees, name, h, p->called.n))
         return false;
     } else if (!callee)
       return fail(p, VMEM_ERR_UNKNOWN, (size_t)(b - p->s),
@@ -818,10 +808,7 @@ static bool link_called(parser *p, vmem_hlo_instruction *in) {
   if (!vec_take(p, &p->called, from, &called) || !vec_push(p, &p->calling, in))
     return false;
   in->called = (vmem_hlo_computation **)called;
-  for (; p->open_callee_from < p->ncallees; p->open_callee_from++) {
-    p->open_callees[p->open_callee_from].in = in;
-    p->open_callees[p->open_callee_from].k -= from;
-  }
+  open_attach(p->open_callees, p->ncallees, &p->open_callee_from, in, from);
   return true;
 }
 
@@ -884,10 +871,7 @@ static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *
   vmem_hlo_instruction *in = instruction_block(p, &head, ops_from, attrs_from, literal);
   if (!in)
     return NULL;
-  for (; p->open_from < p->nopen; p->open_from++) {
-    p->open_ops[p->open_from].in = in;
-    p->open_ops[p->open_from].k -= ops_from;
-  }
+  open_attach(p->open_ops, p->nopen, &p->open_from, in, ops_from);
   if (!link_called(p, in))
     return NULL;
   bool oom = false;
@@ -1214,7 +1198,7 @@ typedef struct half {
   pthread_cond_t cv;
   atomic_bool first_ready;
   const hlo_map *first_names;
-  open_callee *handed;
+  open_name *handed;
   size_t nhanded;
   bool handed_over, finished, sync;
   /* A cut inside a computation: the first part's names (first_index over
@@ -1224,7 +1208,7 @@ typedef struct half {
   const hlo_index *first_index;
   vmem_hlo_instruction *const *first_items;
   vmem_hlo_computation *open_comp;
-  open_operand *handed_ops;
+  open_name *handed_ops;
   size_t nhanded_ops;
   vec handed_names;
   /* Numbering: the second half numbers its instructions from 0 until the
@@ -1449,7 +1433,7 @@ static bool half_start(parser *p, half *h, size_t cut, pthread_t *th) {
 /* Fills in the callees the second half left open from this half's
  * computations, by the names and hashes it kept; false when one is not
  * there (defined nowhere before its caller: one pass names it). */
-static bool fill_open_callees(parser *p, const open_callee *open, size_t n) {
+static bool fill_open_callees(parser *p, const open_name *open, size_t n) {
   enum { AHEAD = 8 }; /* each lookup misses the cache: the slot, then the computation, fetched ahead */
   for (size_t i = 0; i < n; i++) {
     if (i + 2 * AHEAD < n)
@@ -1471,7 +1455,7 @@ static vmem_hlo_instruction *const *open_items(const parser *p) {
 
 /* Fills in the operands the second half left open from the first part of
  * the computation the cut fell inside; false when one is not there. */
-static bool fill_open_operands(parser *p, const open_operand *open, size_t n) {
+static bool fill_open_operands(parser *p, const open_name *open, size_t n) {
   void *const *items = (void *const *)open_items(p);
   for (size_t i = 0; i < n; i++) {
     vmem_hlo_instruction *op = items ? hlo_index_get(&p->names, items, open[i].name, open[i].hash) : NULL;
