@@ -387,6 +387,8 @@ static void test_configs_in_halves(void **state) {
   assert_int_equal(hlo_scoped_all(m, one, SIZE_MAX, &err), VMEM_OK);
   assert_int_equal(hlo_scoped_all(m, two, 0, &err), VMEM_OK);
   assert_int_equal(vmem_hlo_module_scoped(m, pub, &err), VMEM_OK);
+  assert_int_equal(vmem_hlo_module_scoped(m, NULL, &err), VMEM_ERR_ARGUMENT);
+  assert_int_equal(vmem_hlo_module_scoped(NULL, pub, &err), VMEM_ERR_ARGUMENT);
   same_scoped(each, one, N);
   same_scoped(each, two, N);
   same_scoped(each, pub, N);

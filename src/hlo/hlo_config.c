@@ -207,6 +207,10 @@ vmem_status hlo_scoped_all(const vmem_hlo_module *m, vmem_hlo_scoped *out, size_
 }
 
 vmem_status vmem_hlo_module_scoped(const vmem_hlo_module *m, vmem_hlo_scoped *out, vmem_error *err) {
+  if (!m || !out) {
+    err_set(err, VMEM_ERR_ARGUMENT, 0, "a module and an array for its instructions are needed");
+    return VMEM_ERR_ARGUMENT;
+  }
   const vmem_allocator *a = &m->a.alloc; /* a caller's allocator stays on the calling thread */
   return hlo_scoped_all(m, out, !a->alloc && !a->free && sys_processors() >= 2 ? SCOPED_HALVES_MIN : SIZE_MAX, err);
 }
