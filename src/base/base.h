@@ -27,7 +27,7 @@ typedef struct arena {
 void arena_init(arena *a, const vmem_allocator *alloc);
 /* Sizes the first chunk for a known amount of work (e.g. 8 x the text). */
 void arena_init_sized(arena *a, const vmem_allocator *alloc, size_t first);
-void *arena_alloc(arena *a, size_t size);       /* 16-byte aligned; NULL on failure */
+void *arena_alloc(arena *a, size_t size);       /* 8-byte aligned (arena.c says why); NULL on failure */
 void *arena_calloc(arena *a, size_t n, size_t size);
 char *arena_strndup(arena *a, const char *s, size_t n);
 void arena_destroy(arena *a);
