@@ -231,14 +231,21 @@ static size_t negates(char *s, size_t n, size_t until, const char *first, const 
   return n;
 }
 
+/* A buffer of cap bytes holding "HloModule name" and negates up to
+ * `until`; its length in *n. */
+static char *negates_module(const char *name, size_t cap, size_t until, const char *first, const char *each,
+                            size_t *n) {
+  char *s = malloc(cap);
+  assert_non_null(s);
+  *n = negates(s, (size_t)sprintf(s, "HloModule %s\n\n", name), until, first, each);
+  return s;
+}
+
 /* A module of many computations, cut between two of them. */
 static void test_large_module_is_cut(void **state) {
   (void)state;
-  size_t cap = 6u << 20, n = 0;
-  char *s = malloc(cap);
-  assert_non_null(s);
-  n += (size_t)sprintf(s + n, "HloModule big\n\n");
-  n = negates(s, n, cap - 4096, ", metadata={op_name=\"first\"}", "");
+  size_t cap = 6u << 20, n;
+  char *s = negates_module("big", cap, cap - 4096, ", metadata={op_name=\"first\"}", "", &n);
   n += (size_t)sprintf(s + n, "ENTRY %%main (x: f32[8]) -> f32[8] {\n  %%x = f32[8]{0} parameter(0)\n"
                               "  ROOT %%c = f32[8]{0} fusion(%%x), kind=kLoop, calls=%%f.0\n}\n");
   vmem_hlo_module *b = check_auto_cut(s, n);
@@ -252,11 +259,8 @@ static void test_large_module_is_cut(void **state) {
  * the computations before it: cut inside it, at its middle instruction. */
 static void test_skewed_module_is_cut(void **state) {
   (void)state;
-  size_t cap = 3u << 20, n = 0;
-  char *s = malloc(cap);
-  assert_non_null(s);
-  n += (size_t)sprintf(s + n, "HloModule skewed\n\n");
-  n = negates(s, n, cap / 100 * 23, "", "");
+  size_t cap = 3u << 20, n;
+  char *s = negates_module("skewed", cap, cap / 100 * 23, "", "", &n);
   n += (size_t)sprintf(s + n, "ENTRY %%main (x: f32[8]) -> f32[8] {\n  %%x = f32[8]{0} parameter(0)\n"
                               "  %%a.0 = f32[8]{0} fusion(%%x), kind=kLoop, calls=%%f.0\n");
   int k = 1;
@@ -306,12 +310,9 @@ static void check_file(const char *path) {
  * error names the first, in either half. */
 static void test_nul_in_either_half(void **state) {
   (void)state;
-  size_t cap = 2u << 20, n = 0;
-  char *s = malloc(cap);
-  assert_non_null(s);
-  n += (size_t)sprintf(s, "HloModule nul\n\n");
+  size_t cap = 2u << 20, n;
   const char *md = ", metadata={op_name=\"x\"}"; /* strings, which the reader skips with memchr */
-  n = negates(s, n, cap - 4096, md, md);
+  char *s = negates_module("nul", cap, cap - 4096, md, md, &n);
   size_t late = n / 4 * 3, early = n / 4;
   while (s[late] != '"')
     late++;

@@ -38,8 +38,9 @@ static vmem_hlo_module *parse_or_free(vmem_hlo_module *m, vmem_error *err) {
   return NULL;
 }
 
-vmem_hlo_module *vmem_hlo_parse(const char *text, size_t len, const vmem_allocator *alloc,
-                                vmem_error *err) {
+/* The text parsed into a new module, cut for two threads as `cut` says. */
+static vmem_hlo_module *parse_text(const char *text, size_t len, const vmem_allocator *alloc, size_t cut,
+                                   vmem_error *err) {
   err_clear(err);
   if (!text && len) {
     err_set(err, VMEM_ERR_ARGUMENT, 0, "no text");
@@ -52,20 +53,17 @@ vmem_hlo_module *vmem_hlo_parse(const char *text, size_t len, const vmem_allocat
   }
   m->text = text ? text : "";
   m->len = len;
+  m->cut = cut;
   return parse_or_free(m, err);
 }
 
+vmem_hlo_module *vmem_hlo_parse(const char *text, size_t len, const vmem_allocator *alloc,
+                                vmem_error *err) {
+  return parse_text(text, len, alloc, HLO_CUT_AUTO, err);
+}
+
 vmem_hlo_module *hlo_parse_cut(const char *text, size_t len, size_t cut, vmem_error *err) {
-  err_clear(err);
-  vmem_hlo_module *m = module_new(NULL);
-  if (!m) {
-    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
-    return NULL;
-  }
-  m->text = text ? text : "";
-  m->len = len;
-  m->cut = cut;
-  return parse_or_free(m, err);
+  return parse_text(text, len, NULL, cut, err);
 }
 
 /* The file is mapped, not copied: names and attribute values are views
