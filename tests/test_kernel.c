@@ -258,6 +258,39 @@ static void test_mlir_kernel(void **state) {
   vmem_kernel_free(k);
 }
 
+/* A window whose block index never changes over the grid (a constant, or an
+ * axis of extent 1) gets one buffer; one that moves along an axis of extent 3
+ * keeps two; a given pipeline_mode is kept. The compiler's figures behind the
+ * rule are the oracle's one-step records (docs/fidelity.md). */
+static void test_mlir_fixed_window_single_buffered(void **state) {
+  (void)state;
+  const char *text =
+      "module {\n"
+      "  func.func @k(%arg0: i32, %arg1: i32, %arg2: memref<8x256xf32, #tpu.memory_space<vmem>>, %arg3: "
+      "memref<8x256xf32, #tpu.memory_space<vmem>>, %arg4: memref<8x256xf32, #tpu.memory_space<vmem>>) attributes "
+      "{dimension_semantics = [#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<arbitrary>], "
+      "iteration_bounds = array<i64: 3, 1>, scalar_prefetch = 0 : i64, scratch_operands = 0 : i64, window_params = "
+      "[{transform_indices = @transform_0, window_bounds = array<i64: 8, 256>}, {pipeline_mode = "
+      "#tpu.pipeline_mode<double_buffered>, transform_indices = @transform_0, window_bounds = array<i64: 8, 256>}, "
+      "{transform_indices = @transform_1, window_bounds = array<i64: 8, 256>}]} {\n"
+      "    return\n  }\n"
+      "  func.func @transform_0(%arg0: i32, %arg1: i32) -> (i32, i32) {\n    %c0_i32 = arith.constant 0 : i32\n"
+      "    return %arg1, %c0_i32 : i32, i32\n  }\n"
+      "  func.func @transform_1(%arg0: i32, %arg1: i32) -> (i32, i32) {\n    %c0_i32 = arith.constant 0 : i32\n"
+      "    return %arg0, %c0_i32 : i32, i32\n  }\n}\n";
+  vmem_error err;
+  vmem_kernel *k = vmem_kernel_from_mlir(text, strlen(text), NULL, &err);
+  if (!k)
+    fail_msg("%s at %zu", err.message, err.offset);
+  assert_int_equal(vmem_kernel_operand(k, 0)->buffers, 1);
+  assert_int_equal(vmem_kernel_operand(k, 1)->buffers, 2);
+  assert_int_equal(vmem_kernel_operand(k, 2)->buffers, 2);
+  vmem_footprint f = footprint(k, "v5e");
+  assert_int_equal(f.scoped_bytes, (1 + 2 + 2) * 8192);
+  vmem_footprint_free(&f);
+  vmem_kernel_free(k);
+}
+
 static void test_mlir_errors(void **state) {
   (void)state;
   static const bad_spec cases[] = {
@@ -290,6 +323,7 @@ int main(void) {
       cmocka_unit_test(test_spec_errors),
       cmocka_unit_test(test_spec_error_offsets),
       cmocka_unit_test(test_mlir_kernel),
+      cmocka_unit_test(test_mlir_fixed_window_single_buffered),
       cmocka_unit_test(test_mlir_errors),
   };
   return RUN(tests);
