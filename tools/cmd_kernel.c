@@ -269,6 +269,12 @@ static bool kreport_eval(kreport *r, const vmem_limit_inputs *in, const vmem_pla
     li.vmem_limit_bytes = vmem_kernel_vmem_limit_bytes(r->k);
   if (vmem_kernel_footprint(r->k, r->t, opt, &r->f, err) != VMEM_OK || vmem_limits_resolve(r->t, &li, &r->l, err) != VMEM_OK)
     return false;
+  /* A limit above physical VMEM does not hold: the compiler then fails with
+   * its capacity error ("Used X of Y vmem"), as the oracle's v2-v4 records
+   * with vmem_limit_bytes=48 MiB show. The verdict is taken against the
+   * smaller of the two; resolve has already warned (above_physical). */
+  if (r->l.physical_bytes && r->l.effective_bytes > r->l.physical_bytes)
+    r->l.effective_bytes = r->l.physical_bytes;
   uint64_t all = r->f.scoped_bytes + r->f.internal_scratch_bytes + r->f.modelled_bytes;
   r->verdict = r->f.scoped_bytes > r->l.effective_bytes ? OVER : all > r->l.effective_bytes ? AT_RISK : FITS;
   if (r->verdict == OVER)
