@@ -10,7 +10,8 @@ FUZZ_SECONDS ?= 20
 CC         ?= cc
 MAKEFLAGS  += --no-print-directory
 
-.PHONY: all bootstrap build demo test asan tsan fuzz bench install clang golden-update clean
+.PHONY: all bootstrap build demo test asan tsan fuzz bench install clang golden-update clean \
+        oracle-setup oracle oracle-table
 
 all: build
 
@@ -64,6 +65,28 @@ bench: bootstrap
 	@echo "== bench_stablehlo"; build-bench/bench_stablehlo 100
 	@echo "== bench_program"; build-bench/bench_program 200000
 	@echo "== bench_heap"; build-bench/bench_heap 1000000
+
+# The oracle (oracle/, docs/fidelity.md): the real TPU compiler, from PyPI's
+# libtpu, in a venv of its own. Only oracle-setup downloads; the tests read
+# the committed records in tests/oracle/ and need neither JAX nor libtpu.
+ORACLE_VENV ?= .venv-oracle
+ORACLE_TARGETS ?= v2 v3 v4 v5e v5p v6e 7x
+
+$(ORACLE_VENV)/.installed: oracle/requirements.txt
+	python3 -m venv $(ORACLE_VENV)
+	$(ORACLE_VENV)/bin/pip install -q -r oracle/requirements.txt
+	touch $@
+
+oracle-setup: $(ORACLE_VENV)/.installed
+
+# Records every case for every target again, then prints the agreement table.
+oracle: oracle-setup build
+	$(ORACLE_VENV)/bin/python oracle/record.py $(addprefix --target ,$(ORACLE_TARGETS))
+	@python3 oracle/compare.py --vmemscope $(BUILD)/vmemscope tests/oracle
+
+# The agreement table over the committed records (no venv needed).
+oracle-table: build
+	@python3 oracle/compare.py --vmemscope $(BUILD)/vmemscope tests/oracle
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

@@ -1,0 +1,240 @@
+"""Small kernels of our own, one per rule vmemscope models.
+
+Each case is (name, build) where build() returns (fn, args): fn is the
+function to jit, args are jax.ShapeDtypeStructs. The sharding is added by
+the recorder. Sizes are chosen so that some overflow the default scoped
+limit on some generation and some need vmem_limit_bytes.
+"""
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def _sds(shape, dtype):
+    return jax.ShapeDtypeStruct(shape, dtype)
+
+
+def _scale_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2
+
+
+def _copy_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def rows(m, n, bm, dtype, buffers=None, limit=None):
+    """x[m, n] -> x * 2 (a copy for 8-bit types, which Mosaic cannot
+    multiply), blocks of bm whole rows; optional pl.Buffered(k)."""
+    body = _copy_kernel if jnp.dtype(dtype).itemsize == 1 else _scale_kernel
+
+    def fn(x):
+        kw = {} if buffers is None else {"pipeline_mode": pl.Buffered(buffers)}
+        params = None if limit is None else pltpu.CompilerParams(vmem_limit_bytes=limit)
+        return pl.pallas_call(
+            body, out_shape=_sds(x.shape, x.dtype), grid=(pl.cdiv(m, bm),),
+            in_specs=[pl.BlockSpec((bm, n), lambda i: (i, 0), **kw)],
+            out_specs=pl.BlockSpec((bm, n), lambda i: (i, 0)),
+            compiler_params=params)(x)
+    return fn, (_sds((m, n), dtype),)
+
+
+def squeezed(b, m, n, bm, dtype):
+    """x[b, m, n], blocks (None, bm, n): a squeezed leading dim."""
+    def fn(x):
+        return pl.pallas_call(
+            _scale_kernel, out_shape=_sds(x.shape, x.dtype), grid=(b, m // bm),
+            in_specs=[pl.BlockSpec((None, bm, n), lambda i, j: (i, j, 0))],
+            out_specs=pl.BlockSpec((None, bm, n), lambda i, j: (i, j, 0)))(x)
+    return fn, (_sds((b, m, n), dtype),)
+
+
+def one_d(n, bn, dtype):
+    """A 1-D array in 1-D blocks."""
+    def fn(x):
+        return pl.pallas_call(
+            _scale_kernel, out_shape=_sds(x.shape, x.dtype), grid=(n // bn,),
+            in_specs=[pl.BlockSpec((bn,), lambda i: (i,))],
+            out_specs=pl.BlockSpec((bn,), lambda i: (i,)))(x)
+    return fn, (_sds((n,), dtype),)
+
+
+def _bias_kernel(x_ref, b_ref, o_ref):
+    o_ref[...] = x_ref[...] + b_ref[...]
+
+
+def constant_window(m, n, bm, dtype):
+    """A bias block whose index never changes over a grid of many steps."""
+    def fn(x, b):
+        return pl.pallas_call(
+            _bias_kernel, out_shape=_sds(x.shape, x.dtype), grid=(m // bm,),
+            in_specs=[pl.BlockSpec((bm, n), lambda i: (i, 0)),
+                      pl.BlockSpec((bm, n), lambda i: (0, 0))],
+            out_specs=pl.BlockSpec((bm, n), lambda i: (i, 0)))(x, b)
+    return fn, (_sds((m, n), dtype), _sds((bm, n), dtype))
+
+
+def _acc_kernel(x_ref, y_ref, o_ref, acc_ref):
+    @pl.when(pl.program_id(2) == 0)
+    def _():
+        acc_ref[...] = jnp.zeros_like(acc_ref)
+    acc_ref[...] += jnp.dot(x_ref[...], y_ref[...], preferred_element_type=jnp.float32)
+
+    @pl.when(pl.program_id(2) == pl.num_programs(2) - 1)
+    def _():
+        o_ref[...] = acc_ref[...].astype(o_ref.dtype)
+
+
+def matmul_acc(m, k, n, bm, bk, bn, dtype, limit=None):
+    """Tiled matmul with an f32 scratch accumulator (pltpu.VMEM)."""
+    def fn(x, y):
+        params = pltpu.CompilerParams(
+            dimension_semantics=("parallel", "parallel", "arbitrary"),
+            vmem_limit_bytes=limit)
+        return pl.pallas_call(
+            _acc_kernel, out_shape=_sds((m, n), dtype), grid=(m // bm, n // bn, k // bk),
+            in_specs=[pl.BlockSpec((bm, bk), lambda i, j, kk: (i, kk)),
+                      pl.BlockSpec((bk, bn), lambda i, j, kk: (kk, j))],
+            out_specs=pl.BlockSpec((bm, bn), lambda i, j, kk: (i, j)),
+            scratch_shapes=[pltpu.VMEM((bm, bn), jnp.float32)],
+            compiler_params=params)(x, y)
+    return fn, (_sds((m, k), dtype), _sds((k, n), dtype))
+
+
+def _prefetch_kernel(idx_ref, x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2
+
+
+def prefetch(m, n, bm, dtype):
+    """Scalar prefetch: the block index comes from an int32 table in SMEM."""
+    def fn(idx, x):
+        spec = pltpu.PrefetchScalarGridSpec(
+            num_scalar_prefetch=1, grid=(m // bm,),
+            in_specs=[pl.BlockSpec((bm, n), lambda i, t: (t[i], 0))],
+            out_specs=pl.BlockSpec((bm, n), lambda i, t: (i, 0)))
+        return pl.pallas_call(_prefetch_kernel, out_shape=_sds(x.shape, x.dtype),
+                              grid_spec=spec)(idx, x)
+    return fn, (_sds((m // bm,), jnp.int32), _sds((m, n), dtype))
+
+
+def _dma_kernel(x_hbm, o_ref, buf, sem):
+    copy = pltpu.make_async_copy(x_hbm.at[pl.ds(pl.program_id(0) * buf.shape[0], buf.shape[0])], buf, sem)
+    copy.start()
+    copy.wait()
+    o_ref[...] = buf[...] * 2
+
+
+def manual_dma(m, n, bm, dtype):
+    """An input left in HBM (memory_space=pl.ANY), copied by hand into scratch."""
+    def fn(x):
+        return pl.pallas_call(
+            _dma_kernel, out_shape=_sds(x.shape, x.dtype), grid=(m // bm,),
+            in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+            out_specs=pl.BlockSpec((bm, n), lambda i: (i, 0)),
+            scratch_shapes=[pltpu.VMEM((bm, n), dtype), pltpu.SemaphoreType.DMA])(x)
+    return fn, (_sds((m, n), dtype),)
+
+
+def _transpose_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...].T
+
+
+def transpose(m, n, bm, bn, dtype):
+    """Body value: a transposed block stored to the output."""
+    def fn(x):
+        return pl.pallas_call(
+            _transpose_kernel, out_shape=_sds((n, m), dtype), grid=(m // bm, n // bn),
+            in_specs=[pl.BlockSpec((bm, bn), lambda i, j: (i, j))],
+            out_specs=pl.BlockSpec((bn, bm), lambda i, j: (j, i)))(x)
+    return fn, (_sds((m, n), dtype),)
+
+
+def _widen_kernel(x_ref, o_ref):
+    y = x_ref[...].astype(jnp.float32)
+    o_ref[...] = (y * y).astype(o_ref.dtype)
+
+
+def widen(m, n, bm, dtype):
+    """Body value: an f32 copy of a narrow block."""
+    def fn(x):
+        return pl.pallas_call(
+            _widen_kernel, out_shape=_sds(x.shape, x.dtype), grid=(m // bm,),
+            in_specs=[pl.BlockSpec((bm, n), lambda i: (i, 0))],
+            out_specs=pl.BlockSpec((bm, n), lambda i: (i, 0)))(x)
+    return fn, (_sds((m, n), dtype),)
+
+
+def _vmem_whole_kernel(x_ref, w_ref, o_ref):
+    o_ref[...] = x_ref[...] + w_ref[...]
+
+
+def whole_vmem(m, n, bm, dtype):
+    """An operand placed whole in VMEM (memory_space=pltpu.VMEM), no window."""
+    def fn(x, w):
+        return pl.pallas_call(
+            _vmem_whole_kernel, out_shape=_sds(x.shape, x.dtype), grid=(m // bm,),
+            in_specs=[pl.BlockSpec((bm, n), lambda i: (i, 0)),
+                      pl.BlockSpec(memory_space=pltpu.VMEM)],
+            out_specs=pl.BlockSpec((bm, n), lambda i: (i, 0)))(x, w)
+    return fn, (_sds((m, n), dtype), _sds((bm, n), dtype))
+
+
+F32, BF16, I8 = jnp.float32, jnp.bfloat16, jnp.int8
+MiB = 1 << 20
+
+CASES = {}
+
+
+def _add(name, build):
+    CASES[name] = build
+
+
+for bm in (256, 512, 1024, 2048, 4096):
+    _add(f"rows_f32_8192x1024_bm{bm}", functools.partial(rows, 8192, 1024, bm, F32))
+for bm in (512, 2048, 8192):
+    _add(f"rows_bf16_8192x1024_bm{bm}", functools.partial(rows, 8192, 1024, bm, BF16))
+    _add(f"rows_i8_8192x1024_bm{bm}", functools.partial(rows, 8192, 1024, bm, I8))
+_add("rows_f32_1000x384_bm200", functools.partial(rows, 1000, 384, 200, F32))
+_add("rows_f32_1000x384_bm256", functools.partial(rows, 1000, 384, 256, F32))
+_add("rows_f32_one_step_2048x1024", functools.partial(rows, 2048, 1024, 2048, F32))
+for k in (1, 3):
+    _add(f"rows_f32_8192x1024_bm1024_buffered{k}",
+         functools.partial(rows, 8192, 1024, 1024, F32, buffers=k))
+_add("rows_f32_8192x1024_bm2048_limit48m",
+     functools.partial(rows, 8192, 1024, 2048, F32, limit=48 * MiB))
+_add("rows_f32_8192x1024_bm1024_limit8m",
+     functools.partial(rows, 8192, 1024, 1024, F32, limit=8 * MiB))
+for bm in (128, 512):
+    _add(f"squeezed_f32_4x1024x512_bm{bm}", functools.partial(squeezed, 4, 1024, 512, bm, F32))
+for bn in (1024, 65536):
+    _add(f"one_d_f32_262144_bn{bn}", functools.partial(one_d, 262144, bn, F32))
+for bm in (256, 1024):
+    _add(f"constant_window_f32_8192x1024_bm{bm}", functools.partial(constant_window, 8192, 1024, bm, F32))
+for (bm, bk, bn) in ((256, 256, 256), (512, 512, 512), (512, 1024, 1024), (1024, 1024, 1024)):
+    _add(f"matmul_acc_bf16_4096_{bm}x{bk}x{bn}",
+         functools.partial(matmul_acc, 4096, 4096, 4096, bm, bk, bn, BF16))
+_add("matmul_acc_bf16_4096_1024x1024x1024_limit64m",
+     functools.partial(matmul_acc, 4096, 4096, 4096, 1024, 1024, 1024, BF16, limit=64 * MiB))
+for bm in (256, 1024):
+    _add(f"prefetch_f32_8192x1024_bm{bm}", functools.partial(prefetch, 8192, 1024, bm, F32))
+for bm in (256, 2048):
+    _add(f"manual_dma_f32_8192x1024_bm{bm}", functools.partial(manual_dma, 8192, 1024, bm, F32))
+for (bm, bn) in ((512, 512), (1024, 2048), (2048, 2048)):
+    _add(f"transpose_f32_4096x4096_{bm}x{bn}", functools.partial(transpose, 4096, 4096, bm, bn, F32))
+for bm in (512, 2048, 4096):
+    _add(f"widen_bf16_8192x2048_bm{bm}", functools.partial(widen, 8192, 2048, bm, BF16))
+for bm in (256, 1024):
+    _add(f"whole_vmem_f32_8192x1024_bm{bm}", functools.partial(whole_vmem, 8192, 1024, bm, F32))
+# Widths and heights that probe the tiling: narrow lanes, odd rows, 16-bit
+# sublane packing, and an f32 accumulator beside f32 inputs.
+for n in (128, 256, 640, 2048):
+    _add(f"rows_f32_4096x{n}_bm512", functools.partial(rows, 4096, n, 512, F32))
+_add("rows_bf16_1000x384_bm200", functools.partial(rows, 1000, 384, 200, BF16))
+_add("rows_bf16_4096x640_bm24", functools.partial(rows, 4096, 640, 24, BF16))
+_add("squeezed_bf16_8x512x256_bm64", functools.partial(squeezed, 8, 512, 256, 64, BF16))
+_add("transpose_bf16_4096x4096_1024x1024", functools.partial(transpose, 4096, 4096, 1024, 1024, BF16))
+_add("matmul_acc_f32_2048_256x512x256", functools.partial(matmul_acc, 2048, 2048, 2048, 256, 512, 256, F32))
+_add("prefetch_bf16_8192x1024_bm512", functools.partial(prefetch, 8192, 1024, 512, BF16))
+_add("constant_window_bf16_8192x1024_bm512", functools.partial(constant_window, 8192, 1024, 512, BF16))

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Hold vmemscope to the TPU compiler's own figures.
+
+  python3 oracle/compare.py --vmemscope build/vmemscope tests/oracle [--golden FILE [--update]]
+
+For every record under DIR/records/TARGET/CASE.json (written by record.py),
+runs `vmemscope check --json --target TARGET` on the record's input and
+compares, kernel by kernel:
+  bytes    vmemscope's scoped_bytes against the compiler's used scoped VMEM
+           (used_scoped_memory_configs; for an E1001, the same module
+           compiled again under a raised limit, else the message's rounded
+           size, as an interval)
+  limit    vmemscope's limit against the one the E1001 names
+  verdict  vmemscope's fits against whether the compiler compiled it
+Prints one row per (case, target), then the agreement per case family.
+With --golden, the rows must equal FILE (the known state, disagreements
+and their reasons included); --update rewrites it. Standard library only:
+it runs in `make test` with no JAX.
+"""
+import argparse
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+_SIZE = re.compile(r"Scoped allocation with size ([0-9.]+)([KMG]?) and limit ([0-9.]+)([KMG]?)")
+_UNIT = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def rounded(value, unit):
+    """A figure printed with two decimals, as the interval of bytes it covers."""
+    scale = _UNIT[unit]
+    v = float(value)
+    return (v - 0.005) * scale, (v + 0.005) * scale
+
+
+def scoped_vmem(call):
+    return sum(c["size"] for c in call["used_scoped_memory_configs"] if c["memory_space"] == 1)
+
+
+def compiler_figures(rec):
+    """(list of exact byte figures or None, interval or None, limit interval or None, compiled)."""
+    if rec["status"] == "compiled":
+        return [scoped_vmem(c) for c in rec["custom_calls"]], None, None, True
+    exact = None
+    raised = rec.get("raised_limit")
+    if raised and raised.get("status") == "compiled":
+        exact = [scoped_vmem(c) for c in raised["custom_calls"]]
+    m = _SIZE.search(rec.get("error", ""))
+    size = rounded(m.group(1), m.group(2)) if m else None
+    limit = rounded(m.group(3), m.group(4)) if m else None
+    return exact, size, limit, False
+
+
+def vmemscope_kernels(tool, rec):
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as fh:
+        fh.write(rec["input"])
+        path = fh.name
+    try:
+        run = subprocess.run([tool, "check", "--json", "--target", rec["target"], path],
+                             capture_output=True, text=True)
+    finally:
+        os.unlink(path)
+    if run.returncode == 2:
+        return None, run.stderr.strip().splitlines()[-1] if run.stderr.strip() else "status 2"
+    doc = json.loads(run.stdout)
+    return [op["kernel"] for op in doc.get("ops", []) if "kernel" in op], None
+
+
+def inside(x, interval):
+    return interval[0] <= x <= interval[1]
+
+
+def compare(tool, rec):
+    """One row: (target, case, verdict, compiler figure, vmemscope figure, note)."""
+    target, case = rec["target"], rec["case"]
+    if rec["status"] == "lower_error":
+        return (target, case, "n/a", "-", "-", "did not lower: " + rec["error"].splitlines()[0][:60])
+    if rec["status"] == "compile_error" and rec["error_kind"] == "other_error":
+        return (target, case, "n/a", "-", "-", "compile error: " + rec["error"].splitlines()[0][:60])
+    kernels, err = vmemscope_kernels(tool, rec)
+    if kernels is None:
+        return (target, case, "DISAGREE", "-", "-", "vmemscope: " + err[:60])
+    exact, size, limit, compiled = compiler_figures(rec)
+    if not kernels:
+        return (target, case, "DISAGREE", "-", "-", "vmemscope found no kernel")
+    ours = sum(k["scoped_bytes"] for k in kernels)
+    fits = all(k["fits"] for k in kernels)
+    notes = []
+    if exact is not None:
+        theirs = sum(exact)
+        figure = str(theirs)
+        if ours != theirs:
+            notes.append(f"compiler {theirs - ours:+d} B beside windows + scratch")
+    elif size is not None:
+        figure = f"~{(size[0] + size[1]) / 2:.0f}"
+        if len(kernels) == 1 and not inside(ours, size):
+            notes.append("bytes outside the E1001's rounded size")
+    else:
+        figure = rec.get("error_kind", "?")
+    if limit is not None and len(kernels) == 1 and not inside(kernels[0]["limit_bytes"], limit):
+        notes.append(f"limit {kernels[0]['limit_bytes']} not the E1001's")
+    if fits != compiled:
+        notes.append("vmemscope says fits" if fits else "vmemscope says over")
+    return (target, case, "agree" if not notes else "DISAGREE", figure, str(ours), "; ".join(notes))
+
+
+def family(case):
+    return case.split("_")[0] if not case.startswith("ops_") else "_".join(case.split("_")[:2])
+
+
+def load(folder):
+    recs = []
+    base = os.path.join(folder, "records")
+    for target in sorted(os.listdir(base)):
+        for name in sorted(os.listdir(os.path.join(base, target))):
+            if name.endswith(".json"):
+                with open(os.path.join(base, target, name)) as fh:
+                    recs.append(json.load(fh))
+    return recs
+
+
+def render(rows):
+    lines = [f"{'target':6} {'case':55} {'result':8} {'compiler':>10} {'vmemscope':>10}  note"]
+    lines += [f"{t:6} {c:55} {v:8} {a:>10} {b:>10}  {n}".rstrip() for t, c, v, a, b, n in rows]
+    return "\n".join(lines) + "\n"
+
+
+def tally(rows, key):
+    per = collections.OrderedDict()
+    for t, c, v, *_ in rows:
+        if v == "n/a":
+            continue
+        agree, total = per.get(key(t, c), (0, 0))
+        per[key(t, c)] = (agree + (v == "agree"), total + 1)
+    return per
+
+
+def summary(rows):
+    out = ["", "agreement per target:"]
+    for tgt, (a, n) in tally(rows, lambda t, c: t).items():
+        out.append(f"  {tgt:20} {a:4}/{n:<4} {100.0 * a / n:5.1f}%")
+    per = tally(rows, lambda t, c: family(c))
+    out += ["", "agreement per family:"]
+    for fam, (a, n) in sorted(per.items()):
+        out.append(f"  {fam:20} {a:4}/{n:<4} {100.0 * a / n:5.1f}%")
+    a = sum(x for x, _ in per.values())
+    n = sum(y for _, y in per.values())
+    out.append(f"  {'all':20} {a:4}/{n:<4} {100.0 * a / max(n, 1):5.1f}%")
+    skipped = sum(1 for r in rows if r[2] == "n/a")
+    out.append(f"  ({skipped} records with no kernel figure: did not lower, or a compile error that is not about memory)")
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--vmemscope", required=True)
+    ap.add_argument("--golden")
+    ap.add_argument("--update", action="store_true")
+    ap.add_argument("folder")
+    opts = ap.parse_args(argv)
+    if not os.path.isdir(os.path.join(opts.folder, "records")):
+        print(f"SKIP: oracle: no records under {opts.folder}")
+        return 77
+    rows = [compare(opts.vmemscope, r) for r in load(opts.folder)]
+    table = render(rows)
+    sys.stdout.write(table + summary(rows))
+    if opts.golden:
+        if opts.update:
+            with open(opts.golden, "w") as fh:
+                fh.write(table)
+            return 0
+        with open(opts.golden) as fh:
+            want = fh.read()
+        if want != table:
+            import difflib
+            sys.stdout.writelines(difflib.unified_diff(
+                want.splitlines(True), table.splitlines(True), opts.golden, "now"))
+            print("oracle: the agreement table changed (make oracle-table; "
+                  "python3 oracle/compare.py ... --golden FILE --update once the change is understood)")
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Compile oracle cases with the real TPU compiler (libtpu, ahead of time, no
+TPU needed) and write one JSON record per (case, target).
+
+  .venv-oracle/bin/python oracle/record.py --target v5e [--out DIR] [CASE-GLOB...]
+
+A record holds what vmemscope reads (the lowered StableHLO, with each
+tpu_custom_call's Mosaic body) and what the compiler said of it: each
+custom call's used_scoped_memory_configs when it compiled, the error
+verbatim when it did not, and memory_analysis(). Wall times go to a
+separate timings file so that re-recording with the same versions gives
+byte-identical records.
+"""
+import argparse
+import fnmatch
+import json
+import os
+import re
+import sys
+import time
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+os.environ.setdefault("TPU_SKIP_MDS_QUERY", "1")
+# Two recorders at once (make -j, or one per target) each load libtpu.
+os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
+# libtpu looks for a TPU VM's metadata; these quiet its search on a plain host.
+os.environ.setdefault("TPU_ACCELERATOR_TYPE", "")
+os.environ.setdefault("TPU_WORKER_HOSTNAMES", "localhost")
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+from jax.experimental import topologies  # noqa: E402
+from jax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cases import jaxops, own  # noqa: E402
+
+# vmemscope's target name -> the topology name libtpu takes.
+TOPOLOGIES = {
+    "v2": "v2:2x2", "v3": "v3:2x2", "v4": "v4:2x2x1", "v5e": "v5e:2x2",
+    "v5p": "v5p:2x2x1", "v6e": "v6e:2x2", "7x": "tpu7x:2x2x1",
+}
+
+ALL_CASES = {**own.CASES, **jaxops.CASES}
+
+_NAME = re.compile(r'^\s*(?:ROOT\s+)?%([^\s=]+)\s*=')
+_USED = re.compile(r'"used_scoped_memory_configs":(\[[^\]]*\])')
+
+
+def versions():
+    import jaxlib
+    import libtpu
+    out = {"jax": jax.__version__, "jaxlib": jaxlib.__version__}
+    out["libtpu"] = getattr(libtpu, "__version__", None) or _dist_version("libtpu")
+    return out
+
+
+def _dist_version(name):
+    from importlib import metadata
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def custom_calls(compiled_text):
+    """Each tpu_custom_call of the compiled module: its name and the scoped
+    memory the compiler gave it."""
+    out = []
+    for line in compiled_text.splitlines():
+        if 'custom_call_target="tpu_custom_call"' not in line:
+            continue
+        name = _NAME.match(line)
+        used = _USED.search(line)
+        configs = json.loads(used.group(1)) if used else []
+        out.append({
+            "name": name.group(1) if name else None,
+            "used_scoped_memory_configs": [
+                {k: int(v) for k, v in c.items()} for c in configs],
+        })
+    return out
+
+
+def error_kind(text):
+    if "E1001" in text or "while allocating on stack" in text:
+        return "scoped_vmem_oom"
+    if "Ran out of memory in memory space vmem" in text or (
+            "would exceed memory" in text and "space=vmem" in text):
+        return "vmem_capacity"
+    if "Ran out of memory" in text or "RESOURCE_EXHAUSTED" in text:
+        return "other_oom"
+    return "other_error"
+
+
+def memory_stats(compiled):
+    stats = compiled.memory_analysis()
+    if stats is None:
+        return None
+    keys = ("argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes",
+            "temp_size_in_bytes", "generated_code_size_in_bytes")
+    return {k: int(getattr(stats, k)) for k in keys if hasattr(stats, k)}
+
+
+# An E1001 prints its sizes rounded (32.00M). To learn the byte figure, the
+# case is compiled again with the global scoped limit raised to this; a kernel
+# whose own vmem_limit_bytes is set keeps it, and then this finds nothing new.
+RAISED_LIMIT_KIB = 131072
+
+
+def raised_limit(lowered):
+    """The same module compiled under RAISED_LIMIT_KIB: its custom calls'
+    used scoped memory, or the error it gave."""
+    out = {"xla_tpu_scoped_vmem_limit_kib": RAISED_LIMIT_KIB}
+    try:
+        compiled = lowered.compile(
+            compiler_options={"xla_tpu_scoped_vmem_limit_kib": RAISED_LIMIT_KIB})
+    except Exception as e:
+        text = str(e)
+        out.update(status="compile_error", error_kind=error_kind(text), error=text)
+        return out
+    out.update(status="compiled", custom_calls=custom_calls(compiled.as_text()))
+    return out
+
+
+def record_one(name, target, mesh):
+    fn, args = ALL_CASES[name]()
+    shard = NamedSharding(mesh, PartitionSpec())
+    args = [jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=shard) for a in args]
+    rec = {"case": name, "target": target, "topology": TOPOLOGIES[target],
+           "versions": versions()}
+    jitted = jax.jit(fn, in_shardings=tuple(shard for _ in args))
+    try:
+        lowered = jitted.lower(*args)
+    except Exception as e:  # a case that does not lower is recorded as such
+        rec.update(status="lower_error", error=str(e))
+        return rec, 0.0
+    rec["input"] = lowered.as_text()
+    t0 = time.perf_counter()
+    try:
+        compiled = lowered.compile()
+    except Exception as e:
+        seconds = time.perf_counter() - t0
+        text = str(e)
+        rec.update(status="compile_error", error_kind=error_kind(text), error=text)
+        if rec["error_kind"] == "scoped_vmem_oom":
+            rec["raised_limit"] = raised_limit(lowered)
+        return rec, seconds
+    seconds = time.perf_counter() - t0
+    rec.update(status="compiled", custom_calls=custom_calls(compiled.as_text()),
+               memory_analysis=memory_stats(compiled))
+    return rec, seconds
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--target", action="append", required=True,
+                    help="vmemscope target name (repeatable): " + ", ".join(TOPOLOGIES))
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "tests", "oracle"))
+    ap.add_argument("cases", nargs="*", default=["*"], help="case names or globs (default: all)")
+    opts = ap.parse_args(argv)
+    names = sorted(n for n in ALL_CASES if any(fnmatch.fnmatch(n, g) for g in opts.cases))
+    if not names:
+        ap.error("no case matches " + " ".join(opts.cases))
+    for target in opts.target:
+        if target not in TOPOLOGIES:
+            ap.error(f"unknown target {target!r}; known: {', '.join(TOPOLOGIES)}")
+        try:
+            topo = topologies.get_topology_desc(platform="tpu", topology_name=TOPOLOGIES[target])
+        except Exception as e:
+            print(f"{target}: libtpu offers no topology {TOPOLOGIES[target]}: {e}", file=sys.stderr)
+            continue
+        mesh = Mesh(np.array(topo.devices[:1]), ("x",))
+        folder = os.path.join(opts.out, "records", target)
+        os.makedirs(folder, exist_ok=True)
+        timings_path = os.path.join(opts.out, "timings", f"{target}.json")
+        os.makedirs(os.path.dirname(timings_path), exist_ok=True)
+        timings = {}
+        if os.path.exists(timings_path):
+            with open(timings_path) as fh:
+                timings = json.load(fh)
+        for name in names:
+            rec, seconds = record_one(name, target, mesh)
+            with open(os.path.join(folder, name + ".json"), "w") as fh:
+                json.dump(rec, fh, indent=1, sort_keys=True)
+                fh.write("\n")
+            timings[name] = round(seconds, 3)
+            print(f"{target:4} {name:55} {rec['status']:14} {rec.get('error_kind', '')} {seconds:.2f}s",
+                  flush=True)
+        with open(timings_path, "w") as fh:
+            json.dump(timings, fh, indent=1, sort_keys=True)
+            fh.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
