@@ -33,7 +33,7 @@ from jax.experimental import topologies  # noqa: E402
 from jax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cases import jaxops, own  # noqa: E402
+from cases import jaxops, own, standard  # noqa: E402
 
 # vmemscope's target name -> the topology name libtpu takes.
 TOPOLOGIES = {
@@ -41,7 +41,7 @@ TOPOLOGIES = {
     "v5p": "v5p:2x2x1", "v6e": "v6e:2x2", "7x": "tpu7x:2x2x1",
 }
 
-ALL_CASES = {**own.CASES, **jaxops.CASES}
+ALL_CASES = {**own.CASES, **jaxops.CASES, **standard.CASES}
 
 _NAME = re.compile(r'^\s*(?:ROOT\s+)?%([^\s=]+)\s*=')
 _USED = re.compile(r'"used_scoped_memory_configs":(\[[^\]]*\])')
@@ -146,8 +146,10 @@ def record_one(name, target, mesh):
             rec["raised_limit"] = raised_limit(lowered)
         return rec, seconds
     seconds = time.perf_counter() - t0
-    rec.update(status="compiled", custom_calls=custom_calls(compiled.as_text()),
-               memory_analysis=memory_stats(compiled))
+    text = compiled.as_text()
+    rec.update(status="compiled", custom_calls=custom_calls(text), memory_analysis=memory_stats(compiled))
+    if name in standard.CASES:  # what vmemscope sizes: the scheduled HLO with its scoped configs
+        rec["compiled_hlo"] = text
     return rec, seconds
 
 
