@@ -736,7 +736,10 @@ VMEM_API void vmem_kernel_free(vmem_kernel *k);
 
 VMEM_API const char *vmem_kernel_name(const vmem_kernel *k);
 VMEM_API size_t vmem_kernel_grid_rank(const vmem_kernel *k);
+/** The grid's bound along axis: VMEM_GRID_DYNAMIC when it is known only at
+ *  run time (an iteration bound MLIR states as dynamic), 0 past the rank. */
 VMEM_API int64_t vmem_kernel_grid_bound(const vmem_kernel *k, size_t axis);
+#define VMEM_GRID_DYNAMIC (-1)
 /** The grid axis's name ("i" in a spec; "g0", "g1", ... otherwise). */
 VMEM_API const char *vmem_kernel_grid_axis_name(const vmem_kernel *k,
                                                 size_t axis);

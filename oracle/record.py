@@ -123,6 +123,7 @@ def raised_limit(lowered):
 
 
 def record_one(name, target, mesh):
+    os.environ["VMEMSCOPE_ORACLE_DEVICE_KIND"] = mesh.devices.flat[0].device_kind
     fn, args = ALL_CASES[name]()
     shard = NamedSharding(mesh, PartitionSpec())
     args = [jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=shard) for a in args]
@@ -132,7 +133,7 @@ def record_one(name, target, mesh):
     try:
         lowered = jitted.lower(*args)
     except Exception as e:  # a case that does not lower is recorded as such
-        rec.update(status="lower_error", error=str(e))
+        rec.update(status="lower_error", error=f"{type(e).__name__}: {e}")
         return rec, 0.0
     rec["input"] = lowered.as_text()
     t0 = time.perf_counter()
@@ -140,7 +141,7 @@ def record_one(name, target, mesh):
         compiled = lowered.compile()
     except Exception as e:
         seconds = time.perf_counter() - t0
-        text = str(e)
+        text = str(e) or type(e).__name__
         rec.update(status="compile_error", error_kind=error_kind(text), error=text)
         if rec["error_kind"] == "scoped_vmem_oom":
             rec["raised_limit"] = raised_limit(lowered)

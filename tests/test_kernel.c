@@ -291,6 +291,36 @@ static void test_mlir_fixed_window_single_buffered(void **state) {
   vmem_kernel_free(k);
 }
 
+/* MLIR states a bound known only at run time as INT64_MIN (megablox gmm's
+ * tiles per group): the kernel reads, the bound is VMEM_GRID_DYNAMIC, and
+ * the windows are sized as ever. Any other bound below 1 is an error. */
+static void test_mlir_dynamic_grid(void **state) {
+  (void)state;
+  static const char head[] =
+      "func.func @k(%arg0: i32, %arg1: memref<8x256xf32, #tpu.memory_space<vmem>>) attributes {dimension_semantics = "
+      "[#tpu.dimension_semantics<arbitrary>], iteration_bounds = array<i64: ";
+  static const char tail[] =
+      ">, scalar_prefetch = 0 : i64, scratch_operands = 0 : i64, window_params = [{transform_indices = @t, "
+      "window_bounds = array<i64: 8, 256>}]} {\n  return\n}\nfunc.func @t(%arg0: i32) -> (i32, i32) {\n"
+      "  %c0_i32 = arith.constant 0 : i32\n  return %arg0, %c0_i32 : i32, i32\n}\n";
+  char text[1024];
+  snprintf(text, sizeof text, "%s%s%s", head, "-9223372036854775808", tail);
+  vmem_error err;
+  vmem_kernel *k = vmem_kernel_from_mlir(text, strlen(text), NULL, &err);
+  if (!k)
+    fail_msg("%s at %zu", err.message, err.offset);
+  assert_int_equal(vmem_kernel_grid_bound(k, 0), VMEM_GRID_DYNAMIC);
+  assert_int_equal(vmem_kernel_operand(k, 0)->buffers, 2); /* a dynamic axis may move the block */
+  vmem_footprint f = footprint(k, "v5e");
+  assert_int_equal(f.scoped_bytes, 2 * 8192);
+  vmem_footprint_free(&f);
+  vmem_kernel_free(k);
+  for (size_t i = 0; i < 2; i++) {
+    snprintf(text, sizeof text, "%s%s%s", head, i ? "-9223372036854775809" : "-3", tail);
+    assert_null(vmem_kernel_from_mlir(text, strlen(text), NULL, &err));
+  }
+}
+
 static void test_mlir_errors(void **state) {
   (void)state;
   static const bad_spec cases[] = {
@@ -324,6 +354,7 @@ int main(void) {
       cmocka_unit_test(test_spec_error_offsets),
       cmocka_unit_test(test_mlir_kernel),
       cmocka_unit_test(test_mlir_fixed_window_single_buffered),
+      cmocka_unit_test(test_mlir_dynamic_grid),
       cmocka_unit_test(test_mlir_errors),
   };
   return RUN(tests);

@@ -204,7 +204,9 @@ static json_t *json_kernel(const kreport *r) {
   json_object_set_new(o, "target", json_string(vmem_target_name(r->t)));
   json_t *grid = json_array();
   for (size_t g = 0; g < vmem_kernel_grid_rank(r->k); g++)
-    json_array_append_new(grid, json_integer(vmem_kernel_grid_bound(r->k, g)));
+    json_array_append_new(grid, vmem_kernel_grid_bound(r->k, g) == VMEM_GRID_DYNAMIC
+                                    ? json_null() /* known only at run time */
+                                    : json_integer(vmem_kernel_grid_bound(r->k, g)));
   json_object_set_new(o, "grid", grid);
   json_object_set_new(o, "scoped_bytes", json_integer((json_int_t)r->f.scoped_bytes));
   json_object_set_new(o, "internal_scratch_bytes", json_integer((json_int_t)r->f.internal_scratch_bytes));
@@ -286,8 +288,14 @@ static void print_grid(const vmem_kernel *k) {
   fprintf(CLI_OUT, "grid (");
   for (size_t g = 0; g < vmem_kernel_grid_rank(k); g++) {
     const char *sem = vmem_kernel_dimension_semantics(k, g);
-    fprintf(CLI_OUT, "%s%s=%" PRId64 "%s%s", g ? ", " : "", vmem_kernel_grid_axis_name(k, g), vmem_kernel_grid_bound(k, g),
-           sem && *sem ? " " : "", sem ? sem : "");
+    int64_t b = vmem_kernel_grid_bound(k, g);
+    char bound[24];
+    if (b == VMEM_GRID_DYNAMIC)
+      snprintf(bound, sizeof bound, "dynamic");
+    else
+      snprintf(bound, sizeof bound, "%" PRId64, b);
+    fprintf(CLI_OUT, "%s%s=%s%s%s", g ? ", " : "", vmem_kernel_grid_axis_name(k, g), bound, sem && *sem ? " " : "",
+           sem ? sem : "");
   }
   fprintf(CLI_OUT, ")");
 }

@@ -1,6 +1,7 @@
 """JAX's own Pallas TPU kernels (jax.experimental.pallas.ops.tpu) at several
 block sizes, including settings that overflow the default scoped limit."""
 import functools
+import os
 
 import jax
 import jax.numpy as jnp
@@ -35,3 +36,43 @@ for (bq, bkm, bk) in ((128, 128, 128), (512, 512, 512), (1024, 2048, 1024), (204
         flash, 1, 2, 4096, 128, bq, bkm, bk, jnp.bfloat16)
 CASES["ops_flash_bf16_causal_1x2x2048x128_q512_km512_k512"] = functools.partial(
     flash, 1, 2, 2048, 128, 512, 512, 512, jnp.bfloat16, causal=True)
+
+
+from jax.experimental.pallas.ops.tpu.megablox import gmm as mb  # noqa: E402  (the function, which __init__ exports)
+from jax.experimental.pallas.ops.tpu.paged_attention import paged_attention_kernel as pa  # noqa: E402
+
+
+from jax.experimental.pallas.ops.tpu.megablox import common as mb_common  # noqa: E402
+
+
+def gmm(m, k, n, groups, tiling, dtype):
+    """Megablox grouped matmul: lhs [m, k] in groups against rhs [groups, k, n].
+    It asks jax.devices() which TPU it runs on, which on a CPU host is the
+    CPU: the recorder names the target's device kind instead."""
+    kind = os.environ.get("VMEMSCOPE_ORACLE_DEVICE_KIND", "")
+    mb_common.tpu_kind = lambda: kind
+    mb_common.is_tpu = lambda: kind.startswith("TPU")
+
+    def fn(lhs, rhs, sizes):
+        return mb(lhs, rhs, sizes, tiling=tiling)
+    return fn, (jax.ShapeDtypeStruct((m, k), dtype), jax.ShapeDtypeStruct((groups, k, n), dtype),
+                jax.ShapeDtypeStruct((groups,), jnp.int32))
+
+
+def paged(batch, q_heads, kv_heads, pages, page_size, per_seq, d, ppcb, dtype):
+    """Paged grouped-query attention over pages_per_compute_block pages a step."""
+    def fn(q, kp, vp, lengths, idx):
+        return pa.paged_attention(q, kp, vp, lengths, idx, pages_per_compute_block=ppcb)
+    return fn, (jax.ShapeDtypeStruct((batch, q_heads, d), dtype),
+                jax.ShapeDtypeStruct((kv_heads, pages, page_size, d), dtype),
+                jax.ShapeDtypeStruct((kv_heads, pages, page_size, d), dtype),
+                jax.ShapeDtypeStruct((batch,), jnp.int32),
+                jax.ShapeDtypeStruct((batch, per_seq), jnp.int32))
+
+
+for t in ((128, 128, 128), (256, 512, 256), (512, 512, 512), (1024, 2048, 1024)):
+    CASES["ops_gmm_bf16_8192x4096x4096_g8_" + "x".join(map(str, t))] = functools.partial(
+        gmm, 8192, 4096, 4096, 8, t, jnp.bfloat16)
+for ppcb in (4, 16, 64):
+    CASES[f"ops_paged_bf16_b8_h32_kv8_p16_ppcb{ppcb}"] = functools.partial(
+        paged, 8, 32, 8, 2048, 16, 128, 128, ppcb, jnp.bfloat16)

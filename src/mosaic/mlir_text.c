@@ -237,16 +237,16 @@ static bool read_int(const char **p, const char *end, int64_t *out) {
   bool neg = q < end && *q == '-';
   if (neg)
     q++;
-  uint64_t v = 0;
+  uint64_t v = 0, most = (uint64_t)INT64_MAX + (neg ? 1 : 0); /* INT64_MIN is MLIR's dynamic size */
   const char *d = q;
   while (q < end && ch_is_digit(*q)) {
-    if (!ck_mul(v, 10, &v) || !ck_add(v, (uint64_t)(*q - '0'), &v) || v > (uint64_t)INT64_MAX)
+    if (!ck_mul(v, 10, &v) || !ck_add(v, (uint64_t)(*q - '0'), &v) || v > most)
       return false;
     q++;
   }
   if (q == d)
     return false;
-  *out = neg ? -(int64_t)v : (int64_t)v;
+  *out = !neg ? (int64_t)v : v == most ? INT64_MIN : -(int64_t)v;
   *p = q;
   return true;
 }
@@ -604,7 +604,9 @@ static bool read_grid(mreader *r, const mfunc *f) {
       return fail(r, VMEM_ERR_SYNTAX, off(r, ib.ptr), "expected iteration_bounds = array<i64: ...>");
     k->grid_rank = (size_t)n;
     for (size_t i = 0; i < k->grid_rank; i++)
-      if (k->grid[i] <= 0)
+      if (k->grid[i] == INT64_MIN) /* MLIR's dynamic: known at run time (megablox gmm's tiles per group) */
+        k->grid[i] = VMEM_GRID_DYNAMIC;
+      else if (k->grid[i] <= 0)
         return fail(r, VMEM_ERR_RANGE, off(r, ib.ptr), "grid bound %zu is %lld: a grid needs positive bounds", i,
                     (long long)k->grid[i]);
   }
