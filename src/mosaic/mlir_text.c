@@ -496,7 +496,7 @@ static bool read_index_map(mreader *r, const mfunc *f, size_t grid_rank, kernel_
 /* A window whose block index never changes over the whole grid (each of
  * its indices is a constant or follows an axis of extent 1) is fetched
  * once, and the compiler gives it one buffer, not two. The TPU compiler
- * (libtpu 0.0.42.1, every generation v2-7x) does so for inputs and outputs
+ * (libtpu 0.0.42.1, v2-v6e; 7x charges less still, docs/fidelity.md) does so for inputs and outputs
  * alike: the oracle's rows_f32_one_step_* and rows_*_bm8192 records, whose
  * used_scoped_memory_configs are half the double-buffered figure. A window
  * whose pipeline_mode is given keeps what it was given. */
