@@ -55,18 +55,24 @@ def compiler_figures(rec):
     return exact, size, limit, False
 
 
-def vmemscope_kernels(tool, rec):
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as fh:
-        fh.write(rec["input"])
+def check_json(tool, target, text, suffix):
+    """`vmemscope check --json` on text: (document, None), or (None, its error line) on bad input."""
+    with tempfile.NamedTemporaryFile("w", suffix=suffix, delete=False) as fh:
+        fh.write(text)
         path = fh.name
     try:
-        run = subprocess.run([tool, "check", "--json", "--target", rec["target"], path],
-                             capture_output=True, text=True)
+        run = subprocess.run([tool, "check", "--json", "--target", target, path], capture_output=True, text=True)
     finally:
         os.unlink(path)
     if run.returncode == 2:
         return None, run.stderr.strip().splitlines()[-1] if run.stderr.strip() else "status 2"
-    doc = json.loads(run.stdout)
+    return json.loads(run.stdout), None
+
+
+def vmemscope_kernels(tool, rec):
+    doc, err = check_json(tool, rec["target"], rec["input"], ".mlir")
+    if doc is None:
+        return None, err
     return [op["kernel"] for op in doc.get("ops", []) if "kernel" in op], None
 
 
@@ -77,17 +83,9 @@ def inside(x, interval):
 def standard_ops(tool, rec):
     """Each instruction of the compiled module that has both the compiler's
     used scoped figure and vmemscope's standard-op model: (name, used, model)."""
-    with tempfile.NamedTemporaryFile("w", suffix=".hlo", delete=False) as fh:
-        fh.write(rec["compiled_hlo"])
-        path = fh.name
-    try:
-        run = subprocess.run([tool, "check", "--json", "--target", rec["target"], path],
-                             capture_output=True, text=True)
-    finally:
-        os.unlink(path)
-    if run.returncode == 2:
-        return None, run.stderr.strip().splitlines()[-1] if run.stderr.strip() else "status 2"
-    doc = json.loads(run.stdout)
+    doc, err = check_json(tool, rec["target"], rec["compiled_hlo"], ".hlo")
+    if doc is None:
+        return None, err
     out = []
     for comp in doc.get("computations", []):
         for ins in comp.get("instructions", []):
