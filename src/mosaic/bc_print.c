@@ -314,7 +314,10 @@ static bool print_builtin_type(printer *p, const bc_entry *e, bc_cursor *c, uint
     return true;
   }
   default:
-    return fail(p, VMEM_ERR_UNSUPPORTED, e->start, "undecodable builtin type code");
+    if (p->err->code == VMEM_OK)
+      err_set(p->err, VMEM_ERR_UNSUPPORTED, e->start, "bytecode: undecodable builtin type code %llu at byte %zu",
+              (unsigned long long)code, e->start);
+    return false;
   }
 }
 
