@@ -41,6 +41,8 @@ TOPOLOGIES = {
     "v5p": "v5p:2x2x1", "v6e": "v6e:2x2", "7x": "tpu7x:2x2x1",
 }
 
+PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 ALL_CASES = {**own.CASES, **jaxops.CASES, **standard.CASES}
 
 _NAME = re.compile(r'^\s*(?:ROOT\s+)?%([^\s=]+)\s*=')
@@ -147,7 +149,10 @@ def record_one(name, target, mesh):
             rec["raised_limit"] = raised_limit(lowered)
         return rec, seconds
     seconds = time.perf_counter() - t0
-    text = compiled.as_text()
+    # The compiled HLO names the source files of its ops (FileNames); keep them
+    # relative to the project, so that a record does not depend on where the
+    # checkout lies.
+    text = compiled.as_text().replace(PROJECT + os.sep, "")
     rec.update(status="compiled", custom_calls=custom_calls(text), memory_analysis=memory_stats(compiled))
     if name in standard.CASES:  # what vmemscope sizes: the scheduled HLO with its scoped configs
         rec["compiled_hlo"] = text
