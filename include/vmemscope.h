@@ -1012,6 +1012,29 @@ VMEM_API size_t vmem_template_default_values(const vmem_template *tpl,
  *  when that would be more than 4096 values). */
 VMEM_API size_t vmem_template_padded_values(const vmem_template *tpl, size_t p, int64_t *out, size_t cap);
 
+/* Where a kernel's FLOPs come from (docs/cost-model.md). */
+typedef enum vmem_flops_source {
+  VMEM_FLOPS_NONE,   /* nothing says: every candidate is HBM-bound */
+  VMEM_FLOPS_OPTION, /* the caller's vmem_cost_options.flops (--flops) */
+  VMEM_FLOPS_GIVEN,  /* the spec's flops / flops_per_step, or the custom call's cost_estimate */
+  VMEM_FLOPS_BODY    /* counted from the Mosaic body's ops, per step, times the grid (modelled) */
+} vmem_flops_source;
+
+typedef struct vmem_kernel_cost_report {
+  vmem_eval eval;             /* the roofline at the kernel's own blocks and grid */
+  vmem_flops_source flops_source;
+  double transcendentals;     /* from the body, over the grid; 0 when not known */
+  bool body_loops;            /* the body loops: ops inside were counted once per step */
+} vmem_kernel_cost_report;
+
+/** The cost model (the one `fit` ranks by) at the kernel as it is: grid
+ *  steps, HBM bytes, FLOPs, roofline time, bound and intensity. */
+VMEM_API vmem_status vmem_kernel_cost(const vmem_kernel *k, const vmem_target *t,
+                                      const vmem_plan_options *plan,
+                                      const vmem_cost_options *cost,
+                                      vmem_kernel_cost_report *out, vmem_error *err);
+VMEM_API const char *vmem_flops_source_name(vmem_flops_source s);
+
 /* ---- the command line as a call ---------------------------------------------
  * What the `vmemscope` program does, for bindings (the Python package) and
  * for programs that want a command's exact output: every command, option,

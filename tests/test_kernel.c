@@ -321,6 +321,51 @@ static void test_mlir_dynamic_grid(void **state) {
   }
 }
 
+/* FLOPs from the body: a matmul is 2·M·N·K with K from the dimension
+ * numbers (here the lhs's dim 1 = 256), an addf one per element, exp a
+ * transcendental; scalar arithmetic and casts are not counted. Over a
+ * grid of 4 steps; the cost model then has real intensity. */
+static void test_mlir_body_flops(void **state) {
+  (void)state;
+  static const char text[] =
+      "func.func @k(%arg0: i32, %arg1: memref<128x256xbf16, #tpu.memory_space<vmem>>, %arg2: memref<256x512xbf16, "
+      "#tpu.memory_space<vmem>>, %arg3: memref<128x512xf32, #tpu.memory_space<vmem>>) attributes {dimension_semantics = "
+      "[#tpu.dimension_semantics<parallel>], iteration_bounds = array<i64: 4>, scalar_prefetch = 0 : i64, "
+      "scratch_operands = 0 : i64, window_params = [{transform_indices = @t0, window_bounds = array<i64: 128, 256>}, "
+      "{transform_indices = @t1, window_bounds = array<i64: 256, 512>}, {transform_indices = @t0, window_bounds = "
+      "array<i64: 128, 512>}]} {\n"
+      "  %c0 = arith.constant 0 : index\n"
+      "  %s = \"arith.addi\"(%arg0, %arg0) : (i32, i32) -> i32\n"
+      "  %0 = \"vector.load\"(%arg1, %c0, %c0) : (memref<128x256xbf16, #tpu.memory_space<vmem>>, index, index) -> vector<128x256xbf16>\n"
+      "  %1 = \"vector.load\"(%arg2, %c0, %c0) : (memref<256x512xbf16, #tpu.memory_space<vmem>>, index, index) -> vector<256x512xbf16>\n"
+      "  %z = arith.constant dense<0.000000e+00> : vector<128x512xf32>\n"
+      "  %2 = \"tpu.matmul\"(%0, %1, %z) {dimension_numbers = #tpu.dot_dimension_numbers<[1], [0], [0], [1], [0, 0, 1, 1], [], []>} : (vector<128x256xbf16>, vector<256x512xbf16>, vector<128x512xf32>) -> vector<128x512xf32>\n"
+      "  %3 = \"arith.addf\"(%2, %2) {fastmath = #arith.fastmath<none>} : (vector<128x512xf32>, vector<128x512xf32>) -> vector<128x512xf32>\n"
+      "  %4 = \"math.exp\"(%3) : (vector<128x512xf32>) -> vector<128x512xf32>\n"
+      "  %5 = \"arith.truncf\"(%4) : (vector<128x512xf32>) -> vector<128x512xbf16>\n"
+      "  return\n}\n"
+      "func.func @t0(%arg0: i32) -> (i32, i32) {\n  %c0_i32 = arith.constant 0 : i32\n  return %arg0, %c0_i32 : i32, i32\n}\n"
+      "func.func @t1(%arg0: i32) -> (i32, i32) {\n  %c0_i32 = arith.constant 0 : i32\n  return %c0_i32, %c0_i32 : i32, i32\n}\n";
+  vmem_error err;
+  vmem_kernel *k = vmem_kernel_from_mlir(text, strlen(text), NULL, &err);
+  if (!k)
+    fail_msg("%s at %zu", err.message, err.offset);
+  vmem_kernel_cost_report c;
+  assert_int_equal(vmem_kernel_cost(k, vmem_target_find("v5e", 3), NULL, NULL, &c, &err), VMEM_OK);
+  double per_step = 2.0 * 128 * 512 * 256 + 128 * 512;
+  assert_true(c.eval.flops == 4 * per_step);
+  assert_true(c.transcendentals == 4.0 * 128 * 512);
+  assert_int_equal(c.flops_source, VMEM_FLOPS_BODY);
+  assert_int_equal(c.eval.grid_steps, 4);
+  assert_true(c.eval.intensity > 0);
+  /* --flops wins over the body */
+  vmem_cost_options o = {.step_overhead_s = -1, .flops = 1e9};
+  assert_int_equal(vmem_kernel_cost(k, vmem_target_find("v5e", 3), NULL, &o, &c, &err), VMEM_OK);
+  assert_true(c.eval.flops == 1e9);
+  assert_int_equal(c.flops_source, VMEM_FLOPS_OPTION);
+  vmem_kernel_free(k);
+}
+
 static void test_mlir_errors(void **state) {
   (void)state;
   static const bad_spec cases[] = {
@@ -355,6 +400,7 @@ int main(void) {
       cmocka_unit_test(test_mlir_kernel),
       cmocka_unit_test(test_mlir_fixed_window_single_buffered),
       cmocka_unit_test(test_mlir_dynamic_grid),
+      cmocka_unit_test(test_mlir_body_flops),
       cmocka_unit_test(test_mlir_errors),
   };
   return RUN(tests);

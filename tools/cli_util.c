@@ -242,6 +242,14 @@ void cli_progress_done(void) {
   cli_now->progress_shown = false;
 }
 
+const char *cli_seconds(char *buf, size_t cap, double s) {
+  if (s >= 1e-3)
+    snprintf(buf, cap, "%.3f ms", s * 1e3);
+  else
+    snprintf(buf, cap, "%.2f us", s * 1e6);
+  return buf;
+}
+
 const char *cli_human(char *buf, size_t cap, uint64_t bytes) {
   if (cli_now->exact_bytes)
     return cli_bytes(buf, cap, bytes);

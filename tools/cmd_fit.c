@@ -155,14 +155,6 @@ static int by_bytes(const void *a, const void *b) {
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static const char *seconds(char *buf, size_t cap, double s) {
-  if (s >= 1e-3)
-    snprintf(buf, cap, "%.3f ms", s * 1e3);
-  else
-    snprintf(buf, cap, "%.2f us", s * 1e6);
-  return buf;
-}
-
 static void params_text(const vmem_kernel *k, const vmem_template *tpl, const space *sp, uint64_t idx, char *buf,
                         size_t cap) {
   int64_t v[MAX_P];
@@ -389,7 +381,7 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
     snprintf(st, sizeof st, "%" PRIu64, e.grid_steps);
     snprintf(w, sizeof w, "%.1f%%", 100 * e.edge_waste);
     table_add(&tb, n, ps, cli_human(b, sizeof b, e.scoped_bytes), cli_human(c, sizeof c, e.needed_bytes),
-              seconds(tt, sizeof tt, e.time_s), e.compute_bound ? "compute" : "hbm", in, st, w);
+              cli_seconds(tt, sizeof tt, e.time_s), e.compute_bound ? "compute" : "hbm", in, st, w);
   }
   fprintf(CLI_OUT, "\n");
   table_print(&tb, CLI_OUT);
@@ -406,7 +398,7 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
         char ps[256];
         best = front[i].time;
         params_text(k, tpl, sp, front[i].index, ps, sizeof ps);
-        fprintf(CLI_OUT, "  %9s  %10s  %s\n", cli_human(b, sizeof b, front[i].needed), seconds(tt, sizeof tt, front[i].time), ps);
+        fprintf(CLI_OUT, "  %9s  %10s  %s\n", cli_human(b, sizeof b, front[i].needed), cli_seconds(tt, sizeof tt, front[i].time), ps);
       }
     free(front);
   }

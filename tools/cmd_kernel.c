@@ -16,6 +16,8 @@ typedef struct kreport {
   vmem_footprint f;
   vmem_limits l;
   vmem_remedies rem;
+  vmem_kernel_cost_report cost;
+  bool has_cost;
   enum { FITS, AT_RISK, OVER } verdict;
 } kreport;
 
@@ -110,6 +112,18 @@ static void print_allocations(const kreport *r) {
   table_free(&tb);
 }
 
+/* The roofline of the kernel as it is (the model `fit` ranks by). */
+static void print_cost(const kreport *r) {
+  if (!r->has_cost)
+    return;
+  const vmem_eval *e = &r->cost.eval;
+  char t[32], h[32];
+  fprintf(CLI_OUT, "cost (modelled, docs/cost-model.md): %" PRIu64 " steps, %.4g FLOP (%s%s), %s HBM, %s, %s-bound\n",
+          e->grid_steps, e->flops, vmem_flops_source_name(r->cost.flops_source),
+          r->cost.body_loops ? "; the body loops, counted once" : "", cli_human(h, sizeof h, (uint64_t)e->hbm_bytes),
+          cli_seconds(t, sizeof t, e->time_s), e->compute_bound ? "compute" : "hbm");
+}
+
 static void print_totals(const kreport *r) {
   char b[48], lim[48], phys[32];
   fprintf(CLI_OUT, "\nscoped allocation (windows + scratch; exact, as the compiler prints it)  %s\n",
@@ -131,6 +145,7 @@ static void print_totals(const kreport *r) {
   fprintf(CLI_OUT, " (physical VMEM %s)\n", cli_human(phys, sizeof phys, r->l.physical_bytes));
   for (size_t i = 0; i < r->l.warning_count; i++)
     fprintf(CLI_OUT, "warning: %s\n", r->l.warnings[i].message);
+  print_cost(r);
 }
 
 static void print_verdict(const kreport *r) {
@@ -197,6 +212,44 @@ static void print_remedies(const kreport *r) {
          "\n", m->request_bytes / 1024);
 }
 
+/* Every operand as the kernel declares it: what a Python caller compares
+ * with the BlockSpecs it wrote. */
+static json_t *json_operands(const kreport *r) {
+  json_t *a = json_array();
+  for (size_t i = 0; i < vmem_kernel_operand_count(r->k); i++) {
+    const vmem_operand *o = vmem_kernel_operand(r->k, i);
+    json_t *e = json_object(), *blk = json_array(), *idx = json_array();
+    json_object_set_new(e, "name", json_string(o->name));
+    json_object_set_new(e, "role", json_string(role_name(o->role)));
+    json_object_set_new(e, "space", json_string(space_name(o->space)));
+    json_object_set_new(e, "dtype", o->block ? json_string(vmem_dtype_name(vmem_shape_dtype(o->block))) : json_null());
+    for (size_t d = 0; o->block && d < o->rank; d++) {
+      json_array_append_new(blk, json_integer(vmem_shape_dim(o->block, d)));
+      int ax = o->index_axis[d];
+      json_array_append_new(idx, ax >= 0 ? json_string(vmem_kernel_grid_axis_name(r->k, (size_t)ax))
+                                 : ax == VMEM_INDEX_CONSTANT ? json_integer(0) : json_null());
+    }
+    json_object_set_new(e, "block", o->block ? blk : (json_decref(blk), json_null()));
+    bool windowed = (o->role == VMEM_ROLE_INPUT || o->role == VMEM_ROLE_OUTPUT) && o->block;
+    json_object_set_new(e, "index", windowed ? idx : (json_decref(idx), json_null()));
+    int bufs = 0;
+    for (size_t al = 0; al < r->f.count; al++)
+      if (r->f.allocs[al].operand == i)
+        bufs = r->f.allocs[al].buffers;
+    json_object_set_new(e, "buffers", json_integer(bufs)); /* as allocated: 0 for ANY, SMEM, semaphores */
+    json_array_append_new(a, e);
+  }
+  return a;
+}
+
+static json_t *json_cost(const vmem_kernel_cost_report *c) {
+  const vmem_eval *e = &c->eval;
+  return json_pack("{s:I, s:f, s:s, s:f, s:b, s:f, s:f, s:s, s:f}", "grid_steps", (json_int_t)e->grid_steps,
+                   "flops", e->flops, "flops_source", vmem_flops_source_name(c->flops_source), "transcendentals",
+                   c->transcendentals, "body_loops", c->body_loops, "hbm_bytes", e->hbm_bytes, "time_s", e->time_s,
+                   "bound", e->compute_bound ? "compute" : "hbm", "intensity", e->intensity);
+}
+
 static json_t *json_kernel(const kreport *r) {
   json_t *o = json_object(), *allocs = json_array();
   json_object_set_new(o, "name", json_string(vmem_kernel_name(r->k)));
@@ -239,6 +292,9 @@ static json_t *json_kernel(const kreport *r) {
     json_array_append_new(allocs, e);
   }
   json_object_set_new(o, "allocations", allocs);
+  json_object_set_new(o, "operands", json_operands(r));
+  if (r->has_cost)
+    json_object_set_new(o, "cost", json_cost(&r->cost));
   if (r->verdict == OVER) {
     json_t *rm = json_object(), *sh = json_array();
     for (size_t i = 0; i < r->rem.nshrink; i++) {
@@ -281,6 +337,8 @@ static bool kreport_eval(kreport *r, const vmem_limit_inputs *in, const vmem_pla
   r->verdict = r->f.scoped_bytes > r->l.effective_bytes ? OVER : all > r->l.effective_bytes ? AT_RISK : FITS;
   if (r->verdict == OVER)
     vmem_kernel_remedies(r->k, r->t, opt, r->l.effective_bytes, &r->rem, err);
+  vmem_error cerr;
+  r->has_cost = vmem_kernel_cost(r->k, r->t, opt, NULL, &r->cost, &cerr) == VMEM_OK;
   return true;
 }
 
@@ -302,7 +360,7 @@ static void print_grid(const vmem_kernel *k) {
 
 int check_kernel(const char *path, const char *format, const vmem_kernel *k, const vmem_target *t,
                  const vmem_limit_inputs *in, const vmem_plan_options *opt, bool json) {
-  kreport r = {path, format, k, t, {0}, {0}, {0}, FITS};
+  kreport r = {.path = path, .format = format, .k = k, .t = t, .verdict = FITS};
   vmem_error err;
   int rc = EXIT_OK;
   if (!kreport_eval(&r, in, opt, &err)) {
@@ -352,7 +410,7 @@ int check_kernel_file(const char *path, const char *format, const char *instr, c
 
 int kernel_brief(const vmem_kernel *k, const vmem_target *t, const vmem_limit_inputs *in,
                  const vmem_plan_options *opt, const char *indent, json_t **json) {
-  kreport r = {"", "bytecode", k, t, {0}, {0}, {0}, FITS};
+  kreport r = {.path = "", .format = "bytecode", .k = k, .t = t, .verdict = FITS};
   vmem_error err;
   char b[48], l[48];
   if (!kreport_eval(&r, in, opt, &err)) {

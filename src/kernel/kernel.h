@@ -50,6 +50,10 @@ struct vmem_kernel {
   bool roles_inferred;      /* MLIR: inputs/outputs told apart by stores */
   double flops;             /* spec "flops": the kernel's total; < 0 when not given */
   const char *flops_per_step; /* spec "flops_per_step": an expression of params, or NULL */
+  bool body_known;          /* MLIR: the body was scanned (src/mosaic/body.c) */
+  bool body_loops;          /* ... and has loops, whose ops were counted once */
+  double body_flops;        /* ... its FLOPs per grid step */
+  double body_transcendentals; /* ... its transcendentals per grid step */
   vmem_shape *result;
 };
 

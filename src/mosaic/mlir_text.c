@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../kernel/kernel.h"
+#include "body.h"
 
 typedef vmem_str sv;
 
@@ -794,8 +795,15 @@ vmem_kernel *vmem_kernel_from_mlir(const char *text, size_t len, const vmem_allo
     k->name = arena_strndup(&k->a, name.ptr, name.len);
     ok = k->name && read_grid(r, f) && read_operands(r, f) && read_modelled(r, f->body);
   }
-  if (ok)
+  if (ok) {
     single_buffer_fixed_windows(k);
+    body_cost bc;
+    body_scan(f->body.ptr, f->body.len, &bc);
+    k->body_known = true;
+    k->body_loops = bc.loops;
+    k->body_flops = bc.flops;
+    k->body_transcendentals = bc.transcendentals;
+  }
   vmem__free(alloc, r);
   return kernel_finish(k, ok, &local, err);
 }

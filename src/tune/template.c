@@ -53,6 +53,7 @@ struct vmem_template {
   bool parallel[VMEM_KERNEL_MAX_RANK];
   uint64_t internal_scratch;
   double bw_per_core, peak_per_core, overhead, flops_total;
+  vmem_flops_source flops_source;
   bool megacore;
   int cores;
   size_t nterms;
@@ -158,6 +159,30 @@ static double peak_for(const vmem_kernel *k, const vmem_target *t) {
   return bf16; /* f32 runs on the MXU in several passes: no public figure, bf16's is used */
 }
 
+/* The product of the kernel's own grid bounds (a dynamic bound counts 1). */
+static double own_steps(const vmem_kernel *k) {
+  double s = 1;
+  for (size_t g = 0; g < k->grid_rank; g++)
+    s *= k->grid[g] > 0 ? (double)k->grid[g] : 1;
+  return s;
+}
+
+/* The total FLOPs, first found of: the caller's option, the spec's "flops"
+ * or the custom call's cost_estimate, the spec's flops_per_step (-1: the
+ * terms are summed per evaluation), and the body's per-step count over the
+ * kernel's own grid. The last is kept as a total when fit changes blocks:
+ * for a kernel whose work is its iteration space (a matmul's 2·M·N·K) the
+ * total does not depend on how it is tiled. */
+static double kernel_total_flops(const vmem_kernel *k, const vmem_cost_options *cost, vmem_flops_source *src) {
+  if (cost && cost->flops > 0)
+    return *src = VMEM_FLOPS_OPTION, cost->flops;
+  if (k->flops >= 0 || k->flops_per_step)
+    return *src = VMEM_FLOPS_GIVEN, k->flops_per_step ? -1 : k->flops;
+  if (k->body_known)
+    return *src = VMEM_FLOPS_BODY, k->body_flops * own_steps(k);
+  return *src = VMEM_FLOPS_NONE, -1;
+}
+
 vmem_template *vmem_template_new(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *plan,
                                  const vmem_cost_options *cost, const vmem_allocator *alloc, vmem_error *err) {
   err_clear(err);
@@ -213,7 +238,7 @@ vmem_template *vmem_template_new(const vmem_kernel *k, const vmem_target *t, con
   tpl->bw_per_core = fact(t, VMEM_FACT_HBM_BYTES_PER_S) / tpl->cores;
   tpl->peak_per_core = peak_for(k, t) / tpl->cores;
   tpl->overhead = cost && cost->step_overhead_s >= 0 ? cost->step_overhead_s : DEFAULT_STEP_OVERHEAD_S;
-  tpl->flops_total = cost && cost->flops > 0 ? cost->flops : k->flops;
+  tpl->flops_total = kernel_total_flops(k, cost, &tpl->flops_source);
   if (k->flops_per_step && parse_flops(tpl, k, k->flops_per_step, err) != VMEM_OK) {
     vmem_template_free(tpl);
     return NULL;
@@ -542,4 +567,23 @@ size_t vmem_template_default_values(const vmem_template *tpl, size_t p, int64_t 
       kept++;
     }
   return kept;
+}
+
+const char *vmem_flops_source_name(vmem_flops_source s) {
+  static const char *const n[] = {"none", "option", "given", "body"};
+  return (unsigned)s < sizeof n / sizeof *n ? n[s] : "none";
+}
+
+vmem_status vmem_kernel_cost(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *plan,
+                             const vmem_cost_options *cost, vmem_kernel_cost_report *out, vmem_error *err) {
+  memset(out, 0, sizeof *out);
+  vmem_template *tpl = vmem_template_new(k, t, plan, cost, NULL, err);
+  if (!tpl)
+    return err ? err->code : VMEM_ERR_NOMEM;
+  vmem_template_eval(tpl, tpl->param_values, &out->eval);
+  out->flops_source = tpl->flops_source;
+  out->transcendentals = k->body_known ? k->body_transcendentals * (double)out->eval.grid_steps : 0;
+  out->body_loops = k->body_loops;
+  vmem_template_free(tpl);
+  return VMEM_OK;
 }

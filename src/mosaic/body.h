@@ -1,0 +1,22 @@
+/*
+ * body.h — what a Mosaic kernel body's ops say about its work (module
+ * prefix: body_): FLOPs and transcendentals per grid step, read from the
+ * MLIR text of the kernel func's body (mlir_text.c, and bytecode through
+ * bc_print.c's text). Used by the cost model (src/tune/template.c).
+ */
+#ifndef VMEM_MOSAIC_BODY_H
+#define VMEM_MOSAIC_BODY_H
+
+#include "../base/base.h"
+
+typedef struct body_cost {
+  double flops;           /* per grid step: 2·M·N·K per matmul, one per element per vector arith op */
+  double transcendentals; /* per grid step: one per element of a vector math.exp, tanh, ... */
+  size_t matmuls;         /* tpu.matmul and vector.contract ops seen */
+  bool loops;             /* scf.for / scf.while in the body: ops inside are counted once */
+} body_cost;
+
+/* Scans body[0..len) line by line (one op per line, as MLIR prints). */
+void body_scan(const char *body, size_t len, body_cost *out);
+
+#endif
