@@ -10,7 +10,7 @@ FUZZ_SECONDS ?= 20
 CC         ?= cc
 MAKEFLAGS  += --no-print-directory
 
-.PHONY: all bootstrap build demo test asan tsan fuzz bench install clang golden-update clean \
+.PHONY: all bootstrap build demo test python-venv asan tsan fuzz bench install clang golden-update clean \
         oracle-setup oracle oracle-table
 
 all: build
@@ -27,7 +27,14 @@ build: bootstrap $(BUILD)/CMakeCache.txt
 demo: build
 	@scripts/demo $(BUILD)/vmemscope
 
-test: build
+# The Python tests' venv (pinned JAX and pytest from PyPI): made once;
+# without PyPI the JAX tests skip and say why.
+VENV ?= .venv
+
+python-venv:
+	@scripts/python-venv $(VENV)
+
+test: build python-venv
 	@scripts/run-tests $(BUILD)
 
 # Every test again under AddressSanitizer and UndefinedBehaviorSanitizer (clang).

@@ -31,8 +31,11 @@ static vmem_stablehlo *open_stablehlo(const char *cmd, const char *path, char **
   return m;
 }
 
-/* The op's name for --instruction: its result without '%', or kernel_name. */
+/* The op's name for --instruction: its result with or without '%' (as the
+ * JSON's "result" gives it), or kernel_name. */
 static bool op_named(const vmem_stablehlo_op *op, const char *name) {
+  if (name[0] == '%')
+    name++;
   size_t n = strlen(name);
   vmem_str r = op->result;
   bool by_result = r.len == n + 1 && !memcmp(r.ptr + 1, name, n);
@@ -55,7 +58,7 @@ vmem_kernel *cli_stablehlo_kernel(const char *cmd, const char *path, const char 
   }
   vmem_kernel *k = NULL;
   if (count == 0)
-    cli_error(cmd, instr ? "no tpu_custom_call named '%s' (its result, as 0 for %%0, or its kernel_name)"
+    cli_error(cmd, instr ? "no tpu_custom_call named '%s' (its result, %%0 or 0, or its kernel_name)"
                          : "no tpu_custom_call in the StableHLO text%s", instr ? instr : "");
   else if (count > 1)
     cli_error(cmd, "%zu tpu_custom_calls match: name one with --instruction (check lists them)", count);

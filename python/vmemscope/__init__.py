@@ -7,15 +7,15 @@ returns plain dicts and lists from the JSON that command prints with
 dict says ``"fits": false``. Bad input raises :class:`Error`, with the
 message and, where the input has one, the line and column.
 
-For JAX users: pass ``jax.jit(f).lower(*args).as_text()`` (StableHLO) or
-``.as_text(dialect="hlo")``, or ``.compile().as_text()`` (HLO after the
-compiler's passes, with layouts), to :func:`check_hlo`::
+For Pallas kernels in JAX code, use :mod:`vmemscope.jax` (which lowers
+for TPU on any machine; ``jax.jit(f).lower(x)`` on a machine without a TPU
+lowers for the CPU and carries no kernel)::
 
-    import jax, vmemscope
-    report = vmemscope.check_hlo(jax.jit(f).lower(x).as_text(), target="v5e")
-    for op in report.get("ops", []):
-        if "kernel" in op:
-            print(op["kernel"]["name"], op["kernel"]["scoped_bytes"], op["kernel"]["fits"])
+    import vmemscope.jax as vj
+    print(vj.check(f, x, target="v6e"))
+
+An HLO module compiled for TPU (``.compile().as_text()``, or an XLA dump)
+goes to :func:`check_hlo`.
 
 The library is found through ``$VMEMSCOPE_LIBRARY``, then beside this
 package, then the system's library path.
@@ -200,11 +200,25 @@ def check_kernel(kernel, target=None, vmem_limit_bytes=None, flags=None):
     return _json(args, [("kernel", kernel)])["kernels"][0]
 
 
-def explain(log_text, target=None, hlo=None):
+def _log_text(log):
+    """The text of a log given as the exception JAX raised (its message),
+    a path to a log file, bytes, or the text itself."""
+    if isinstance(log, BaseException):
+        return str(log)
+    if isinstance(log, os.PathLike) or (isinstance(log, str) and "\n" not in log and len(log) < 4096
+                                        and os.path.isfile(log)):
+        with open(log, "rb") as f:
+            return f.read()
+    return log
+
+
+def explain(log, target=None, hlo=None):
     """The TPU compiler's memory errors in a log: the ``explain`` document
-    (``errors``, each with its kind, sizes and remedies). With ``hlo`` (the
-    module's text), each error is linked to its instruction."""
-    inputs = [("compile.log", log_text)]
+    (``errors``, each with its kind, sizes and remedies). ``log`` is the
+    exception JAX raised (``XlaRuntimeError``/``JaxRuntimeError``), its
+    string, a log file's path, or the log's text. With ``hlo`` (the module's
+    text), each error is linked to its instruction."""
+    inputs = [("compile.log", _log_text(log))]
     args = _target(["explain", 0], target)
     if hlo is not None:
         inputs.append(("module.hlo", hlo))

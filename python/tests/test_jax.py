@@ -1,0 +1,339 @@
+"""vmemscope.jax against real JAX on the CPU: Pallas kernels lowered for TPU.
+
+Run by `make test` (CTest's python_jax, scripts/run-jax-tests) in the venv
+scripts/python-venv makes from PyPI; skipped with the reason where there is
+none. The CLI (VMEMSCOPE_CLI) must print the same figures for the same
+lowered text; the oracle's records (tests/oracle/records/, the compiler's own
+figures) must be met wherever tests/oracle/agreement.txt says they agree.
+"""
+import functools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+from jax.experimental import pallas as pl  # noqa: E402
+from jax.experimental.pallas import tpu as pltpu  # noqa: E402
+
+import vmemscope  # noqa: E402
+import vmemscope.jax as vj  # noqa: E402
+
+ROOT = os.environ.get("VMEMSCOPE_ROOT") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CLI = os.environ.get("VMEMSCOPE_CLI") or os.path.join(ROOT, "build", "vmemscope")
+sys.path.insert(0, os.path.join(ROOT, "oracle", "cases"))
+
+
+# ---- a tiled matmul written here, the way the Pallas TPU guide writes it ------
+
+def _mm_kernel(x_ref, y_ref, o_ref, acc_ref):
+    @pl.when(pl.program_id(2) == 0)
+    def _():
+        acc_ref[...] = jnp.zeros_like(acc_ref)
+
+    acc_ref[...] += jnp.dot(x_ref[...], y_ref[...], preferred_element_type=jnp.float32)
+
+    @pl.when(pl.program_id(2) == pl.num_programs(2) - 1)
+    def _():
+        o_ref[...] = acc_ref[...].astype(o_ref.dtype)
+
+
+def matmul(x, y, bm=256, bn=256, bk=512, limit=None, x_buffers=None):
+    m, k = x.shape
+    n = y.shape[1]
+    xspec = pl.BlockSpec((bm, bk), lambda i, j, kk: (i, kk))
+    if x_buffers:
+        xspec = pl.BlockSpec((bm, bk), lambda i, j, kk: (i, kk), pipeline_mode=pl.Buffered(x_buffers))
+    return pl.pallas_call(
+        _mm_kernel, grid=(m // bm, n // bn, k // bk),
+        in_specs=[xspec, pl.BlockSpec((bk, bn), lambda i, j, kk: (kk, j))],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j, kk: (i, j)),
+        out_shape=jax.ShapeDtypeStruct((m, n), x.dtype),
+        scratch_shapes=[pltpu.VMEM((bm, bn), jnp.float32)],
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "arbitrary"),
+                                             vmem_limit_bytes=limit))(x, y)
+
+
+X = jax.ShapeDtypeStruct((2048, 4096), jnp.bfloat16)
+Y = jax.ShapeDtypeStruct((4096, 1024), jnp.bfloat16)
+
+
+def cli_kernels(text, target, *extra):
+    """`vmemscope check --json` on the lowered text, by the command itself."""
+    with tempfile.NamedTemporaryFile("w", suffix=".stablehlo.mlir", delete=False) as f:
+        f.write(text)
+    try:
+        run = subprocess.run([CLI, "check", f.name, "--target", target, "--json", *extra],
+                             capture_output=True, text=True)
+    finally:
+        os.unlink(f.name)
+    assert run.returncode in (0, 1), run.stderr
+    return [op["kernel"] for op in json.loads(run.stdout)["ops"] if "kernel" in op]
+
+
+def same_as_cli(result, target, *extra):
+    kernels = [r for r in result if r.target == target]
+    assert [r.doc for r in kernels] == cli_kernels(result.lowered, target, *extra)
+
+
+# ---- check --------------------------------------------------------------------
+
+@pytest.mark.parametrize("bm,bn,bk", [(128, 128, 128), (256, 512, 512), (512, 1024, 1024), (1024, 1024, 2048)])
+def test_check_decodes_what_the_python_asked_for_and_equals_the_cli(bm, bn, bk):
+    r = vj.check(functools.partial(matmul, bm=bm, bn=bn, bk=bk), X, Y, target="v6e")
+    assert len(r) == 1
+    k = r[0]
+    assert k.grid == (2048 // bm, 1024 // bn, 4096 // bk)
+    ins = [o for o in k.operands if o.role == "input"]
+    outs = [o for o in k.operands if o.role == "output"]
+    assert [o.block for o in ins] == [(bm, bk), (bk, bn)] and [o.block for o in outs] == [(bm, bn)]
+    assert [(o.block, o.dtype) for o in k.scratch] == [((bm, bn), "f32")]
+    assert [o.buffers for o in ins + outs + k.scratch] == [2, 2, 2, 1]
+    # bf16 windows double-buffered, f32 accumulator once: the exact sum, by hand
+    assert k.scoped_bytes == 2 * (bm * bk + bk * bn + bm * bn) * 2 + bm * bn * 4
+    assert k.limit_origin == "default" and k.limit_bytes == 32 << 20
+    same_as_cli(r, "v6e")
+
+
+def test_each_target_and_the_flag_limit():
+    r = vj.check(functools.partial(matmul, bm=1024, bn=1024, bk=1024), X, Y, targets=["v5e", "v6e"],
+                 scoped_vmem_limit_kib=24 * 1024)
+    assert [k.target for k in r] == ["v5e", "v6e"]
+    assert all(k.limit_origin == "flag" and k.limit_bytes == 24 << 20 for k in r)
+    same_as_cli(r, "v5e", "--flags", "--xla_tpu_scoped_vmem_limit_kib=24576")
+
+
+def test_the_kernels_own_limit_and_buffered_1():
+    r = vj.check(functools.partial(matmul, bm=512, bn=512, bk=512, limit=40 << 20, x_buffers=1), X, Y, target="v5e")
+    k = r[0]
+    assert k.limit_origin == "kernel" and k.limit_bytes == 40 << 20
+    assert k.operands[0].role == "input" and k.operands[0].buffers == 1
+
+
+def test_over_the_limit_gives_the_e1001_and_the_code_to_write():
+    k = vj.check(functools.partial(matmul, bm=2048, bn=1024, bk=2048), X, Y, target="v5e")[0]
+    assert not k.fits and k.scoped_bytes > k.limit_bytes == 16 << 20
+    assert "Ran out of memory in memory space vmem" in k.e1001()
+    assert k.code() == ["compiler_params=pltpu.CompilerParams(vmem_limit_bytes=%d)" % k.remedies["vmem_limit_bytes"]]
+    assert k.remedies["vmem_limit_bytes"] >= k.needed_bytes
+
+
+def test_the_result_prints_like_the_cli_and_has_html_and_json():
+    r = vj.check(matmul, X, Y, target="v6e")
+    assert "kernel _mm_kernel" in r.text and "fits" in r.text
+    k = r[0]
+    assert "scoped allocation" in str(k) and "verdict: " in str(k)
+    assert json.loads(k.to_json())["scoped_bytes"] == k.scoped_bytes
+    assert json.loads(r.to_json())["command"] == "check"
+    assert k._repr_html_().lstrip().lower().startswith("<!doctype html")
+    assert k.cost["flops_source"] == "body" and k.cost["flops"] >= 2 * 2048 * 4096 * 1024
+
+
+def test_assert_fits_raises_with_the_compilers_message_and_remedies():
+    big = functools.partial(matmul, bm=2048, bn=1024, bk=2048)
+    with pytest.raises(vj.VmemOverflow) as e:
+        vj.assert_fits(big, X, Y, targets=("v5e", "v6e"))
+    text = str(e.value)
+    assert "RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem" in text
+    assert "vmem_limit_bytes=" in text and {r.target for r in e.value.results} >= {"v5e"}
+    assert isinstance(e.value, AssertionError)
+    assert vj.assert_fits(matmul, X, Y, targets=("v5e", "v6e", "7x")).fits
+
+
+# ---- bad input --------------------------------------------------------------------
+
+def test_a_function_without_pallas_call_says_so_and_lists_the_ops():
+    with pytest.raises(vj.NoKernelError, match=r"no pallas_call.*stablehlo\.dot_general"):
+        vj.check(lambda a, b: a @ b, X, Y)
+
+
+def test_wrong_rank_arguments_raise_jaxs_own_error():
+    with pytest.raises(Exception) as e:
+        vj.check(matmul, jax.ShapeDtypeStruct((2048,), jnp.bfloat16), Y)
+    assert not isinstance(e.value, vmemscope.Error)
+    assert any("vmemscope.jax" in n for n in getattr(e.value, "__notes__", []))
+
+
+def test_a_kernel_that_fails_to_lower_passes_jaxs_error_on():
+    def bad(x):
+        return pl.pallas_call(lambda x_ref, o_ref: None, grid=(4,),
+                              in_specs=[pl.BlockSpec((100, 100), lambda i: (i, 0))],
+                              out_specs=pl.BlockSpec((100, 100), lambda i: (i, 0)),
+                              out_shape=jax.ShapeDtypeStruct((400, 100), jnp.float32))(x)
+    with pytest.raises(Exception) as e:
+        vj.check(bad, jax.ShapeDtypeStruct((400, 100), jnp.float32))
+    assert not isinstance(e.value, vmemscope.Error)
+
+
+def test_an_unknown_target_is_vmemscopes_error():
+    with pytest.raises(vmemscope.Error, match="unknown target"):
+        vj.check(matmul, X, Y, target="v99")
+
+
+def test_a_jax_too_old_is_named(monkeypatch):
+    monkeypatch.setattr(jax, "__version__", "0.4.20")
+    with pytest.raises(vj.JaxVersionError, match=r"jax >= 0\.4\.30; this is jax 0\.4\.20"):
+        vj.check(matmul, X, Y)
+
+
+# ---- explain ------------------------------------------------------------------------
+
+E1001 = ("jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating "
+         "on stack for %matmul = bf16[2048,1024]{1,0:T(8,128)(2,1)} custom-call(bf16[2048,4096]{1,0:T(8,128)(2,1)} "
+         "%p0, bf16[4096,1024]{1,0:T(8,128)(2,1)} %p1), custom_call_target=\"tpu_custom_call\". Scoped allocation "
+         "with size 20.00M and limit 16.00M exceeded scoped vmem limit by 4.00M.")
+
+
+def test_explain_takes_the_exception_its_string_or_a_file(tmp_path):
+    class JaxRuntimeError(RuntimeError):
+        pass
+    docs = [vmemscope.explain(JaxRuntimeError(E1001)), vmemscope.explain(E1001)]
+    p = tmp_path / "compile.log"
+    p.write_text("some output\n" + E1001 + "\n")
+    docs += [vmemscope.explain(str(p)), vmemscope.explain(p)]
+    for d in docs:
+        assert len(d["errors"]) == 1 and d["errors"][0]["instruction"] == "%matmul"
+
+
+# ---- fit ------------------------------------------------------------------------------
+
+def test_fit_each_candidate_is_a_fresh_check_and_the_best_is_fastest_that_fits():
+    params = {"bm": [256, 512, 1024, 2048], "bn": [256, 512, 1024], "bk": [512, 1024, 2048, 4096]}
+    res = vj.fit(lambda bm, bn, bk: functools.partial(matmul, bm=bm, bn=bn, bk=bk), X, Y, params=params,
+                 target="v5e", progress=False)
+    assert len(res.candidates) == 4 * 3 * 4
+    fitting = [c for c in res.candidates if c.fits]
+    assert res.best is not None and res.best.fits
+    assert all(res.best.time_s <= c.time_s for c in fitting)
+    assert any(not c.fits for c in res.candidates)  # the search did reach past the limit
+    for c in res.candidates[:3] + res.candidates[-3:]:
+        fresh = vj.check(functools.partial(matmul, **c.params), X, Y, target="v5e")[0]
+        assert c.kernels[0].doc == fresh.doc
+    assert res.rate > 0 and "best: " in str(res)
+
+
+def test_fit_physical_names_the_limit_to_request():
+    res = vj.fit(lambda bm: functools.partial(matmul, bm=bm, bn=1024, bk=4096), X, Y,
+                 params={"bm": [256, 512, 1024, 2048]}, target="v5e", physical=True, progress=False)
+    best = res.best
+    assert best.needed_bytes > 16 << 20 and res.vmem_limit_bytes >= best.needed_bytes
+    assert "vmem_limit_bytes=%d" % res.vmem_limit_bytes in res.code()
+
+
+def test_fit_keeps_a_rejected_combination_with_its_error():
+    res = vj.fit(lambda bm: functools.partial(matmul, bm=bm), X, Y, params={"bm": [256, 100]}, target="v5e",
+                 progress=False)
+    bad = [c for c in res.candidates if c.error]
+    assert len(bad) == 1 and bad[0].params == {"bm": 100} and not bad[0].fits
+
+
+# ---- the pytest plugin --------------------------------------------------------------------
+
+def test_the_pytest_plugin_fails_a_test_whose_kernel_overflows(tmp_path):
+    (tmp_path / "conftest.py").write_text('pytest_plugins = ["vmemscope.pytest_plugin"]\n')
+    (tmp_path / "test_k.py").write_text(
+        "import functools, pytest\n"
+        "from test_jax import matmul, X, Y\n"
+        "def test_small(vmem_fits):\n"
+        "    vmem_fits(matmul, X, Y)\n"
+        "@pytest.mark.vmem_targets('v5e')\n"
+        "def test_big(vmem_fits):\n"
+        "    vmem_fits(functools.partial(matmul, bm=2048, bn=1024, bk=2048), X, Y)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(__file__), os.environ.get("PYTHONPATH", "")]))
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert "1 failed, 1 passed" in run.stdout, run.stdout + run.stderr
+    assert "Ran out of memory in memory space vmem" in run.stdout and "v5e" in run.stdout
+
+
+# ---- JAX's own kernels (jax.experimental.pallas.ops.tpu) --------------------------------------
+
+def ops_cases():
+    import jaxops
+    out = []
+    for name, make in sorted(jaxops.CASES.items()):
+        if not name.startswith("ops_gmm"):
+            out.append((name, make))
+    return out
+
+
+@pytest.mark.parametrize("name,make", ops_cases(), ids=[n for n, _ in ops_cases()])
+def test_jax_ops_kernels_equal_the_cli(name, make):
+    fn, args = make()
+    r = vj.check(fn, *args, targets=["v5e", "v6e"])
+    assert len(r) >= 2
+    for t in ("v5e", "v6e"):
+        same_as_cli(r, t)
+
+
+def test_jax_ops_matmul_blocks_are_its_block_shape():
+    import jaxops
+    fn, args = jaxops.matmul(4096, 4096, 4096, 512, 1024, 256, jnp.bfloat16)
+    k = vj.check(fn, *args, target="v6e")[0]
+    assert [o.block for o in k.operands if o.role in ("input", "output")] == [(512, 256), (256, 1024), (512, 1024)]
+    assert k.grid == (8, 4, 16)
+
+
+def test_jax_ops_flash_attention_blocks_follow_its_block_sizes():
+    import jaxops
+    fn, args = jaxops.flash(1, 2, 4096, 128, 512, 1024, 256, jnp.bfloat16)
+    k = vj.check(fn, *args, target="v6e")[0]
+    q, kk, v = [o.block for o in k.operands if o.role == "input"][:3]
+    assert q == (1, 1, 512, 128) and kk == v == (1, 1, 1024, 128)
+    assert k.grid == (1, 2, 4096 // 512, 4096 // 1024)
+
+
+def test_jax_ops_megablox_gmm_lowers_and_equals_the_cli(monkeypatch):
+    import jaxops
+    monkeypatch.setenv("VMEMSCOPE_ORACLE_DEVICE_KIND", "TPU v6 lite")
+    fn, args = jaxops.gmm(2048, 1024, 1024, 4, (256, 512, 256), jnp.bfloat16)
+    r = vj.check(fn, *args, target="v6e")
+    assert [o.block for o in r[0].operands if o.role == "input"][:2] == [(256, 512), (1, 512, 256)]
+    same_as_cli(r, "v6e")
+
+
+def test_jax_ops_splash_attention_equals_the_cli():
+    from jax.experimental.pallas.ops.tpu.splash_attention import splash_attention_kernel as sk
+    from jax.experimental.pallas.ops.tpu.splash_attention import splash_attention_mask as sm
+    for block in (256, 512, 1024):
+        mask = sm.MultiHeadMask([sm.CausalMask((2048, 2048)) for _ in range(4)])
+        sizes = sk.BlockSizes(block_q=block, block_kv=block, block_kv_compute=block)
+        kernel = sk.make_splash_mha(mask, head_shards=1, q_seq_shards=1, block_sizes=sizes)
+        q = jax.ShapeDtypeStruct((4, 2048, 128), jnp.bfloat16)
+        r = vj.check(lambda a, b, c: kernel(a, b, c), q, q, q, target="v6e")
+        assert (1, block, 128) in [o.block for o in r[0].operands if o.role == "input"]
+        same_as_cli(r, "v6e")
+
+
+# ---- the compiler's own figures (the oracle's records) ------------------------------------------
+
+def agreed_rows():
+    path = os.path.join(ROOT, "tests", "oracle", "agreement.txt")
+    rows = {}
+    with open(path) as f:
+        for line in f.readlines()[1:]:
+            parts = line.split()
+            if len(parts) >= 4 and parts[2] == "agree" and parts[3].isdigit():
+                rows.setdefault(parts[1], []).append((parts[0], int(parts[3])))
+    return rows
+
+
+def oracle_cases():
+    import jaxops
+    import own
+    cases = dict(own.CASES)
+    cases.update(jaxops.CASES)
+    rows = agreed_rows()
+    return [(n, cases[n], rows[n]) for n in sorted(rows) if n in cases and not n.startswith("ops_gmm")]
+
+
+@pytest.mark.parametrize("name,make,rows", oracle_cases(), ids=[c[0] for c in oracle_cases()])
+def test_equals_the_compilers_figure_where_the_oracle_agrees(name, make, rows):
+    fn, args = make()
+    r = vj.check(fn, *args, targets=[t for t, _ in rows])
+    for target, compiler_bytes in rows:
+        assert sum(k.scoped_bytes for k in r if k.target == target) == compiler_bytes, target

@@ -1,0 +1,474 @@
+"""vmemscope for JAX: check, fit and guard Pallas kernels from the Python
+code that defines them, for any TPU generation, on a machine without a TPU.
+
+JAX lowers a ``pallas_call`` for TPU on any machine (``jax.jit(f).trace(*args)
+.lower(lowering_platforms=("tpu",))``, JAX >= 0.4.30); the lowered StableHLO
+carries each kernel's Mosaic body in its ``tpu_custom_call``, and vmemscope
+reads that text exactly as ``vmemscope check`` does. Nothing here runs a
+kernel or needs libtpu. See docs/jax.md.
+
+    import vmemscope.jax as vj
+    result = vj.check(my_matmul, x, y, target="v6e")
+    print(result)              # as the CLI prints it
+    result[0].scoped_bytes     # exact
+    vj.assert_fits(my_matmul, x, y, targets=("v5e", "v6e", "7x"))
+
+Importing ``vmemscope`` does not import JAX; importing this module does.
+"""
+import hashlib
+import itertools
+import json as _json
+import os
+import sys
+import tempfile
+import time
+
+import jax
+
+import vmemscope as _vs
+
+__all__ = ["check", "fit", "assert_fits", "lower", "CheckResult", "KernelResult", "FitResult", "Candidate",
+           "VmemOverflow", "NoKernelError", "JaxVersionError", "MIN_JAX"]
+
+MIN_JAX = (0, 4, 30)  # jax.export and Traced.lower(lowering_platforms=...) (JAX's changelog, 0.4.30)
+
+
+class JaxVersionError(ImportError):
+    """The installed JAX cannot lower for TPU on this machine."""
+
+
+class NoKernelError(_vs.Error):
+    """The function lowers to no ``pallas_call``: nothing for vmemscope to size."""
+
+
+class VmemOverflow(AssertionError):
+    """A kernel's scoped VMEM exceeds its limit: the compiler would fail with
+    E1001. ``results`` holds every :class:`KernelResult` that does not fit."""
+
+    def __init__(self, message, results):
+        super().__init__(message)
+        self.results = results
+
+
+def _version_tuple(v):
+    out = []
+    for part in v.split(".")[:3]:
+        digits = "".join(itertools.takewhile(str.isdigit, part))
+        out.append(int(digits or 0))
+    return tuple(out)
+
+
+def _require_jax():
+    if _version_tuple(jax.__version__) < MIN_JAX:
+        raise JaxVersionError("vmemscope.jax lowers pallas_calls for TPU with jax.jit(f).trace(...).lower("
+                              "lowering_platforms=('tpu',)), which needs jax >= %s; this is jax %s "
+                              "(pip install 'jax>=%s')" % (".".join(map(str, MIN_JAX)), jax.__version__,
+                                                           ".".join(map(str, MIN_JAX))))
+
+
+# ---- lowering -------------------------------------------------------------------
+
+def lower(f, *args, **kwargs):
+    """The StableHLO text of ``f(*args, **kwargs)`` lowered for TPU, on any
+    machine: what ``vmemscope check`` reads. ``f`` may be jitted or not;
+    args are arrays or ``jax.ShapeDtypeStruct``s. A failure to trace or
+    lower is JAX's own error, passed on with a note."""
+    _require_jax()
+    jitted = f if hasattr(f, "trace") else jax.jit(f)
+    try:
+        if hasattr(jitted, "trace"):
+            lowered = jitted.trace(*args, **kwargs).lower(lowering_platforms=("tpu",))
+            return lowered.as_text()
+        exported = jax.export.export(jitted, platforms=["tpu"])(*args, **kwargs)
+        return exported.mlir_module()
+    except Exception as e:  # JAX's error is the user's to read: add where it came from, change nothing
+        if hasattr(e, "add_note"):
+            e.add_note("(vmemscope.jax: raised by JAX while lowering %s for TPU; the error is JAX's)"
+                       % getattr(f, "__name__", repr(f)))
+        raise
+
+
+# ---- results --------------------------------------------------------------------
+
+class Operand:
+    """One operand of a kernel as the kernel declares it: ``name`` ("arg3"),
+    ``role`` (input, output, scratch, prefetch), ``space`` (vmem, any, smem,
+    semaphore), ``dtype``, ``block`` (a tuple, None for a semaphore),
+    ``index`` (per block dim the grid axis it follows, 0 for a constant),
+    ``buffers`` as allocated."""
+
+    __slots__ = ("name", "role", "space", "dtype", "block", "index", "buffers")
+
+    def __init__(self, d):
+        self.name, self.role, self.space, self.dtype = d["name"], d["role"], d["space"], d["dtype"]
+        self.block = tuple(d["block"]) if d["block"] is not None else None
+        self.index = tuple(d["index"]) if d["index"] is not None else None
+        self.buffers = d["buffers"]
+
+    def __repr__(self):
+        return "Operand(%s %s %s %s%s x%d)" % (self.name, self.role, self.space, self.dtype,
+                                             list(self.block) if self.block else "", self.buffers)
+
+
+class KernelResult:
+    """One ``pallas_call`` on one target: the figures of ``vmemscope check
+    --instruction``. ``scoped_bytes`` is exact (windows x buffers + scratch);
+    ``fits`` compares it with ``limit_bytes`` (whose origin is
+    ``limit_origin``: kernel, flag or default). ``remedies`` (when it does not
+    fit) and ``cost`` (the cost model, modelled) are the JSON objects of
+    docs/json.md; ``doc`` is the whole kernel object."""
+
+    def __init__(self, doc, lowered, op, target, limit_args=()):
+        self.doc, self.lowered, self.op, self.target = doc, lowered, op, target
+        self._limit_args, self._text = list(limit_args), None
+        self.name = doc["name"]
+        self.grid = tuple(doc["grid"])
+        self.operands = [Operand(o) for o in doc.get("operands", [])]
+        self.scratch = [o for o in self.operands if o.role == "scratch"]
+        self.scoped_bytes = doc["scoped_bytes"]
+        self.internal_scratch_bytes = doc["internal_scratch_bytes"]
+        self.needed_bytes = doc["scoped_bytes"] + doc["internal_scratch_bytes"]
+        self.limit_bytes = doc["limit_bytes"]
+        self.limit_origin = doc["limit_origin"]
+        self.fits = doc["fits"]
+        self.at_risk = doc["at_risk"]
+        self.remedies = doc.get("remedies")
+        self.cost = doc.get("cost")
+
+    @property
+    def text(self):
+        """What ``vmemscope check LOWERED --instruction OP`` prints (made on
+        first use: a search need not print every candidate)."""
+        if self._text is None:
+            self._text = _cli_text(self.lowered, ["--target", self.target, "--instruction", self.op] + self._limit_args)
+        return self._text
+
+    @property
+    def time_s(self):
+        return self.cost["time_s"] if self.cost else None
+
+    def code(self):
+        """The lines to write for the first remedy that needs no redesign:
+        the per-kernel limit, as ``pltpu.CompilerParams(...)``; [] when it
+        fits or no limit can help (the request is above physical VMEM)."""
+        if self.fits or not self.remedies or not self.remedies.get("within_physical"):
+            return []
+        return ["compiler_params=pltpu.CompilerParams(vmem_limit_bytes=%d)" % self.remedies["vmem_limit_bytes"]]
+
+    def e1001(self):
+        """The compiler's E1001 message for this kernel, as vmemscope
+        predicts it ('' when it fits)."""
+        return next((l for l in self.text.splitlines() if l.startswith("RESOURCE_EXHAUSTED")), "")
+
+    def to_json(self):
+        return _json.dumps(self.doc, indent=2)
+
+    def __str__(self):
+        return self.text
+
+    def __repr__(self):
+        return "<KernelResult %s on %s: scoped %d of %d (%s), %s>" % (
+            self.name, self.target, self.scoped_bytes, self.limit_bytes, self.limit_origin,
+            "fits" if self.fits else "DOES NOT FIT")
+
+    def _repr_html_(self):
+        return _vs.report(self.lowered, target=self.target, name=self.name + ".stablehlo.mlir")
+
+
+class CheckResult(list):
+    """Every kernel of the function on every target asked for, in module
+    order (one :class:`KernelResult` per kernel and target). ``text`` is what
+    ``vmemscope check`` prints for the lowered module; ``lowered`` is that
+    module, to save and give the CLI (which prints the same figures)."""
+
+    def __init__(self, results, lowered, docs, limit_args=()):
+        super().__init__(results)
+        self.lowered, self.docs, self._limit_args = lowered, docs, list(limit_args)
+
+    @property
+    def fits(self):
+        return all(r.fits for r in self)
+
+    @property
+    def text(self):
+        """What ``vmemscope check LOWERED --target T`` prints, per target."""
+        return "\n".join(_cli_text(self.lowered, ["--target", t] + self._limit_args).rstrip("\n") for t in self.docs)
+
+    def __str__(self):
+        return self.text
+
+    def to_json(self):
+        return _json.dumps(list(self.docs.values()) if len(self.docs) > 1 else next(iter(self.docs.values())),
+                           indent=2)
+
+    def _repr_html_(self):
+        return _vs.report(self.lowered, target=next(iter(self.docs)), name="lowered.stablehlo.mlir")
+
+
+# ---- check ------------------------------------------------------------------------
+
+def _limit_args(vmem_limit_bytes=None, scoped_vmem_limit_kib=None, flags=None):
+    args = []
+    if vmem_limit_bytes is not None:
+        args += ["--vmem-limit-bytes", str(int(vmem_limit_bytes))]
+    fl = [flags] if flags else []
+    if scoped_vmem_limit_kib is not None:
+        fl.append("--xla_tpu_scoped_vmem_limit_kib=%d" % int(scoped_vmem_limit_kib))
+    if fl:
+        args += ["--flags", " ".join(fl)]
+    return args
+
+
+def _cli_text(lowered, args):
+    """``vmemscope check`` on the lowered text, as the CLI prints it."""
+    with tempfile.TemporaryDirectory(prefix="vmemscope-jax-") as d:
+        path = os.path.join(d, "lowered.stablehlo.mlir")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(lowered)
+        status, out, err = _vs.run("check", path, *args)
+    if status not in (0, 1):
+        raise _vs._error(status, err, {path: "<lowered module>"})
+    return out.replace(path, "<lowered module>")
+
+
+def _ops_listing(doc):
+    names = sorted({op.get("opcode", "?") for op in doc.get("ops", [])})
+    return ", ".join(names) if names else "no ops"
+
+
+class _Checker:
+    """Runs vmemscope over lowered texts, one temporary file per text; a
+    text seen before (two candidates that lower alike) is not checked
+    again."""
+
+    def __init__(self):
+        self.dir = tempfile.TemporaryDirectory(prefix="vmemscope-jax-")
+        self.cache = {}
+
+    def close(self):
+        self.dir.cleanup()
+
+    def _file(self, text):
+        key = hashlib.sha1(text.encode("utf-8")).hexdigest()
+        path = os.path.join(self.dir.name, key + ".stablehlo.mlir")
+        if not os.path.exists(path):
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        return key, path
+
+    def _run(self, args, path):
+        status, out, err = _vs.run(*args)
+        if status not in (0, 1):
+            raise _vs._error(status, err, {path: "<lowered module>"})
+        return out
+
+    def check(self, text, target, limit_args, name):
+        key, path = self._file(text)
+        memo = (key, target, tuple(limit_args))
+        if memo in self.cache:
+            return self.cache[memo]
+        base = ["check", path, "--target", target] + limit_args
+        doc = _json.loads(self._run(base + ["--json"], path))
+        kernels = [op for op in doc.get("ops", []) if "kernel" in op]
+        if not kernels:
+            raise NoKernelError("%s lowers to no pallas_call (no tpu_custom_call in its module): its ops are %s. "
+                                "vmemscope.jax sizes Pallas kernels; for a whole program, compile it "
+                                "ahead of time and give the HLO to vmemscope.check_hlo" % (name, _ops_listing(doc)))
+        results = []
+        for op in kernels:
+            k = op["kernel"]
+            if "error" in k:
+                raise _vs.Error("%s: kernel %s cannot be sized: %s" % (name, op.get("result"), k["error"]))
+            results.append(KernelResult(k, text, op["result"], target, limit_args))
+        out = (results, doc)
+        self.cache[memo] = out
+        return out
+
+
+def _targets(target, targets):
+    if targets is not None:
+        return [targets] if isinstance(targets, str) else list(targets)
+    return [target or os.environ.get("VMEMSCOPE_TARGET") or "v5e"]
+
+
+def check(f, *args, target=None, targets=None, vmem_limit_bytes=None, scoped_vmem_limit_kib=None, flags=None,
+          **kwargs):
+    """Every ``pallas_call`` in ``f(*args, **kwargs)``, lowered for TPU and
+    sized for ``target`` (or each of ``targets``): a :class:`CheckResult`.
+
+    The limits are those the compiler would apply: each kernel's own
+    ``vmem_limit_bytes``, else ``scoped_vmem_limit_kib`` (the
+    ``--xla_tpu_scoped_vmem_limit_kib`` flag) or ``flags`` (libtpu flags, as
+    in ``LIBTPU_INIT_ARGS``, which is read too), else the generation's
+    default. ``vmem_limit_bytes`` here overrides every kernel's own."""
+    name = getattr(f, "__name__", "the function")
+    text = lower(f, *args, **kwargs)
+    checker = _Checker()
+    try:
+        limit_args = _limit_args(vmem_limit_bytes, scoped_vmem_limit_kib, flags)
+        results, docs = [], {}
+        for t in _targets(target, targets):
+            rs, docs[t] = checker.check(text, t, limit_args, name)
+            results += rs
+        return CheckResult(results, text, docs, limit_args)
+    finally:
+        checker.close()
+
+
+def assert_fits(f, *args, targets=("v5e", "v6e", "7x"), target=None, **kwargs):
+    """For a kernel author's own tests: raises :class:`VmemOverflow` (an
+    AssertionError) when any kernel of ``f(*args)`` does not fit its scoped
+    VMEM limit on any of ``targets``, with the E1001 message the compiler
+    would print and the remedies. Returns the :class:`CheckResult` when all
+    fit."""
+    result = check(f, *args, target=target, targets=None if target else targets, **kwargs)
+    over = [r for r in result if not r.fits]
+    if not over:
+        return result
+    lines = []
+    for r in over:
+        lines.append("%s on %s: scoped VMEM %d bytes exceeds the %s limit %d bytes" % (
+            r.name, r.target, r.scoped_bytes, r.limit_origin, r.limit_bytes))
+        lines.append("  " + r.e1001())
+        rem = r.remedies or {}
+        for s in rem.get("shrink", []):
+            lines.append("  remedy: %s block dim %d: %d -> %d (scoped %d bytes)" % (
+                s["param"] or s["operand"], s["dim"], s["from"], s["to"], s["scoped_bytes"]))
+        if rem.get("within_physical"):
+            lines.append("  remedy: compiler_params=pltpu.CompilerParams(vmem_limit_bytes=%d)" %
+                         rem["vmem_limit_bytes"])
+        else:
+            lines.append("  no limit can help: %d bytes is above physical VMEM; use smaller blocks" %
+                         rem.get("vmem_limit_bytes", r.needed_bytes))
+        for b in rem.get("buffered1", []):
+            lines.append("  remedy: pipeline_mode=pl.Buffered(1) on %s" % b)
+    raise VmemOverflow("\n".join(lines), over)
+
+
+# ---- fit ----------------------------------------------------------------------------
+
+class Candidate:
+    """One assignment of the parameters: ``params`` (a dict), ``kernels``
+    (its KernelResults, exact), ``fits``, ``needed_bytes`` (the largest
+    kernel's scoped + internal scratch), ``time_s`` (the cost model, summed
+    over its kernels), or ``error`` when ``build`` or lowering failed."""
+
+    def __init__(self, params, kernels=None, error=None):
+        self.params, self.kernels, self.error = params, kernels or [], error
+        self.fits = error is None and all(k.fits for k in self.kernels)
+        self.scoped_bytes = max((k.scoped_bytes for k in self.kernels), default=0)
+        self.needed_bytes = max((k.needed_bytes for k in self.kernels), default=0)
+        self.time_s = sum(k.time_s or 0 for k in self.kernels) if not error else float("inf")
+
+    def __repr__(self):
+        if self.error:
+            return "<Candidate %s: %s>" % (self.params, self.error)
+        return "<Candidate %s: scoped %d, %.2f us, %s>" % (self.params, self.scoped_bytes, self.time_s * 1e6,
+                                                          "fits" if self.fits else "does not fit")
+
+
+class FitResult:
+    """``candidates``: every assignment, fitting ones first by predicted time
+    (the roofline of ``vmemscope fit``, docs/cost-model.md), then the rest by
+    scoped bytes; ``best``: the fastest that fits (None if none does);
+    ``vmem_limit_bytes``: with ``physical=True``, the limit the best needs
+    when it is above the one in force (None otherwise); ``rate``:
+    candidates lowered and checked per second."""
+
+    def __init__(self, candidates, best, vmem_limit_bytes, target, seconds):
+        self.candidates, self.best, self.vmem_limit_bytes, self.target = candidates, best, vmem_limit_bytes, target
+        self.seconds = seconds
+        self.rate = len(candidates) / seconds if seconds > 0 else float("inf")
+
+    @property
+    def params(self):
+        return self.best.params if self.best else None
+
+    def code(self):
+        """What to write: the best parameters, and the limit to request."""
+        if not self.best:
+            return ""
+        s = ", ".join("%s=%r" % kv for kv in self.best.params.items())
+        if self.vmem_limit_bytes:
+            s += "\ncompiler_params=pltpu.CompilerParams(vmem_limit_bytes=%d)" % self.vmem_limit_bytes
+        return s
+
+    def __str__(self):
+        fitting = [c for c in self.candidates if c.fits]
+        out = ["fit on %s: %d candidates, %d fit (%.1f per second)" % (
+            self.target, len(self.candidates), len(fitting), self.rate)]
+        out.append("  %-40s %12s %12s %12s" % ("PARAMS", "SCOPED", "NEEDED", "TIME"))
+        for c in fitting[:10]:
+            out.append("  %-40s %12d %12d %9.2f us" % (
+                " ".join("%s=%s" % kv for kv in c.params.items()), c.scoped_bytes, c.needed_bytes, c.time_s * 1e6))
+        out.append("best: " + (self.code().replace("\n", "; ") if self.best else "none fits"))
+        return "\n".join(out)
+
+    def __repr__(self):
+        return "<FitResult %d candidates, best %s>" % (len(self.candidates), self.params)
+
+
+def _progress(i, n, start, stream):
+    rate = i / max(time.monotonic() - start, 1e-9)
+    stream.write("\rvmemscope.jax.fit: %d/%d candidates (%.0f/s)" % (i, n, rate))
+    if i == n:
+        stream.write("\n")
+    stream.flush()
+
+
+def fit(build, *args, params, target=None, physical=False, progress=None, vmem_limit_bytes=None,
+        scoped_vmem_limit_kib=None, flags=None, **kwargs):
+    """Searches ``params`` ({"block_m": [128, 256, ...], ...}): for every
+    combination, ``build(**combo)`` returns the function to check on
+    ``*args``. Each candidate is lowered for TPU and sized exactly, with the
+    scratch shapes and buffer counts its own code asks for, and ranked by
+    the cost model of ``vmemscope fit``. With ``physical=True`` a candidate
+    fits when it fits physical VMEM, and the result names the
+    ``vmem_limit_bytes`` to request for the best. A combination that
+    ``build`` or JAX rejects is kept as a candidate with its ``error``.
+    ``progress`` (default: when stderr is a terminal) shows a line."""
+    if not params:
+        raise ValueError("fit needs params, e.g. params={'block_m': [128, 256, 512]}")
+    names = list(params)
+    combos = list(itertools.product(*[list(params[n]) for n in names]))
+    t = _targets(target, None)[0]
+    stream = sys.stderr
+    show = progress if progress is not None else (hasattr(stream, "isatty") and stream.isatty() and len(combos) > 8)
+    limit_args = _limit_args(vmem_limit_bytes, scoped_vmem_limit_kib, flags)
+    phys = None
+    if physical:
+        phys = _vs.run("targets", "--json")
+        doc = _json.loads(phys[1])
+        phys = next(g["vmem_bytes"] for g in doc["targets"] if g["name"] == t or t in g.get("aliases", "").split(","))
+    checker = _Checker()
+    start = time.monotonic()
+    cands = []
+    try:
+        for i, combo in enumerate(combos, 1):
+            p = dict(zip(names, combo))
+            try:
+                fn = build(**p)
+                text = lower(fn, *args, **kwargs)
+                # With physical, every kernel is sized against physical VMEM: its own limit is what to change.
+                la = limit_args if not physical else ["--vmem-limit-bytes", str(phys)]
+                rs, _ = checker.check(text, t, la, getattr(fn, "__name__", "candidate"))
+                cands.append(Candidate(p, rs))
+            except (NoKernelError, _vs.Error):
+                raise
+            except Exception as e:  # a combination build() or JAX rejects is a candidate that cannot be
+                cands.append(Candidate(p, error="%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e)
+                                                           else "")))
+            if show:
+                _progress(i, len(combos), start, stream)
+        best = min((c for c in cands if c.fits), key=lambda c: (c.time_s, c.needed_bytes), default=None)
+        request = None
+        if best is not None and physical:
+            # The limit the best needs, by the library's own rule (remedies), when the one in force is short.
+            fn = build(**best.params)
+            rs, _ = checker.check(lower(fn, *args, **kwargs), t, limit_args, "best")
+            over = [r.remedies["vmem_limit_bytes"] for r in rs if not r.fits and r.remedies]
+            request = max(over) if over else None
+    finally:
+        checker.close()
+    cands.sort(key=lambda c: (not c.fits, c.time_s if c.fits else 0, c.needed_bytes))
+    return FitResult(cands, best, request, t, time.monotonic() - start)

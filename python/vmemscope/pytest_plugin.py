@@ -1,0 +1,55 @@
+"""A pytest plugin for kernel authors: one line in a conftest.py,
+
+    pytest_plugins = ["vmemscope.pytest_plugin"]
+
+(or ``pytest -p vmemscope.pytest_plugin``) gives every test the fixture
+``vmem_fits``: ``vmem_fits(f, *args)`` lowers ``f`` for TPU, checks every
+``pallas_call`` in it for each target, and fails the test with the E1001
+message the compiler would print and the remedies when one does not fit.
+
+The targets are, first found of: the test's marker
+``@pytest.mark.vmem_targets("v5e", "v6e")``, the ``--vmem-targets=v5e,v6e``
+option, the ``vmem_targets`` ini setting, and v5e, v6e and 7x. JAX is
+imported when the fixture is first used, not when the plugin loads.
+"""
+import pytest
+
+DEFAULT_TARGETS = ("v5e", "v6e", "7x")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--vmem-targets", default=None,
+                     help="vmemscope: the TPU generations vmem_fits checks, comma-separated (default v5e,v6e,7x)")
+    parser.addini("vmem_targets", "vmemscope: the TPU generations vmem_fits checks", type="args", default=[])
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "vmem_targets(*targets): the TPU generations vmem_fits checks in this test")
+
+
+def _targets(request):
+    marker = request.node.get_closest_marker("vmem_targets")
+    if marker and marker.args:
+        return tuple(marker.args)
+    opt = request.config.getoption("--vmem-targets")
+    if opt:
+        return tuple(t for t in opt.split(",") if t)
+    ini = request.config.getini("vmem_targets")
+    return tuple(ini) if ini else DEFAULT_TARGETS
+
+
+@pytest.fixture
+def vmem_fits(request):
+    """``vmem_fits(f, *args, **limits)``: every kernel of ``f(*args)`` must fit
+    on every target; returns the vmemscope.jax.CheckResult."""
+    from vmemscope import jax as vj
+    targets = _targets(request)
+
+    def check(f, *args, **kwargs):
+        kwargs.setdefault("targets", targets)
+        try:
+            return vj.assert_fits(f, *args, **kwargs)
+        except vj.VmemOverflow as e:
+            pytest.fail("VMEM: a Pallas kernel does not fit\n" + str(e), pytrace=False)
+
+    return check
