@@ -133,7 +133,10 @@ def record_one(name, target, mesh):
            "versions": versions()}
     jitted = jax.jit(fn, in_shardings=tuple(shard for _ in args))
     try:
-        lowered = jitted.lower(*args)
+        # Pallas asks the device it lowers for its kind (tpu_info); without the
+        # mesh's abstract device in context it would find the CPU host's.
+        with jax.sharding.use_abstract_mesh(mesh.abstract_mesh):
+            lowered = jitted.lower(*args)
     except Exception as e:  # a case that does not lower is recorded as such
         rec.update(status="lower_error", error=f"{type(e).__name__}: {e}")
         return rec, 0.0

@@ -77,7 +77,7 @@ def cli_kernels(text, target, *extra):
 
 def same_as_cli(result, target, *extra):
     kernels = [r for r in result if r.target == target]
-    assert [r.doc for r in kernels] == cli_kernels(result.lowered, target, *extra)
+    assert [r.doc for r in kernels] == cli_kernels(result.texts[target], target, *extra)
 
 
 # ---- check --------------------------------------------------------------------
@@ -337,3 +337,28 @@ def test_equals_the_compilers_figure_where_the_oracle_agrees(name, make, rows):
     r = vj.check(fn, *args, targets=[t for t, _ in rows])
     for target, compiler_bytes in rows:
         assert sum(k.scoped_bytes for k in r if k.target == target) == compiler_bytes, target
+
+
+def test_jax_ops_ragged_paged_attention_lowers_as_for_the_targets_device():
+    """Its lowering asks Pallas which TPU it is on (tpu_info): on a CPU host that
+    fails unless the lowering names the device, as vmemscope.jax does."""
+    from jax.experimental.pallas.ops.tpu.ragged_paged_attention import kernel as rk
+    s = jax.ShapeDtypeStruct
+    args = (s((1024, 32, 128), jnp.bfloat16), s((4096, 16, 16, 128), jnp.bfloat16), s((16,), jnp.int32),
+            s((16, 256), jnp.int32), s((17,), jnp.int32), s((1,), jnp.int32))
+    for kv, q in ((8, 32), (16, 64), (32, 128)):
+        f = functools.partial(rk.ragged_paged_attention, num_kv_pages_per_block=kv, num_queries_per_block=q)
+        r = vj.check(f, *args, targets=["v5e", "v6e"])
+        assert [k.name for k in r] == ["ragged_paged_attention_kernel"] * 2
+        for t in ("v5e", "v6e"):
+            same_as_cli(r, t)
+
+
+def test_a_one_d_block_lowers_for_a_named_target():
+    """1-D blocks, which the oracle's recorder could not lower on a CPU host."""
+    import own
+    fn, args = own.one_d(262144, 1024, jnp.float32)
+    r = vj.check(fn, *args, target="v6e")
+    assert [o.block for o in r[0].operands if o.role != "scratch"] == [(1024,), (1024,)]
+    assert r[0].grid == (256,)
+    same_as_cli(r, "v6e")

@@ -15,6 +15,7 @@ kernel or needs libtpu. See docs/jax.md.
 
 Importing ``vmemscope`` does not import JAX; importing this module does.
 """
+import contextlib
 import hashlib
 import itertools
 import json as _json
@@ -68,19 +69,53 @@ def _require_jax():
 
 # ---- lowering -------------------------------------------------------------------
 
-def lower(f, *args, **kwargs):
+_TARGETS = None
+
+
+def _target_facts(target):
+    """The generation table's row for target (name or alias), from the library."""
+    global _TARGETS
+    if _TARGETS is None:
+        status, out, err = _vs.run("targets", "--json")
+        _TARGETS = _json.loads(out)["targets"]
+    for g in _TARGETS:
+        if g["name"] == target or target in g.get("aliases", "").split(","):
+            return g
+    raise _vs.Error("unknown target '%s' (vmemscope targets lists them)" % target)
+
+
+def _device_context(target):
+    """Lowering as if on target's TPU: Pallas asks the device it lowers for
+    its kind (tpu_info.get_tpu_info(); some kernels' lowering depends on
+    it, and on a CPU host it would be "cpu"). JAX's abstract mesh carries an
+    abstract device for exactly this (jax.sharding.use_abstract_mesh). A
+    megacore chip's device has two cores."""
+    sharding = jax.sharding
+    if target is None or not hasattr(sharding, "AbstractDevice") or not hasattr(sharding, "use_abstract_mesh"):
+        return contextlib.nullcontext()
+    g = _target_facts(target)
+    device = sharding.AbstractDevice(device_kind=g["device_kind"], num_cores=2 if g["megacore"] else 1,
+                                     platform="tpu")
+    return sharding.use_abstract_mesh(sharding.AbstractMesh((1,), ("vmemscope",), abstract_device=device))
+
+
+def lower(f, *args, target=None, **kwargs):
     """The StableHLO text of ``f(*args, **kwargs)`` lowered for TPU, on any
     machine: what ``vmemscope check`` reads. ``f`` may be jitted or not;
-    args are arrays or ``jax.ShapeDtypeStruct``s. A failure to trace or
-    lower is JAX's own error, passed on with a note."""
+    args are arrays or ``jax.ShapeDtypeStruct``s. With ``target``, Pallas
+    lowers as for that generation's device. A failure to trace or lower is
+    JAX's own error, passed on with a note."""
     _require_jax()
     jitted = f if hasattr(f, "trace") else jax.jit(f)
     try:
-        if hasattr(jitted, "trace"):
-            lowered = jitted.trace(*args, **kwargs).lower(lowering_platforms=("tpu",))
-            return lowered.as_text()
-        exported = jax.export.export(jitted, platforms=["tpu"])(*args, **kwargs)
-        return exported.mlir_module()
+        with _device_context(target):
+            if hasattr(jitted, "trace"):
+                lowered = jitted.trace(*args, **kwargs).lower(lowering_platforms=("tpu",))
+                return lowered.as_text()
+            exported = jax.export.export(jitted, platforms=["tpu"])(*args, **kwargs)
+            return exported.mlir_module()
+    except _vs.Error:
+        raise
     except Exception as e:  # JAX's error is the user's to read: add where it came from, change nothing
         if hasattr(e, "add_note"):
             e.add_note("(vmemscope.jax: raised by JAX while lowering %s for TPU; the error is JAX's)"
@@ -181,9 +216,10 @@ class CheckResult(list):
     ``vmemscope check`` prints for the lowered module; ``lowered`` is that
     module, to save and give the CLI (which prints the same figures)."""
 
-    def __init__(self, results, lowered, docs, limit_args=()):
+    def __init__(self, results, texts, docs, limit_args=()):
         super().__init__(results)
-        self.lowered, self.docs, self._limit_args = lowered, docs, list(limit_args)
+        self.texts, self.docs, self._limit_args = texts, docs, list(limit_args)
+        self.lowered = next(iter(texts.values()))  # the first target's; texts[t] for each
 
     @property
     def fits(self):
@@ -192,7 +228,7 @@ class CheckResult(list):
     @property
     def text(self):
         """What ``vmemscope check LOWERED --target T`` prints, per target."""
-        return "\n".join(_cli_text(self.lowered, ["--target", t] + self._limit_args).rstrip("\n") for t in self.docs)
+        return "\n".join(_cli_text(self.texts[t], ["--target", t] + self._limit_args).rstrip("\n") for t in self.docs)
 
     def __str__(self):
         return self.text
@@ -302,15 +338,15 @@ def check(f, *args, target=None, targets=None, vmem_limit_bytes=None, scoped_vme
     in ``LIBTPU_INIT_ARGS``, which is read too), else the generation's
     default. ``vmem_limit_bytes`` here overrides every kernel's own."""
     name = getattr(f, "__name__", "the function")
-    text = lower(f, *args, **kwargs)
     checker = _Checker()
     try:
         limit_args = _limit_args(vmem_limit_bytes, scoped_vmem_limit_kib, flags)
-        results, docs = [], {}
+        results, docs, texts = [], {}, {}
         for t in _targets(target, targets):
-            rs, docs[t] = checker.check(text, t, limit_args, name)
+            texts[t] = lower(f, *args, target=t, **kwargs)  # per target: Pallas may lower by generation
+            rs, docs[t] = checker.check(texts[t], t, limit_args, name)
             results += rs
-        return CheckResult(results, text, docs, limit_args)
+        return CheckResult(results, texts, docs, limit_args)
     finally:
         checker.close()
 
@@ -435,11 +471,7 @@ def fit(build, *args, params, target=None, physical=False, progress=None, vmem_l
     stream = sys.stderr
     show = progress if progress is not None else (hasattr(stream, "isatty") and stream.isatty() and len(combos) > 8)
     limit_args = _limit_args(vmem_limit_bytes, scoped_vmem_limit_kib, flags)
-    phys = None
-    if physical:
-        phys = _vs.run("targets", "--json")
-        doc = _json.loads(phys[1])
-        phys = next(g["vmem_bytes"] for g in doc["targets"] if g["name"] == t or t in g.get("aliases", "").split(","))
+    phys = _target_facts(t)["vmem_bytes"] if physical else None
     checker = _Checker()
     start = time.monotonic()
     cands = []
@@ -448,7 +480,7 @@ def fit(build, *args, params, target=None, physical=False, progress=None, vmem_l
             p = dict(zip(names, combo))
             try:
                 fn = build(**p)
-                text = lower(fn, *args, **kwargs)
+                text = lower(fn, *args, target=t, **kwargs)
                 # With physical, every kernel is sized against physical VMEM: its own limit is what to change.
                 la = limit_args if not physical else ["--vmem-limit-bytes", str(phys)]
                 rs, _ = checker.check(text, t, la, getattr(fn, "__name__", "candidate"))
@@ -465,7 +497,7 @@ def fit(build, *args, params, target=None, physical=False, progress=None, vmem_l
         if best is not None and physical:
             # The limit the best needs, by the library's own rule (remedies), when the one in force is short.
             fn = build(**best.params)
-            rs, _ = checker.check(lower(fn, *args, **kwargs), t, limit_args, "best")
+            rs, _ = checker.check(lower(fn, *args, target=t, **kwargs), t, limit_args, "best")
             over = [r.remedies["vmem_limit_bytes"] for r in rs if not r.fits and r.remedies]
             request = max(over) if over else None
     finally:
