@@ -362,3 +362,28 @@ def test_a_one_d_block_lowers_for_a_named_target():
     assert [o.block for o in r[0].operands if o.role != "scratch"] == [(1024,), (1024,)]
     assert r[0].grid == (256,)
     same_as_cli(r, "v6e")
+
+
+def test_jax_ops_example_kernel():
+    from jax.experimental.pallas.ops.tpu import example_kernel
+    r = vj.check(example_kernel.double, jax.ShapeDtypeStruct((256, 512), jnp.float32), target="v5e")
+    assert r[0].grid == () and r[0].scoped_bytes == 2 * 256 * 512 * 4  # whole arrays, one step: one buffer each
+    same_as_cli(r, "v5e")
+
+
+def test_fit_over_flash_attention():
+    import jaxops
+    params = {"bq": [256, 512, 1024], "bkm": [512, 1024, 2048], "bk": [256, 512, 1024]}
+
+    def build(bq, bkm, bk):
+        fn, _ = jaxops.flash(1, 2, 2048, 128, bq, bkm, bk, jnp.bfloat16)
+        return fn
+    _, args = jaxops.flash(1, 2, 2048, 128, 512, 512, 512, jnp.bfloat16)
+    res = vj.fit(build, *args, params=params, target="v6e", progress=False)
+    ok = [c for c in res.candidates if not c.error]
+    assert any(c.error for c in res.candidates)  # block_k > block_k_major: flash_attention refuses it
+    assert res.best in ok and res.best.fits
+    assert all(res.best.time_s <= c.time_s for c in ok if c.fits)
+    for c in ok[:2] + ok[-2:]:
+        fresh = vj.check(build(**c.params), *args, target="v6e")
+        assert [k.doc for k in c.kernels] == [k.doc for k in fresh]
