@@ -17,7 +17,9 @@ static bool is_b64(char c) {
 
 bool cli_find_body(const char *text, size_t len, size_t from, size_t *start, size_t *n) {
   for (size_t i = from; i + 6 <= len; i++)
-    if (text[i] == 'T' && !memcmp(text + i, "TUzvUg", 6) && (i == 0 || !is_b64(text[i - 1]))) {
+    if (text[i] == 'T' && !memcmp(text + i, "TUzvUg", 6) &&
+        (i == 0 || !is_b64(text[i - 1]) || (i >= 3 && !memcmp(text + i - 3, "\\22", 3)))) {
+      /* StableHLO escapes the config's quotes as \22: "body": \22TUzvUg... */
       size_t e = i;
       while (e < len && is_b64(text[e]))
         e++;

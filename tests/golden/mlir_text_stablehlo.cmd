@@ -1,0 +1,1 @@
+$VMEMSCOPE mlir-text jit_model.stablehlo.mlir | grep -c "func.func @"
