@@ -756,6 +756,9 @@ VMEM_API int64_t vmem_kernel_internal_scratch_bytes(const vmem_kernel *k);
 /** False when the reader could not tell inputs from outputs (MLIR with no
  *  store into any window): every window is then reported as an input. */
 VMEM_API bool vmem_kernel_roles_known(const vmem_kernel *k);
+/** Whether the body model saw the kernel's body (MLIR text or bytecode):
+ *  a JSON spec has none, so its verdicts leave the body's values out. */
+VMEM_API bool vmem_kernel_body_modelled(const vmem_kernel *k);
 /** The kernel's output shape as the HLO custom call would print it (the
  *  output blocks' arrays when known), or NULL. */
 VMEM_API const vmem_shape *vmem_kernel_result_shape(const vmem_kernel *k);
@@ -835,7 +838,7 @@ typedef struct vmem_coloring {
 
 typedef struct vmem_remedies {
   uint64_t limit_bytes;
-  uint64_t needed_bytes;         /* scoped + internal scratch */
+  uint64_t needed_bytes;         /* scoped + internal scratch + the body's modelled values */
   size_t nshrink;
   vmem_shrink shrink[VMEM_REMEDY_MAX];
   uint64_t request_bytes;        /* vmem_limit_bytes to request: needed, rounded up to a MiB */

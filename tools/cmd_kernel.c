@@ -18,7 +18,7 @@ typedef struct kreport {
   vmem_remedies rem;
   vmem_kernel_cost_report cost;
   bool has_cost;
-  enum { FITS, AT_RISK, OVER } verdict;
+  enum { FITS, AT_RISK, LIKELY, OVER } verdict; /* LIKELY: the exact part fits, not with the body's values */
 } kreport;
 
 static char *shape_str(const vmem_shape *s) {
@@ -149,7 +149,7 @@ static void print_totals(const kreport *r) {
 }
 
 static void print_verdict(const kreport *r) {
-  char b[32], c[32];
+  char b[32], c[32], d[32];
   uint64_t lim = r->l.effective_bytes, s = r->f.scoped_bytes;
   char bar[256];
   fprintf(CLI_OUT, "scoped %s %s of %s\n", cli_usage_bar(bar, sizeof bar, s, lim, 40), cli_human(b, sizeof b, s),
@@ -157,20 +157,43 @@ static void print_verdict(const kreport *r) {
   if (r->verdict == OVER) {
     fprintf(CLI_OUT, "verdict: %sDOES NOT FIT%s — %s over the limit (E1001)\n", cli_tone(CLI_BAD), cli_tone(CLI_RESET),
            cli_human(b, sizeof b, s - lim));
+  } else if (r->verdict == LIKELY) {
+    fprintf(CLI_OUT, "verdict: %slikely E1001 (modelled: body values)%s — windows and scratch fit by %s, but with the "
+            "body's values (%s, modelled) the kernel is %s over\n", cli_tone(CLI_BAD), cli_tone(CLI_RESET),
+            cli_human(b, sizeof b, lim - s), cli_human(c, sizeof c, r->f.modelled_bytes),
+            cli_human(d, sizeof d, s + r->f.modelled_bytes - lim));
   } else if (r->verdict == AT_RISK) {
-    fprintf(CLI_OUT, "verdict: %sfits by %s, but not with the internal scratch and modelled values (%s) counted — at risk%s\n",
-           cli_tone(CLI_WARN), cli_human(b, sizeof b, lim - s),
-           cli_human(c, sizeof c, r->f.internal_scratch_bytes + r->f.modelled_bytes), cli_tone(CLI_RESET));
+    fprintf(CLI_OUT, "verdict: %sfits by %s with the body's modelled values, but not with the internal scratch "
+           "(%s) counted — at risk%s\n", cli_tone(CLI_WARN), cli_human(b, sizeof b, lim - s - r->f.modelled_bytes),
+           cli_human(c, sizeof c, r->f.internal_scratch_bytes), cli_tone(CLI_RESET));
   } else {
     fprintf(CLI_OUT, "verdict: %sfits%s, %s to spare (internal scratch and modelled values included)\n", cli_tone(CLI_OK),
            cli_tone(CLI_RESET), cli_human(b, sizeof b, lim - s - r->f.internal_scratch_bytes - r->f.modelled_bytes));
   }
+  if (!vmem_kernel_body_modelled(r->k) && r->verdict != OVER)
+    fprintf(CLI_OUT, "(the body is not modelled: a spec has none, so values it computes in VMEM are not counted)\n");
+}
+
+/* The body's largest charged value: what to shrink when the exact part fits. */
+static void print_body_remedy(const kreport *r) {
+  const vmem_allocation *big = NULL;
+  for (size_t a = 0; a < r->f.count; a++)
+    if (r->f.allocs[a].kind == VMEM_ALLOC_MODELLED && (!big || r->f.allocs[a].bytes > big->bytes))
+      big = &r->f.allocs[a];
+  if (!big)
+    return;
+  char b[48];
+  fprintf(CLI_OUT, "0. the body's largest value, %s (%s, modelled): it follows the blocks, so a smaller block on the "
+          "axes it spans shrinks it; or compute it in a loop over tiles (lax.fori_loop over row blocks) so that no "
+          "whole copy is live\n", big->note, cli_bytes(b, sizeof b, big->bytes));
 }
 
 static void print_remedies(const kreport *r) {
   const vmem_remedies *m = &r->rem;
   char b[48], c[48];
   fprintf(CLI_OUT, "\nremedies, in the order of the seed's advice:\n");
+  if (r->verdict == LIKELY)
+    print_body_remedy(r);
   fprintf(CLI_OUT, "1. smaller blocks (each alone fits the limit with the internal scratch counted):\n");
   if (!m->nshrink)
     fprintf(CLI_OUT, "   none found by halving a block dimension alone; combine them, or use the steps below\n");
@@ -185,9 +208,9 @@ static void print_remedies(const kreport *r) {
              o->name, s->dim, s->from, s->to, cli_bytes(b, sizeof b, s->scoped_bytes));
   }
   fprintf(CLI_OUT, "2. request the limit this kernel needs: pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # %s: "
-         "windows + scratch + internal scratch, rounded up to a MiB; %s\n",
+         "windows + scratch + internal scratch%s, rounded up to a MiB; %s\n",
          m->request_bytes, cli_human(c, sizeof c, m->request_bytes),
-         m->request_within_physical ? "within physical VMEM"
+         r->f.modelled_bytes ? " + the body's modelled values" : "", m->request_within_physical ? "within physical VMEM"
                                     : "ABOVE physical VMEM: the program-level 'Used X of Y vmem' error would follow");
   fprintf(CLI_OUT, "3. single-buffer inputs whose block does not move along the innermost grid axis (pl.Buffered(1)):\n");
   if (!m->nbuffered1)
@@ -268,8 +291,13 @@ static json_t *json_kernel(const kreport *r) {
   json_object_set_new(o, "smem_bytes", json_integer((json_int_t)r->f.smem_bytes));
   json_object_set_new(o, "limit_bytes", json_integer((json_int_t)r->l.effective_bytes));
   json_object_set_new(o, "limit_origin", json_string(vmem_limit_origin_name(r->l.origin)));
-  json_object_set_new(o, "fits", json_boolean(r->verdict != OVER));
+  static const char *const verdicts[] = {"fits", "at_risk", "likely_e1001", "e1001"};
+  json_object_set_new(o, "exact_bytes", json_integer((json_int_t)r->f.scoped_bytes));
+  json_object_set_new(o, "predicted_bytes", json_integer((json_int_t)(r->f.scoped_bytes + r->f.modelled_bytes)));
+  json_object_set_new(o, "fits", json_boolean(r->verdict == FITS || r->verdict == AT_RISK));
   json_object_set_new(o, "at_risk", json_boolean(r->verdict == AT_RISK));
+  json_object_set_new(o, "verdict", json_string(verdicts[r->verdict]));
+  json_object_set_new(o, "body_modelled", json_boolean(vmem_kernel_body_modelled(r->k)));
   for (size_t a = 0; a < r->f.count; a++) {
     const vmem_allocation *al = &r->f.allocs[a];
     json_t *e = json_object();
@@ -295,7 +323,7 @@ static json_t *json_kernel(const kreport *r) {
   json_object_set_new(o, "operands", json_operands(r));
   if (r->has_cost)
     json_object_set_new(o, "cost", json_cost(&r->cost));
-  if (r->verdict == OVER) {
+  if (r->verdict == OVER || r->verdict == LIKELY) {
     json_t *rm = json_object(), *sh = json_array();
     for (size_t i = 0; i < r->rem.nshrink; i++) {
       const vmem_shrink *s = &r->rem.shrink[i];
@@ -333,9 +361,12 @@ static bool kreport_eval(kreport *r, const vmem_limit_inputs *in, const vmem_pla
    * smaller of the two; resolve has already warned (above_physical). */
   if (r->l.physical_bytes && r->l.effective_bytes > r->l.physical_bytes)
     r->l.effective_bytes = r->l.physical_bytes;
-  uint64_t all = r->f.scoped_bytes + r->f.internal_scratch_bytes + r->f.modelled_bytes;
-  r->verdict = r->f.scoped_bytes > r->l.effective_bytes ? OVER : all > r->l.effective_bytes ? AT_RISK : FITS;
-  if (r->verdict == OVER)
+  uint64_t lim = r->l.effective_bytes, body = r->f.scoped_bytes + r->f.modelled_bytes;
+  r->verdict = r->f.scoped_bytes > lim                       ? OVER
+               : body > lim                                  ? LIKELY
+               : body + r->f.internal_scratch_bytes > lim    ? AT_RISK
+                                                             : FITS;
+  if (r->verdict == OVER || r->verdict == LIKELY)
     vmem_kernel_remedies(r->k, r->t, opt, r->l.effective_bytes, &r->rem, err);
   vmem_error cerr;
   r->has_cost = vmem_kernel_cost(r->k, r->t, opt, NULL, &r->cost, &cerr) == VMEM_OK;
@@ -382,7 +413,7 @@ int check_kernel(const char *path, const char *format, const vmem_kernel *k, con
       print_allocations(&r);
       print_totals(&r);
       print_verdict(&r);
-      if (r.verdict == OVER)
+      if (r.verdict == OVER || r.verdict == LIKELY)
         print_remedies(&r);
     }
     uint64_t smem = vmem_target_u64(t, VMEM_FACT_SMEM_BYTES);
@@ -391,7 +422,7 @@ int check_kernel(const char *path, const char *format, const vmem_kernel *k, con
       fprintf(CLI_OUT, "SMEM: %" PRIu64 " bytes of scalar prefetch and SMEM operands exceed the %" PRIu64
              " bytes of SMEM (the compiler's 'Ran out of memory in memory space smem')\n",
              r.f.smem_bytes, smem);
-    rc = r.verdict == OVER || smem_over ? EXIT_OOM : EXIT_OK;
+    rc = r.verdict == OVER || r.verdict == LIKELY || smem_over ? EXIT_OOM : EXIT_OK;
   }
   vmem_footprint_free(&r.f);
   return rc;
@@ -428,11 +459,14 @@ int kernel_brief(const vmem_kernel *k, const vmem_target *t, const vmem_limit_in
     print_grid(k);
     fprintf(CLI_OUT, "; scoped %s of %s (%s) -> %s%s%s\n", cli_bytes(b, sizeof b, r.f.scoped_bytes),
            cli_human(l, sizeof l, r.l.effective_bytes), vmem_limit_origin_name(r.l.origin),
-           cli_tone(r.verdict == OVER ? CLI_BAD : r.verdict == AT_RISK ? CLI_WARN : CLI_OK),
-           r.verdict == OVER ? "DOES NOT FIT (E1001)" : r.verdict == AT_RISK ? "fits, at risk" : "fits",
+           cli_tone(r.verdict >= LIKELY ? CLI_BAD : r.verdict == AT_RISK ? CLI_WARN : CLI_OK),
+           r.verdict == OVER     ? "DOES NOT FIT (E1001)"
+           : r.verdict == LIKELY ? "likely E1001 (modelled: body values)"
+           : r.verdict == AT_RISK ? "fits, at risk"
+                                  : "fits",
            cli_tone(CLI_RESET));
   }
-  int v = r.verdict == OVER ? 2 : r.verdict == AT_RISK ? 1 : 0;
+  int v = r.verdict >= LIKELY ? 2 : r.verdict == AT_RISK ? 1 : 0;
   vmem_footprint_free(&r.f);
   return v;
 }

@@ -81,6 +81,7 @@ int64_t vmem_kernel_vmem_limit_bytes(const vmem_kernel *k) { return k->vmem_limi
 int64_t vmem_kernel_internal_scratch_bytes(const vmem_kernel *k) { return k->internal_scratch; }
 const vmem_shape *vmem_kernel_result_shape(const vmem_kernel *k) { return k->result; }
 bool vmem_kernel_roles_known(const vmem_kernel *k) { return k->roles_inferred; }
+bool vmem_kernel_body_modelled(const vmem_kernel *k) { return k->body_known; }
 
 vmem_status vmem_kernel_set_array(vmem_kernel *k, const char *name, const char *text, vmem_error *err) {
   err_clear(err);

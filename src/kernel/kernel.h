@@ -23,11 +23,21 @@ typedef struct kernel_operand {
   size_t offset; /* in the source text, for messages */
 } kernel_operand;
 
-/* A value the kernel body materialises in vector registers or VMEM that
- * the footprint models (not exact): e.g. a matmul's f32 accumulator. */
+/* A vector value of the kernel body that the body model may charge
+ * (read by src/mosaic/body.c, charged by src/scoped/body_model.c; not
+ * exact, docs/kernels.md "Body values"). Lines are the body's, 1-based. */
+typedef enum kernel_value_kind {
+  VALUE_KEPT,     /* computed, used again after a use that needs all of it: kept whole in VMEM */
+  VALUE_MXU_LHS,  /* a matmul's lhs, staged for the MXU during the matmul */
+  VALUE_BF16_F32  /* a bf16 arithmetic result, computed in f32 where the VPU has no bf16 */
+} kernel_value_kind;
+
 typedef struct kernel_modelled {
-  vmem_shape *shape;
-  const char *note;
+  vmem_shape *shape;        /* as charged (VALUE_BF16_F32: already f32) */
+  const char *note;         /* "%4 = tpu.matmul, line 12" */
+  kernel_value_kind kind;
+  size_t start, end;        /* the lines it is live over (loops extend it) */
+  int64_t contracted;       /* VALUE_MXU_LHS: the matmul's K */
 } kernel_modelled;
 
 struct vmem_kernel {

@@ -12,6 +12,7 @@
  * one per result element; math ops are transcendentals, counted apart.
  * Casts, constants, compares and selects move or relabel data: not counted.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "body.h"
@@ -155,4 +156,272 @@ void body_scan(const char *body, size_t len, body_cost *out) {
     scan_line(p, le, out);
     p = le + 1;
   }
+}
+
+/* ---- values: what the body model may charge ------------------------------
+ *
+ * Each vector value is followed from its definition to its last use. A
+ * load (from a window or scratch) and a view of one (shape_cast,
+ * broadcast, a splat constant) live in VMEM already; a computed value
+ * streams through the vector registers from producer to consumer unless it
+ * is used again after a use that needs all of it at once (a reduction, a
+ * matmul operand, a transpose): then it is kept whole (VALUE_KEPT). A use
+ * inside a loop keeps a value defined before the loop live to the loop's
+ * end. Each matmul's lhs is recorded for the MXU's staging
+ * (VALUE_MXU_LHS), each bf16 arithmetic result for the f32 copy older
+ * VPUs make (VALUE_BF16_F32). Which of these are charged, and how, is the
+ * model's (src/scoped/footprint.c), not the reader's. */
+
+enum { MAX_VALUES = 4096, MAX_DEPTH = 64 };
+
+typedef struct bval {
+  const char *name;
+  size_t nlen;
+  int root;          /* the value it is a view of (itself if none) */
+  bool computed;     /* not a load, a view of one or a splat */
+  bool whole_use;    /* used by an op that needs all of it */
+  size_t uses, start, end;
+  vmem_dtype dt;
+  vtype t;
+  const char *op;
+  size_t oplen;
+} bval;
+
+typedef struct bscan {
+  vmem_kernel *k;
+  bval *v;
+  size_t n, cap;
+  int *hash;         /* open addressing over v, -1 empty */
+  size_t hcap;
+  struct { bool loop; size_t start; } stack[MAX_DEPTH];
+  size_t depth;
+  struct { size_t start, end; } *loops;
+  size_t nloops, lcap;
+  size_t mcap;       /* k->modelled's room */
+  bool ok;
+} bscan;
+
+static size_t hash_name(const char *s, size_t n) {
+  size_t h = 2166136261u;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ (unsigned char)s[i]) * 16777619u;
+  return h;
+}
+
+static int lookup(const bscan *b, const char *s, size_t n) {
+  for (size_t h = hash_name(s, n) & (b->hcap - 1);; h = (h + 1) & (b->hcap - 1)) {
+    int i = b->hash[h];
+    if (i < 0)
+      return -1;
+    if (b->v[i].nlen == n && !memcmp(b->v[i].name, s, n))
+      return i;
+  }
+}
+
+static void insert(bscan *b, int i) {
+  size_t h = hash_name(b->v[i].name, b->v[i].nlen) & (b->hcap - 1);
+  while (b->hash[h] >= 0 && lookup(b, b->v[i].name, b->v[i].nlen) != b->hash[h])
+    h = (h + 1) & (b->hcap - 1);
+  b->hash[h] = i; /* a redefinition (another region's %0) shadows the old one */
+}
+
+static bool is_ident(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || ch_is_digit(c) || c == '_'; }
+
+static bool op_is(const char *name, size_t len, const char *const *set, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (strlen(set[i]) == len && !memcmp(set[i], name, len))
+      return true;
+  return false;
+}
+
+static const char *const loads[] = {"vector.load", "tpu.load", "tpu.strided_load", "vector.transfer_read"};
+static const char *const views[] = {"vector.shape_cast", "vector.broadcast", "vector.extract_strided_slice",
+                                    "arith.constant", "tpu.iota"};
+static const char *const wholes[] = {"vector.multi_reduction", "tpu.matmul", "vector.contract", "vector.transpose",
+                                     "tpu.transpose", "tpu.all_reduce"};
+
+/* The element type of the vector at p ("vector<" ...). */
+static bool vector_dtype(const char *p, const char *end, vmem_dtype *dt) {
+  const char *q = p + 7;
+  while (q < end && (ch_is_digit(*q) || *q == 'x'))
+    q++;
+  const char *e = q;
+  while (e < end && *e != '>' && *e != ',')
+    e++;
+  return mlir_elem_type(q, (size_t)(e - q), dt);
+}
+
+static bool record(bscan *b, kernel_value_kind kind, const vtype *t, vmem_dtype dt, size_t start, size_t end,
+                   const char *note) {
+  vmem_kernel *k = b->k;
+  if (k->nmodelled >= b->mcap)
+    return true; /* a body this large is charged by its first values */
+  int64_t dims[VMEM_KERNEL_MAX_RANK];
+  size_t rank = t->rank < VMEM_KERNEL_MAX_RANK ? t->rank : VMEM_KERNEL_MAX_RANK;
+  for (size_t i = 0; i < rank; i++)
+    dims[i] = t->dims[t->rank - rank + i];
+  kernel_modelled *m = &k->modelled[k->nmodelled];
+  char full[256];
+  size_t n = (size_t)snprintf(full, sizeof full, "%s: %s[", note, vmem_dtype_name(dt));
+  for (size_t i = 0; i < rank && n < sizeof full; i++)
+    n += (size_t)snprintf(full + n, sizeof full - n, "%s%lld", i ? "," : "", (long long)dims[i]);
+  if (n < sizeof full)
+    snprintf(full + n, sizeof full - n, "]");
+  m->shape = kernel_shape(k, dt, dims, rank);
+  m->note = arena_strndup(&k->a, full, strlen(full));
+  m->kind = kind;
+  m->start = start;
+  m->end = end;
+  if (!m->shape || !m->note)
+    return false;
+  k->nmodelled++;
+  return true;
+}
+
+/* Uses: every known %name after the results (the first one is a matmul's lhs). */
+static void uses(bscan *b, const char *p, const char *end, size_t ln, bool whole, int *first) {
+  *first = -1;
+  for (; p < end; p++) {
+    if (*p != '%')
+      continue;
+    const char *s = ++p;
+    while (p < end && is_ident(*p))
+      p++;
+    int i = lookup(b, s, (size_t)(p - s));
+    if (i < 0)
+      continue;
+    int r = b->v[i].root;
+    if (*first < 0)
+      *first = i;
+    b->v[r].uses++;
+    b->v[r].end = ln;
+    b->v[r].whole_use |= whole;
+  }
+}
+
+static void regions(bscan *b, const char *p, const char *end, size_t ln, bool loop) {
+  while (p < end && (*p == ' ' || *p == '\t'))
+    p++;
+  if (starts(p, end, "})") && b->depth) {
+    b->depth--;
+    if (b->stack[b->depth].loop && b->nloops < b->lcap) {
+      b->loops[b->nloops].start = b->stack[b->depth].start;
+      b->loops[b->nloops++].end = ln;
+    }
+  }
+  const char *e = end;
+  while (e > p && (e[-1] == ' ' || e[-1] == '\r'))
+    e--;
+  if (e - p >= 2 && e[-2] == '(' && e[-1] == '{' && b->depth < MAX_DEPTH) {
+    b->stack[b->depth].loop = loop;
+    b->stack[b->depth++].start = ln;
+  }
+}
+
+static void value_line(bscan *b, const char *p, const char *end, size_t ln) {
+  const char *name, *q = p;
+  size_t len;
+  if (!op_name(p, end, &name, &len))
+    return regions(b, p, end, ln, false);
+  bool loop = (len == 7 && !memcmp(name, "scf.for", 7)) || (len == 9 && !memcmp(name, "scf.while", 9));
+  regions(b, p, end, ln, loop);
+  while (q < end && (*q == ' ' || *q == '\t'))
+    q++;
+  const char *res = NULL;
+  size_t rlen = 0;
+  if (q < end && *q == '%') {
+    res = q + 1;
+    while (res + rlen < end && is_ident(res[rlen]))
+      rlen++;
+  }
+  int first;
+  bool matmul = (len == 10 && !memcmp(name, "tpu.matmul", 10)) || (len == 15 && !memcmp(name, "vector.contract", 15));
+  uses(b, name + len, end, ln, op_is(name, len, wholes, sizeof wholes / sizeof *wholes), &first);
+  char note[160];
+  if (matmul && first >= 0 && vmem_dtype_bits(b->v[first].dt) <= 16) { /* f32 lhs: not staged (the records) */
+    const bval *l = &b->v[first];
+    snprintf(note, sizeof note, "lhs %%%.*s of the %.*s at line %zu", (int)l->nlen, l->name, (int)len, name, ln);
+    b->ok = b->ok && record(b, VALUE_MXU_LHS, &l->t, l->dt, ln, ln, note);
+    if (b->ok && b->k->nmodelled)
+      b->k->modelled[b->k->nmodelled - 1].contracted = (int64_t)contracted(name, end, &l->t);
+  }
+  vtype t;
+  vmem_dtype dt;
+  const char *vt = NULL;
+  for (const char *r = p; (r = find(r, end, "-> vector<")); r++)
+    vt = r + 3;
+  if (!vt)
+    for (const char *r = p; (r = find(r, end, ": vector<")); r++)
+      vt = r + 2;
+  if (!res || !vt || !read_vector(vt, end, &t) || !vector_dtype(vt, end, &dt) || b->n == b->cap)
+    return;
+  bool arith = (starts(name, name + len, "arith.") && !is_data_op(name, len)) || starts(name, name + len, "math.");
+  if (arith && dt == VMEM_BF16) {
+    snprintf(note, sizeof note, "f32 copy of %%%.*s = %.*s, line %zu", (int)rlen, res, (int)len, name, ln);
+    b->ok = b->ok && record(b, VALUE_BF16_F32, &t, VMEM_F32, ln, ln, note);
+  }
+  bval *v = &b->v[b->n];
+  memset(v, 0, sizeof *v);
+  v->name = res;
+  v->nlen = rlen;
+  v->root = (int)b->n;
+  v->start = v->end = ln;
+  v->t = t;
+  v->dt = dt;
+  v->op = name;
+  v->oplen = len;
+  bool is_view = op_is(name, len, views, sizeof views / sizeof *views);
+  v->computed = !is_view && !op_is(name, len, loads, sizeof loads / sizeof *loads);
+  if (is_view && first >= 0)
+    v->root = b->v[first].root;
+  insert(b, (int)b->n++);
+}
+
+/* Loops extend a value used inside them to their end; then every computed
+ * value used again after a use that needs all of it is kept. */
+static bool finish(bscan *b) {
+  for (size_t l = 0; l < b->nloops; l++)
+    for (size_t i = 0; i < b->n; i++) {
+      bval *v = &b->v[i];
+      if (v->root == (int)i && v->start < b->loops[l].start && v->end >= b->loops[l].start && v->end < b->loops[l].end)
+        v->end = b->loops[l].end;
+    }
+  for (size_t i = 0; i < b->n && b->ok; i++) {
+    const bval *v = &b->v[i];
+    char note[160];
+    if (v->root != (int)i || !v->computed || !v->whole_use || v->uses < 2)
+      continue;
+    snprintf(note, sizeof note, "%%%.*s = %.*s, kept whole over lines %zu-%zu", (int)v->nlen, v->name, (int)v->oplen,
+             v->op, v->start, v->end);
+    b->ok = record(b, VALUE_KEPT, &v->t, v->dt, v->start, v->end, note);
+  }
+  return b->ok;
+}
+
+bool body_values(vmem_kernel *k, const char *body, size_t len) {
+  size_t lines = 1;
+  for (size_t i = 0; i < len; i++)
+    lines += body[i] == '\n';
+  bscan b = {.k = k, .ok = true};
+  b.cap = lines < MAX_VALUES ? lines : MAX_VALUES;
+  for (b.hcap = 16; b.hcap < 2 * b.cap; b.hcap *= 2) {
+  }
+  b.lcap = b.cap;
+  b.mcap = 3 * b.cap; /* per line at most an lhs and a bf16 copy, per value one kept */
+  b.v = arena_alloc(&k->a, b.cap * sizeof *b.v);
+  b.hash = arena_alloc(&k->a, b.hcap * sizeof *b.hash);
+  b.loops = arena_alloc(&k->a, b.lcap * sizeof *b.loops);
+  k->modelled = arena_calloc(&k->a, b.mcap, sizeof *k->modelled);
+  if (!b.v || !b.hash || !b.loops || !k->modelled)
+    return false;
+  memset(b.hash, 0xff, b.hcap * sizeof *b.hash);
+  k->nmodelled = 0;
+  const char *p = body, *end = body + len;
+  for (size_t ln = 1; p < end; ln++) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *le = nl ? nl : end;
+    value_line(&b, p, le, ln);
+    p = le + 1;
+  }
+  return finish(&b);
 }

@@ -7,7 +7,7 @@
 #ifndef VMEM_MOSAIC_BODY_H
 #define VMEM_MOSAIC_BODY_H
 
-#include "../base/base.h"
+#include "../kernel/kernel.h"
 
 typedef struct body_cost {
   double flops;           /* per grid step: 2·M·N·K per matmul, one per element per vector arith op */
@@ -18,5 +18,13 @@ typedef struct body_cost {
 
 /* Scans body[0..len) line by line (one op per line, as MLIR prints). */
 void body_scan(const char *body, size_t len, body_cost *out);
+
+/* The body's values the body model may charge (kernel_modelled: values
+ * kept whole, matmul lhs operands, bf16 arithmetic), into k->modelled;
+ * false only when out of memory. */
+bool body_values(vmem_kernel *k, const char *body, size_t len);
+
+/* An MLIR element type name ("bf16", "f8E4M3FN") as a dtype (mlir_text.c). */
+bool mlir_elem_type(const char *s, size_t n, vmem_dtype *out);
 
 #endif

@@ -304,14 +304,16 @@ static const struct {
     {"f4E2M1FN", VMEM_F4E2M1FN},
 };
 
-static bool elem_type(sv t, vmem_dtype *out) {
+bool mlir_elem_type(const char *s, size_t n, vmem_dtype *out) {
   for (size_t i = 0; i < sizeof elem_types / sizeof *elem_types; i++)
-    if (strlen(elem_types[i].mlir) == t.len && !memcmp(elem_types[i].mlir, t.ptr, t.len)) {
+    if (strlen(elem_types[i].mlir) == n && !memcmp(elem_types[i].mlir, s, n)) {
       *out = elem_types[i].dtype;
       return true;
     }
   return false;
 }
+
+static bool elem_type(sv t, vmem_dtype *out) { return mlir_elem_type(t.ptr, t.len, out); }
 
 typedef struct mtype {
   enum { T_SCALAR, T_MEMREF, T_SEMAPHORE } kind;
@@ -640,54 +642,6 @@ static size_t split_windows(mreader *r, sv wp, sv *out, size_t cap) {
   return n;
 }
 
-/* The largest tpu.matmul result in the body: an f32 accumulator tile the
- * compiler materialises. Modelled, not exact. */
-static bool read_modelled(mreader *r, sv body) {
-  vmem_kernel *k = r->k;
-  uint64_t best = 0;
-  const char *end = body.ptr + body.len;
-  for (const char *p = body.ptr; p + 10 < end; p++) {
-    if (memcmp(p, "tpu.matmul", 10) != 0)
-      continue;
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    const char *le = nl ? nl : end, *arrow = NULL;
-    for (const char *q = p; q + 9 < le; q++)
-      if (!memcmp(q, "-> vector<", 10))
-        arrow = q + 10;
-    if (!arrow)
-      continue;
-    int64_t dims[VMEM_KERNEL_MAX_RANK];
-    size_t rank = 0;
-    const char *q = arrow;
-    int64_t v;
-    while (rank < VMEM_KERNEL_MAX_RANK && read_int(&q, le, &v) && q < le && *q == 'x') {
-      dims[rank++] = v;
-      q++;
-    }
-    const char *e = q;
-    while (e < le && *e != '>')
-      e++;
-    sv elem = {q, (size_t)(e - q)};
-    vmem_dtype t;
-    if (!rank || !elem_type(elem, &t))
-      continue;
-    uint64_t n = (uint64_t)vmem_dtype_bytes(t);
-    for (size_t i = 0; i < rank; i++)
-      n *= (uint64_t)dims[i];
-    if (n <= best)
-      continue;
-    best = n;
-    if (!k->modelled && !(k->modelled = arena_calloc(&k->a, 1, sizeof *k->modelled)))
-      return fail(r, VMEM_ERR_NOMEM, 0, "out of memory");
-    k->nmodelled = 1;
-    k->modelled[0].shape = kernel_shape(k, t, dims, rank);
-    k->modelled[0].note = "largest tpu.matmul result (accumulator tile, modelled)";
-    if (!k->modelled[0].shape)
-      return fail(r, VMEM_ERR_NOMEM, 0, "out of memory");
-  }
-  return true;
-}
-
 /* Assigns roles: scalar prefetch first, scratch last; in between inputs,
  * then outputs from the first operand the body stores into. */
 static void assign_roles(mreader *r, const mfunc *f, size_t first_arg, size_t nwin, size_t nprefetch) {
@@ -793,7 +747,8 @@ vmem_kernel *vmem_kernel_from_mlir(const char *text, size_t len, const vmem_allo
   if (ok) {
     sv name = kernel_name(r, f);
     k->name = arena_strndup(&k->a, name.ptr, name.len);
-    ok = k->name && read_grid(r, f) && read_operands(r, f) && read_modelled(r, f->body);
+    ok = k->name && read_grid(r, f) && read_operands(r, f) &&
+         (body_values(k, f->body.ptr, f->body.len) || fail(r, VMEM_ERR_NOMEM, 0, "out of memory"));
   }
   if (ok) {
     single_buffer_fixed_windows(k);

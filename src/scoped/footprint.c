@@ -89,6 +89,87 @@ static vmem_status place(vmem_footprint *f, vmem_error *err) {
   return VMEM_OK;
 }
 
+/* ---- the body model (docs/kernels.md, "Body values"; modelled) ----------
+ *
+ * What the body's values hold at once, at the line where that is most: the
+ * values kept whole over their lines, plus what one op stages at its line —
+ * a matmul's lhs, on every target; the f32 copy of a bf16 arithmetic result
+ * where the VPU computes bf16 in f32 (v2, v3: the oracle's records show it
+ * there and not on v4 and later). A value that fits the vector registers is
+ * held there: 64 registers of sublanes x lanes x 4 bytes (the count of 64 is
+ * an assumption, not a published figure). Each value is laid out as Mosaic
+ * lays out its own buffers. The rules and the records behind them are in
+ * docs/fidelity.md, "The body model". */
+enum { VREG_COUNT = 64 };
+
+static uint64_t vreg_file_bytes(const vmem_target *t) {
+  return (uint64_t)VREG_COUNT * vmem_target_u64(t, VMEM_FACT_VREG_SUBLANES) *
+         vmem_target_u64(t, VMEM_FACT_VREG_LANES) * 4;
+}
+
+/* Which values count on t: the f32 copies only where the VPU has no bf16;
+ * a matmul's lhs only when its K exceeds twice the MXU's width (the records:
+ * K = 512 costs nothing on the 256-wide MXUs of v6e and 7x, and costs about
+ * the lhs on the 128-wide ones of v4 and v5). */
+static bool charged_kind(const kernel_modelled *m, const vmem_target *t) {
+  if (m->kind == VALUE_BF16_F32)
+    return vmem_target_generation(t) <= 3;
+  if (m->kind == VALUE_MXU_LHS)
+    return m->contracted > 2 * (int64_t)vmem_target_u64(t, VMEM_FACT_MXU_DIM);
+  return true;
+}
+
+/* The staged lhs is charged at 5/4 of its bytes: the records' ratios of the
+ * compiler's extra bytes to the lhs run from 0.68 to 1.97 (docs/fidelity.md),
+ * and a figure below most of them would call kernels fitting that fail. */
+static uint64_t charged_bytes(const kernel_modelled *m, uint64_t bytes) {
+  return m->kind == VALUE_MXU_LHS ? bytes / 4 * 5 : bytes;
+}
+
+static bool live_at(const kernel_modelled *m, size_t line) {
+  return m->kind == VALUE_KEPT ? m->start <= line && line <= m->end : m->start == line;
+}
+
+static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_target *t, vmem_footprint *f,
+                              size_t cap, vmem_error *err) {
+  if (!k->nmodelled)
+    return VMEM_OK;
+  uint64_t *bytes = arena_calloc(scratch, k->nmodelled, sizeof *bytes);
+  if (!bytes) {
+    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return VMEM_ERR_NOMEM;
+  }
+  uint64_t vregs = vreg_file_bytes(t);
+  for (size_t m = 0; m < k->nmodelled; m++) {
+    vmem_size z;
+    if (!charged_kind(&k->modelled[m], t))
+      continue;
+    vmem_status st = buffer_size(scratch, k->modelled[m].shape, t, true, &z, err);
+    if (st != VMEM_OK)
+      return st;
+    bytes[m] = z.bytes > vregs ? charged_bytes(&k->modelled[m], z.bytes) : 0;
+  }
+  size_t peak_line = 0;
+  uint64_t peak = 0;
+  for (size_t m = 0; m < k->nmodelled; m++) { /* the most is reached where some value starts */
+    uint64_t live = 0;
+    for (size_t j = 0; j < k->nmodelled; j++)
+      if (bytes[j] && live_at(&k->modelled[j], k->modelled[m].start) && !ck_add(live, bytes[j], &live))
+        live = UINT64_MAX;
+    if (live > peak)
+      peak = live, peak_line = k->modelled[m].start;
+  }
+  for (size_t j = 0; peak && j < k->nmodelled; j++)
+    if (bytes[j] && live_at(&k->modelled[j], peak_line)) {
+      vmem_allocation a = {VMEM_ALLOC_MODELLED, SIZE_MAX, 1, bytes[j], bytes[j], 0, k->modelled[j].note};
+      if (!push(f, cap, a) || !ck_add(f->modelled_bytes, bytes[j], &f->modelled_bytes)) {
+        err_set(err, VMEM_ERR_OVERFLOW, 0, "the body's modelled values do not fit in 64 bits");
+        return VMEM_ERR_OVERFLOW;
+      }
+    }
+  return VMEM_OK;
+}
+
 static vmem_status extras(arena *scratch, const vmem_kernel *k, const vmem_target *t,
                           const vmem_plan_options *opt, vmem_footprint *f, size_t cap, vmem_error *err) {
   int64_t is = opt && opt->internal_scratch >= 0 ? opt->internal_scratch
@@ -104,16 +185,7 @@ static vmem_status extras(arena *scratch, const vmem_kernel *k, const vmem_targe
   }
   if (opt && !opt->model_intermediates)
     return VMEM_OK;
-  for (size_t m = 0; m < k->nmodelled; m++) {
-    vmem_size z;
-    vmem_status st = buffer_size(scratch, k->modelled[m].shape, t, true, &z, err);
-    if (st != VMEM_OK)
-      return st;
-    vmem_allocation a = {VMEM_ALLOC_MODELLED, SIZE_MAX, 1, z.bytes, z.unpadded_bytes, 0, k->modelled[m].note};
-    f->modelled_bytes += z.bytes;
-    push(f, cap, a);
-  }
-  return VMEM_OK;
+  return body_model(scratch, k, t, f, cap, err);
 }
 
 vmem_status vmem_kernel_footprint(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *opt,

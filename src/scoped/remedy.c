@@ -195,8 +195,12 @@ vmem_status vmem_kernel_remedies(const vmem_kernel *k, const vmem_target *t, con
   if (st != VMEM_OK)
     return st;
   out->limit_bytes = limit;
-  out->needed_bytes = f.scoped_bytes + f.internal_scratch_bytes;
-  uint64_t budget = limit > f.internal_scratch_bytes ? limit - f.internal_scratch_bytes : 0;
+  /* The body's modelled values stay what they are when blocks shrink (their
+   * shapes are the body's): they come off the budget, and go into the
+   * request, as the internal scratch does. */
+  uint64_t extra = f.internal_scratch_bytes + f.modelled_bytes;
+  out->needed_bytes = f.scoped_bytes + extra;
+  uint64_t budget = limit > extra ? limit - extra : 0;
   shrinks(k, t, &f, budget, out);
   out->request_bytes = (out->needed_bytes + MIB - 1) / MIB * MIB;
   out->request_within_physical = out->request_bytes <= vmem_target_u64(t, VMEM_FACT_VMEM_BYTES);
