@@ -165,7 +165,9 @@ void body_scan(const char *body, size_t len, body_cost *out) {
  * broadcast, a splat constant) live in VMEM already; a computed value
  * streams through the vector registers from producer to consumer unless it
  * is used again after a use that needs all of it at once (a reduction, a
- * matmul operand, a transpose): then it is kept whole (VALUE_KEPT). A use
+ * matmul operand, a transpose): then it is kept whole (VALUE_KEPT). A
+ * tpu.concatenate writes a new whole value and is kept too (flash
+ * attention's row-max broadcast across the kv block, in the records). A use
  * inside a loop keeps a value defined before the loop live to the loop's
  * end. Each matmul's lhs is recorded for the MXU's staging
  * (VALUE_MXU_LHS), each bf16 arithmetic result for the f32 copy older
@@ -318,6 +320,20 @@ static void regions(bscan *b, const char *p, const char *end, size_t ln, bool lo
   }
 }
 
+/* Whether the op makes a bf16 value that a VPU without bf16 holds in f32:
+ * bf16 arithmetic, a transpose of bf16, and the widening of bf16 to f32
+ * (its f32 result is that copy). The records on v2 and v3 show each. */
+static bool bf16_in_f32(const char *name, size_t len, const char *p, const char *end, vmem_dtype result) {
+  static const char *const transposes[] = {"vector.transpose", "tpu.transpose"};
+  bool arith = (starts(name, name + len, "arith.") && !is_data_op(name, len)) || starts(name, name + len, "math.");
+  if ((arith || op_is(name, len, transposes, 2)) && result == VMEM_BF16)
+    return true;
+  vmem_dtype src;
+  const char *in = find(p, end, ": (vector<");
+  return len == 10 && !memcmp(name, "arith.extf", 10) && result == VMEM_F32 && in && vector_dtype(in + 3, end, &src) &&
+         src == VMEM_BF16;
+}
+
 static void value_line(bscan *b, const char *p, const char *end, size_t ln) {
   const char *name, *q = p;
   size_t len;
@@ -355,8 +371,7 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln) {
       vt = r + 2;
   if (!res || !vt || !read_vector(vt, end, &t) || !vector_dtype(vt, end, &dt) || b->n == b->cap)
     return;
-  bool arith = (starts(name, name + len, "arith.") && !is_data_op(name, len)) || starts(name, name + len, "math.");
-  if (arith && dt == VMEM_BF16) {
+  if (bf16_in_f32(name, len, p, end, dt)) {
     snprintf(note, sizeof note, "f32 copy of %%%.*s = %.*s, line %zu", (int)rlen, res, (int)len, name, ln);
     b->ok = b->ok && record(b, VALUE_BF16_F32, &t, VMEM_F32, ln, ln, note);
   }
@@ -389,7 +404,8 @@ static bool finish(bscan *b) {
   for (size_t i = 0; i < b->n && b->ok; i++) {
     const bval *v = &b->v[i];
     char note[160];
-    if (v->root != (int)i || !v->computed || !v->whole_use || v->uses < 2)
+    bool gathered = v->oplen == 15 && !memcmp(v->op, "tpu.concatenate", 15);
+    if (v->root != (int)i || !v->computed || (!gathered && (!v->whole_use || v->uses < 2)))
       continue;
     snprintf(note, sizeof note, "%%%.*s = %.*s, kept whole over lines %zu-%zu", (int)v->nlen, v->name, (int)v->oplen,
              v->op, v->start, v->end);
