@@ -1,0 +1,1 @@
+$VMEMSCOPE check body_value_attention.mlirbc --target v5e

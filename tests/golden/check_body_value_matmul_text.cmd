@@ -1,0 +1,1 @@
+$VMEMSCOPE check body_value_matmul.mlir --target v2

@@ -1,0 +1,1 @@
+$VMEMSCOPE check body_value_reduction.mlir --target v2

@@ -1,0 +1,1 @@
+$VMEMSCOPE check body_value_transpose.mlir --target v2

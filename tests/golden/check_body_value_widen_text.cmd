@@ -1,0 +1,1 @@
+$VMEMSCOPE check body_value_widen.mlir --target v2

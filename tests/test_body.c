@@ -1,0 +1,185 @@
+/* The body model (src/mosaic/body.c, src/scoped/footprint.c): which of a
+ * Mosaic body's values are charged, over which lines, on which targets. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "vmemscope.h"
+
+/* One kernel func over a 4-step grid with bf16 x[1024,1024] and y, and an
+ * f32 output block [1024,1024]; `body` is its ops. */
+static vmem_kernel *kernel_with(const char *body) {
+  static const char head[] =
+      "func.func @k(%arg0: i32, %arg1: memref<1024x1024xbf16, #tpu.memory_space<vmem>>, %arg2: memref<1024x1024xbf16, "
+      "#tpu.memory_space<vmem>>, %arg3: memref<1024x1024xf32, #tpu.memory_space<vmem>>) attributes "
+      "{dimension_semantics = [#tpu.dimension_semantics<parallel>], iteration_bounds = array<i64: 4>, "
+      "scalar_prefetch = 0 : i64, scratch_operands = 0 : i64, window_params = [{transform_indices = @t, "
+      "window_bounds = array<i64: 1024, 1024>}, {transform_indices = @t, window_bounds = array<i64: 1024, 1024>}, "
+      "{transform_indices = @t, window_bounds = array<i64: 1024, 1024>}]} {\n"
+      "  %c0 = arith.constant 0 : index\n";
+  static const char tail[] =
+      "  return\n}\nfunc.func @t(%arg0: i32) -> (i32, i32) {\n  %c0_i32 = arith.constant 0 : i32\n"
+      "  return %arg0, %c0_i32 : i32, i32\n}\n";
+  static char text[16384];
+  snprintf(text, sizeof text, "%s%s%s", head, body, tail);
+  vmem_error err;
+  vmem_kernel *k = vmem_kernel_from_mlir(text, strlen(text), NULL, &err);
+  if (!k)
+    fail_msg("%s at %zu", err.message, err.offset);
+  return k;
+}
+
+/* The modelled bytes on target t, and the notes of the values charged. */
+static uint64_t modelled(const vmem_kernel *k, const char *t, char *notes, size_t cap) {
+  vmem_footprint f;
+  vmem_error err;
+  assert_int_equal(vmem_kernel_footprint(k, vmem_target_find(t, strlen(t)), NULL, &f, &err), VMEM_OK);
+  size_t n = 0;
+  if (notes)
+    notes[0] = '\0';
+  uint64_t sum = 0;
+  for (size_t i = 0; i < f.count; i++)
+    if (f.allocs[i].kind == VMEM_ALLOC_MODELLED) {
+      sum += f.allocs[i].bytes;
+      if (notes && n < cap)
+        n += (size_t)snprintf(notes + n, cap - n, "%s;", f.allocs[i].note);
+    }
+  assert_int_equal(sum, f.modelled_bytes);
+  vmem_footprint_free(&f);
+  return sum;
+}
+
+#define LOADS                                                                                                       \
+  "  %0 = \"vector.load\"(%arg1, %c0, %c0) : (memref<1024x1024xbf16, #tpu.memory_space<vmem>>, index, index) -> "  \
+  "vector<1024x1024xbf16>\n"                                                                                        \
+  "  %1 = \"vector.load\"(%arg2, %c0, %c0) : (memref<1024x1024xbf16, #tpu.memory_space<vmem>>, index, index) -> "  \
+  "vector<1024x1024xbf16>\n"
+#define STORE(v) "  tpu.vector_store " v ", %arg3[%c0, %c0] : memref<1024x1024xf32, #tpu.memory_space<vmem>>, vector<1024x1024xf32>\n"
+#define MATMUL(r, a, b, k)                                                                                          \
+  "  %z" r " = arith.constant dense<0.000000e+00> : vector<1024x1024xf32>\n"                                       \
+  "  " r " = \"tpu.matmul\"(" a ", " b ", %z" r ") {dimension_numbers = #tpu.dot_dimension_numbers<[1], [0], [0], "  \
+  "[1], [0, 0, 1, 1], [], []>} : (vector<1024x" k "xbf16>, vector<" k "x1024xbf16>, vector<1024x1024xf32>) -> "    \
+  "vector<1024x1024xf32>\n"
+
+/* Loads and elementwise chains stream: nothing is charged on v4+. */
+static void test_streaming_costs_nothing(void **state) {
+  (void)state;
+  vmem_kernel *k = kernel_with(LOADS "  %2 = \"arith.extf\"(%0) : (vector<1024x1024xbf16>) -> vector<1024x1024xf32>\n"
+                               "  %3 = \"arith.mulf\"(%2, %2) : (vector<1024x1024xf32>, vector<1024x1024xf32>) -> "
+                               "vector<1024x1024xf32>\n" STORE("%3"));
+  assert_int_equal(modelled(k, "v5e", NULL, 0), 0);
+  assert_int_equal(modelled(k, "v6e", NULL, 0), 0);
+  /* v2 widens bf16 in f32: the f32 copy of the block, 4 MiB */
+  char notes[512];
+  assert_int_equal(modelled(k, "v2", notes, sizeof notes), 4u << 20);
+  assert_non_null(strstr(notes, "f32 copy of %2 = arith.extf"));
+  assert_true(vmem_kernel_body_modelled(k));
+  vmem_kernel_free(k);
+}
+
+/* A matmul result reduced and then used again is kept whole over its lines;
+ * the lhs (K = 1024 > 2 x 128) is staged on v5e at 5/4 of its 2 MiB, and
+ * on v6e too (K > 2 x 256); at K = 512 v6e stages nothing. */
+static void test_kept_value_and_lhs_staging(void **state) {
+  (void)state;
+  vmem_kernel *k = kernel_with(LOADS MATMUL("%2", "%0", "%1", "1024")
+                               "  %zr = arith.constant dense<0.000000e+00> : vector<1024xf32>\n"
+                               "  %3 = \"vector.multi_reduction\"(%2, %zr) {kind = #vector.kind<maximumf>, "
+                               "reduction_dims = array<i64: 1>} : (vector<1024x1024xf32>, vector<1024xf32>) -> "
+                               "vector<1024xf32>\n"
+                               "  %4 = \"vector.shape_cast\"(%3) : (vector<1024xf32>) -> vector<1024x1xf32>\n"
+                               "  %5 = \"vector.broadcast\"(%4) : (vector<1024x1xf32>) -> vector<1024x1024xf32>\n"
+                               "  %6 = \"arith.subf\"(%2, %5) : (vector<1024x1024xf32>, vector<1024x1024xf32>) -> "
+                               "vector<1024x1024xf32>\n" STORE("%6"));
+  char notes[512];
+  /* the peak is at the matmul: the lhs staged while its result is made */
+  assert_int_equal(modelled(k, "v5e", notes, sizeof notes), (4u << 20) + (5u << 19));
+  assert_non_null(strstr(notes, "%2 = tpu.matmul, kept whole over lines"));
+  assert_non_null(strstr(notes, "lhs %0 of the tpu.matmul"));
+  assert_int_equal(modelled(k, "v6e", NULL, 0), (4u << 20) + (5u << 19));
+  vmem_kernel_free(k);
+
+  k = kernel_with("  %0 = \"vector.load\"(%arg1, %c0, %c0) : (memref<1024x1024xbf16, #tpu.memory_space<vmem>>, "
+                  "index, index) -> vector<1024x512xbf16>\n"
+                  "  %1 = \"vector.load\"(%arg2, %c0, %c0) : (memref<1024x1024xbf16, #tpu.memory_space<vmem>>, "
+                  "index, index) -> vector<512x1024xbf16>\n" MATMUL("%2", "%0", "%1", "512") STORE("%2"));
+  assert_int_equal(modelled(k, "v6e", NULL, 0), 0);           /* K = 512: not staged on a 256-wide MXU */
+  assert_int_equal(modelled(k, "v5e", NULL, 0), 5u << 18);    /* 1 MiB lhs at 5/4 on a 128-wide one */
+  vmem_kernel_free(k);
+}
+
+/* A value defined before a loop and used inside it lives to the loop's
+ * end, so it overlaps a value kept inside the loop. */
+static void test_a_loop_extends_liveness(void **state) {
+  (void)state;
+  vmem_kernel *k = kernel_with(
+      LOADS "  %2 = \"arith.addf\"(%0, %0) : (vector<1024x1024xbf16>, vector<1024x1024xbf16>) -> vector<1024x1024xbf16>\n"
+            "  %3 = \"vector.transpose\"(%2) {permutation = array<i64: 1, 0>} : (vector<1024x1024xbf16>) -> "
+            "vector<1024x1024xbf16>\n"
+            "  %c1 = arith.constant 1 : index\n"
+            "  %4 = \"scf.for\"(%c0, %c1, %c1) ({\n"
+            "  ^bb0(%i: index):\n"
+            "    %9 = \"arith.addf\"(%2, %2) : (vector<1024x1024xbf16>, vector<1024x1024xbf16>) -> vector<1024x1024xbf16>\n"
+            "    %5 = \"arith.extf\"(%1) : (vector<1024x1024xbf16>) -> vector<1024x1024xf32>\n"
+            "    %6 = \"tpu.concatenate\"(%5) {dimension = 0 : i32} : (vector<1024x1024xf32>) -> vector<1024x1024xf32>\n"
+            "    %7 = \"arith.mulf\"(%6, %6) : (vector<1024x1024xf32>, vector<1024x1024xf32>) -> vector<1024x1024xf32>\n"
+            "    \"scf.yield\"() : () -> ()\n"
+            "  }) : (index, index, index) -> ()\n");
+  char notes[1024];
+  /* %2 (bf16, 2 MiB: transposed, then used again) is last used at the top
+   * of the loop, but lives to the loop's end (the next iteration reads it),
+   * so the concatenation (4 MiB f32) below that use overlaps it */
+  assert_int_equal(modelled(k, "v5e", notes, sizeof notes), (2u << 20) + (4u << 20));
+  assert_non_null(strstr(notes, "%2 = arith.addf, kept whole"));
+  assert_non_null(strstr(notes, "%6 = tpu.concatenate, kept whole"));
+  vmem_kernel_free(k);
+}
+
+/* What fits the vector registers (64 x 4 KiB, an assumption) is held there. */
+static void test_small_values_stay_in_registers(void **state) {
+  (void)state;
+  vmem_kernel *k = kernel_with(
+      "  %0 = \"vector.load\"(%arg1, %c0, %c0) : (memref<1024x1024xbf16, #tpu.memory_space<vmem>>, index, index) -> "
+      "vector<256x256xbf16>\n"
+      "  %1 = \"vector.load\"(%arg2, %c0, %c0) : (memref<1024x1024xbf16, #tpu.memory_space<vmem>>, index, index) -> "
+      "vector<256x256xbf16>\n"
+      "  %z = arith.constant dense<0.000000e+00> : vector<256x256xf32>\n"
+      "  %2 = \"tpu.matmul\"(%0, %1, %z) : (vector<256x256xbf16>, vector<256x256xbf16>, vector<256x256xf32>) -> "
+      "vector<256x256xf32>\n"
+      "  %zr = arith.constant dense<0.000000e+00> : vector<256xf32>\n"
+      "  %3 = \"vector.multi_reduction\"(%2, %zr) : (vector<256x256xf32>, vector<256xf32>) -> vector<256xf32>\n"
+      "  %4 = \"arith.mulf\"(%2, %2) : (vector<256x256xf32>, vector<256x256xf32>) -> vector<256x256xf32>\n");
+  assert_int_equal(modelled(k, "v5e", NULL, 0), 0); /* 256 KiB each: exactly the register file */
+  vmem_kernel_free(k);
+}
+
+/* A JSON spec has no body: nothing modelled, and the kernel says so. */
+static void test_a_spec_has_no_body(void **state) {
+  (void)state;
+  FILE *fp = fopen(GOLDEN_DIR "/../../examples/gated_matmul.json", "rb");
+  assert_non_null(fp);
+  static char spec[65536];
+  size_t n = fread(spec, 1, sizeof spec - 1, fp);
+  fclose(fp);
+  vmem_error err;
+  vmem_kernel *k = vmem_kernel_from_spec(spec, n, NULL, &err);
+  if (!k)
+    fail_msg("%s", err.message);
+  assert_false(vmem_kernel_body_modelled(k));
+  assert_int_equal(modelled(k, "v5e", NULL, 0), 0);
+  vmem_kernel_free(k);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_streaming_costs_nothing),       cmocka_unit_test(test_kept_value_and_lhs_staging),
+      cmocka_unit_test(test_a_loop_extends_liveness),        cmocka_unit_test(test_small_values_stay_in_registers),
+      cmocka_unit_test(test_a_spec_has_no_body),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
