@@ -944,7 +944,8 @@ typedef struct vmem_cost_options {
 typedef struct vmem_eval {
   bool legal;               /* every block obeys the Pallas block rules */
   uint64_t scoped_bytes;    /* windows + scratch, exact */
-  uint64_t needed_bytes;    /* scoped + internal scratch: what must fit the limit */
+  uint64_t needed_bytes;    /* scoped + internal scratch + modelled: what must fit the limit */
+  uint64_t modelled_bytes;  /* the body's values (modelled; docs/kernels.md "Body values") */
   uint64_t grid_steps;
   double hbm_bytes;         /* moved between HBM and VMEM over the whole grid */
   double flops;
@@ -971,6 +972,18 @@ VMEM_API vmem_status vmem_kernel_set_array(vmem_kernel *k, const char *name,
  *  array. Returns the number of parameters made. */
 VMEM_API vmem_status vmem_kernel_parametrize(vmem_kernel *k, size_t *made,
                                              vmem_error *err);
+/* vmem_kernel_parametrize also infers a windowed operand's array when its
+ * index map is a plain projection of grid axes (block x bound; the block
+ * along a constant), lets a scratch buffer as large as a window's block
+ * follow that window's parameters, and lets a body value's dim follow the
+ * one parameter that has its size. */
+/** Keeps scratch operand `name` at its shape in fit (before parametrize). */
+VMEM_API vmem_status vmem_kernel_fix_scratch(vmem_kernel *k, const char *name, vmem_error *err);
+/** Scratch operand i: the operand whose block it follows after
+ *  parametrize, or -1 when it keeps its shape. */
+VMEM_API int vmem_kernel_scratch_follows(const vmem_kernel *k, size_t i);
+/** Whether operand i's array was inferred from the grid and its window. */
+VMEM_API bool vmem_kernel_array_inferred(const vmem_kernel *k, size_t i);
 
 VMEM_API vmem_template *vmem_template_new(const vmem_kernel *k,
                                           const vmem_target *t,
@@ -1003,6 +1016,12 @@ VMEM_API size_t vmem_template_buffer_choice_operand(const vmem_template *tpl,
 VMEM_API void vmem_template_eval_buffers(const vmem_template *tpl,
                                          const int64_t *values,
                                          const int *buffers, vmem_eval *out);
+/** The body's values the template charges (the planner's peak at the
+ *  kernel's own blocks; each dim that follows a parameter scales with it),
+ *  their notes, and the parameters each follows (at most cap names). */
+VMEM_API size_t vmem_template_value_count(const vmem_template *tpl);
+VMEM_API const char *vmem_template_value_note(const vmem_template *tpl, size_t i);
+VMEM_API size_t vmem_template_value_follows(const vmem_template *tpl, size_t i, const char **names, size_t cap);
 /** The legal values of parameter i by default: the divisors of every array
  *  dimension it sets that satisfy the block rules there. Writes at most
  *  cap values in increasing order; returns how many there are. */

@@ -234,9 +234,56 @@ static void test_color(void **state) {
   vmem_kernel_free(k);
 }
 
+
+/* A Mosaic kernel made searchable: its arrays inferred from the grid and
+ * the windows, its body's logits f32[512,2048] following the q block (g0).
+ * At the kernel's own blocks the template charges what the planner does;
+ * at g0 = 256 the logits halve. */
+static void test_mlir_body_values_follow_the_blocks(void **state) {
+  (void)state;
+  FILE *fp = fopen(GOLDEN_DIR "/body_value_attention.mlirbc", "rb");
+  assert_non_null(fp);
+  static char bc[65536];
+  size_t n = fread(bc, 1, sizeof bc, fp);
+  fclose(fp);
+  vmem_error err;
+  vmem_kernel *k = vmem_kernel_from_bytecode(bc, n, NULL, &err);
+  if (!k)
+    fail_msg("%s", err.message);
+  size_t made;
+  assert_int_equal(vmem_kernel_parametrize(k, &made, &err), VMEM_OK);
+  assert_int_equal(made, 1);
+  for (size_t i = 0; i < 4; i++)
+    assert_true(vmem_kernel_array_inferred(k, i));
+  const vmem_target *t = vmem_target_find("v5e", 3);
+  vmem_footprint f;
+  assert_int_equal(vmem_kernel_footprint(k, t, NULL, &f, &err), VMEM_OK);
+  vmem_template *tpl = vmem_template_new(k, t, NULL, NULL, NULL, &err);
+  assert_non_null(tpl);
+  int64_t v = vmem_template_param_value(tpl, 0);
+  assert_int_equal(v, 512);
+  vmem_eval e;
+  vmem_template_eval(tpl, &v, &e);
+  assert_int_equal(e.scoped_bytes, f.scoped_bytes);
+  assert_int_equal(e.modelled_bytes, f.modelled_bytes);
+  assert_int_equal(e.modelled_bytes, 512 * 2048 * 4);
+  assert_int_equal(e.needed_bytes, e.scoped_bytes + f.internal_scratch_bytes + e.modelled_bytes);
+  v = 256;
+  vmem_template_eval(tpl, &v, &e);
+  assert_int_equal(e.modelled_bytes, 256 * 2048 * 4);
+  assert_int_equal(vmem_template_value_count(tpl), 1);
+  const char *names[4];
+  assert_int_equal(vmem_template_value_follows(tpl, 0, names, 4), 1);
+  assert_string_equal(names[0], "g0");
+  vmem_template_free(tpl);
+  vmem_footprint_free(&f);
+  vmem_kernel_free(k);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_template_equals_planner),
+      cmocka_unit_test(test_mlir_body_values_follow_the_blocks),
       cmocka_unit_test(test_cost_by_hand),
       cmocka_unit_test(test_single_buffer),
       cmocka_unit_test(test_padding_blocks),

@@ -147,7 +147,8 @@ uint64_t cli_file_bytes(const char *path); /* 0 when not a regular file */
  * cli_bytes with --bytes. */
 const char *cli_bytes(char *buf, size_t cap, uint64_t bytes);
 const char *cli_human(char *buf, size_t cap, uint64_t bytes);
-const char *cli_seconds(char *buf, size_t cap, double s); /* "12.50 us", "3.125 ms": fit's and check's times */
+const char *cli_seconds(char *buf, size_t cap, double s);
+char *cli_shape_text(const vmem_shape *s); /* malloc'd "bf16[8,128]", or NULL; the caller frees */ /* "12.50 us", "3.125 ms": fit's and check's times */
 
 /* The JSON schema version every command's output carries (docs/json.md). */
 #define CLI_JSON_SCHEMA 1

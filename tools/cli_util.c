@@ -242,6 +242,16 @@ void cli_progress_done(void) {
   cli_now->progress_shown = false;
 }
 
+char *cli_shape_text(const vmem_shape *s) {
+  if (!s)
+    return NULL;
+  size_t n = vmem_shape_print(s, NULL, 0);
+  char *b = malloc(n + 1);
+  if (b)
+    vmem_shape_print(s, b, n + 1);
+  return b;
+}
+
 const char *cli_seconds(char *buf, size_t cap, double s) {
   if (s >= 1e-3)
     snprintf(buf, cap, "%.3f ms", s * 1e3);

@@ -63,6 +63,8 @@ typedef struct fit_opts {
   size_t ngiven;
   const char *arrays[64];     /* --array NAME=SHAPE */
   size_t narrays;
+  const char *fixed[64];      /* --fixed-scratch NAME */
+  size_t nfixed;
   const char *instr;          /* --instruction NAME */
   size_t top;
   bool physical, json, buffers, padding, color;
@@ -191,6 +193,7 @@ static json_t *json_cand(const vmem_kernel *k, const vmem_template *tpl, const s
   }
   json_object_set_new(o, "scoped_bytes", json_integer((json_int_t)e.scoped_bytes));
   json_object_set_new(o, "needed_bytes", json_integer((json_int_t)e.needed_bytes));
+  json_object_set_new(o, "modelled_bytes", json_integer((json_int_t)e.modelled_bytes));
   json_object_set_new(o, "limit_bytes", json_integer((json_int_t)limit));
   json_object_set_new(o, "fits", json_boolean(e.needed_bytes <= limit));
   json_object_set_new(o, "time_s", json_real(e.time_s));
@@ -344,6 +347,84 @@ static bool run_search(const vmem_template *tpl, const space *sp, uint64_t limit
   return true;
 }
 
+static void json_follows(json_t *root, const vmem_kernel *k, const vmem_template *tpl) {
+  json_t *inf = json_array(), *sc = json_array(), *vals = json_array();
+  for (size_t i = 0; i < vmem_kernel_operand_count(k); i++) {
+    const vmem_operand *o = vmem_kernel_operand(k, i);
+    if (vmem_kernel_array_inferred(k, i)) {
+      char *a = cli_shape_text(o->array);
+      json_array_append_new(inf, json_pack("{s:s, s:s}", "operand", o->name, "array", a ? a : ""));
+      free(a);
+    }
+    if (o->role == VMEM_ROLE_SCRATCH && o->block && o->space == VMEM_SPACE_VMEM) {
+      int w = vmem_kernel_scratch_follows(k, i);
+      json_t *ps = json_array();
+      for (size_t d = 0; d < o->rank; d++)
+        if (o->block_param[d] >= 0 && (size_t)o->block_param[d] < vmem_template_param_count(tpl))
+          json_array_append_new(ps, json_string(vmem_template_param_name(tpl, (size_t)o->block_param[d])));
+      json_array_append_new(sc, json_pack("{s:s, s:o, s:o}", "operand", o->name, "follows",
+                                          w >= 0 ? json_string(vmem_kernel_operand(k, (size_t)w)->name) : json_null(),
+                                          "params", ps));
+    }
+  }
+  for (size_t v = 0; v < vmem_template_value_count(tpl); v++) {
+    const char *names[VMEM_KERNEL_MAX_RANK];
+    size_t n = vmem_template_value_follows(tpl, v, names, VMEM_KERNEL_MAX_RANK);
+    json_t *f = json_array();
+    for (size_t i = 0; i < n; i++)
+      json_array_append_new(f, json_string(names[i]));
+    json_array_append_new(vals, json_pack("{s:s, s:o}", "note", vmem_template_value_note(tpl, v), "follows", f));
+  }
+  json_object_set_new(root, "arrays_inferred", inf);
+  json_object_set_new(root, "scratch", sc);
+  json_object_set_new(root, "body_values", vals);
+  json_object_set_new(root, "body_modelled", json_boolean(vmem_kernel_body_modelled(k)));
+}
+
+/* What the search derives rather than reads: inferred arrays, scratch that
+ * follows a window, the body's values (modelled) that NEEDED counts. */
+static void print_follows(const vmem_kernel *k, const vmem_template *tpl) {
+  bool any = false;
+  for (size_t i = 0; i < vmem_kernel_operand_count(k); i++)
+    if (vmem_kernel_array_inferred(k, i)) {
+      char *a = cli_shape_text(vmem_kernel_operand(k, i)->array);
+      fprintf(CLI_OUT, "%s %s %s", any ? "," : "  arrays inferred from the grid and the windows (--array overrides):",
+              vmem_kernel_operand(k, i)->name, a ? a : "?");
+      free(a);
+      any = true;
+    }
+  if (any)
+    fprintf(CLI_OUT, "\n");
+  for (size_t i = 0; i < vmem_kernel_operand_count(k); i++) {
+    const vmem_operand *o = vmem_kernel_operand(k, i);
+    if (o->role != VMEM_ROLE_SCRATCH || !o->block || o->space != VMEM_SPACE_VMEM)
+      continue;
+    int w = vmem_kernel_scratch_follows(k, i);
+    bool param = false;
+    for (size_t d = 0; d < o->rank; d++)
+      param = param || o->block_param[d] >= 0;
+    if (w >= 0)
+      fprintf(CLI_OUT, "  scratch %s follows %s (its block's shape; --fixed-scratch %s keeps it)\n", o->name,
+              vmem_kernel_operand(k, (size_t)w)->name, o->name);
+    else if (param)
+      fprintf(CLI_OUT, "  scratch %s follows the parameters its shape names\n", o->name);
+    else
+      fprintf(CLI_OUT, "  scratch %s keeps its shape (no window of that shape, or --fixed-scratch)\n", o->name);
+  }
+  for (size_t v = 0; v < vmem_template_value_count(tpl); v++) {
+    const char *names[VMEM_KERNEL_MAX_RANK];
+    size_t n = vmem_template_value_follows(tpl, v, names, VMEM_KERNEL_MAX_RANK);
+    fprintf(CLI_OUT, "  body value (modelled, in NEEDED): %s%s", vmem_template_value_note(tpl, v),
+            n ? "; follows" : "; fixed");
+    for (size_t i = 0; i < n; i++)
+      fprintf(CLI_OUT, "%s %s", i ? "," : "", names[i]);
+    fprintf(CLI_OUT, "\n");
+  }
+  if (!vmem_kernel_body_modelled(k))
+    fprintf(CLI_OUT, "  (the body is not modelled: the ranking ignores the values it computes; a spec's \"values\" "
+                     "declares them)\n");
+}
+
 static void print_results(const vmem_kernel *k, const vmem_template *tpl, const space *sp, search *s, uint64_t limit,
                           const char *limit_from, size_t top, bool physical) {
   char b[48], c[48], tt[32];
@@ -351,6 +432,7 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
   for (size_t p = 0; p < sp->n; p++)
     fprintf(CLI_OUT, "  %s: %zu values, %" PRId64 "..%" PRId64 "\n", vmem_template_param_name(tpl, p), sp->count[p],
            sp->values[p][0], sp->values[p][sp->count[p] - 1]);
+  print_follows(k, tpl);
   fprintf(CLI_OUT, "considered %" PRIu64 ", legal %" PRIu64 ", fitting %" PRIu64 "\n", s->considered, s->legal, s->fitting);
   if (s->overhang)
     fprintf(CLI_OUT, "(%" PRIu64 " more would overhang their arrays; --allow-padding-blocks tries them)\n", s->overhang);
@@ -412,12 +494,20 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
  * kernel (text, bytecode, an HLO or StableHLO custom call) made searchable,
  * one parameter per grid axis, once its arrays are known (from the custom
  * call's operands, or --array). */
-static vmem_kernel *read_kernel(const char *path, const char *instr, const char *const *arrays, size_t narrays) {
+static vmem_kernel *read_kernel(const char *path, const fit_opts *o) {
   vmem_error err;
-  const char *format = NULL;
+  const char *format = NULL, *instr = o->instr;
+  const char *const *arrays = o->arrays;
+  size_t narrays = o->narrays;
   vmem_kernel *k = cli_load_kernel("fit", path, NULL, instr, &format);
   if (!k)
     return NULL;
+  for (size_t f = 0; f < o->nfixed; f++)
+    if (vmem_kernel_fix_scratch(k, o->fixed[f], &err) != VMEM_OK) {
+      cli_error("fit", "--fixed-scratch %s: %s", o->fixed[f], err.message);
+      vmem_kernel_free(k);
+      return NULL;
+    }
   for (size_t a = 0; a < narrays; a++) {
     char name[64];
     const char *eq = strchr(arrays[a], '=');
@@ -449,7 +539,7 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
   size_t top = o->top;
   bool physical = o->physical;
   vmem_error err;
-  vmem_kernel *k = read_kernel(path, o->instr, o->arrays, o->narrays);
+  vmem_kernel *k = read_kernel(path, o);
   if (!k)
     return EXIT_BAD;
   int rc = EXIT_BAD;
@@ -481,6 +571,7 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
       json_object_set_new(root, "considered", json_integer((json_int_t)s.considered));
       json_object_set_new(root, "legal", json_integer((json_int_t)s.legal));
       json_object_set_new(root, "fitting", json_integer((json_int_t)s.fitting));
+      json_follows(root, k, tpl);
       qsort(s.fit, s.fitting, sizeof *s.fit, by_time);
       for (size_t i = 0; i < s.fitting && i < top; i++)
         json_array_append_new(cs, json_cand(k, tpl, &sp, &s.fit[i], limit));
@@ -530,11 +621,13 @@ int cmd_fit(int argc, char **argv) {
   fit_opts o = {0};
   vmem_limit_inputs in = {.vmem_limit_bytes = -1};
   vmem_cost_options copt = {.step_overhead_s = -1, .flops = -1};
-  cli_list params = {o.given, 0, MAX_P}, arrays = {o.arrays, 0, sizeof o.arrays / sizeof *o.arrays};
+  cli_list params = {o.given, 0, MAX_P}, arrays = {o.arrays, 0, sizeof o.arrays / sizeof *o.arrays},
+           fixed = {o.fixed, 0, sizeof o.fixed / sizeof *o.fixed};
   const cli_opt opts[] = {{"--target", &target, NULL, NULL},
                           {"--top", &top_s, NULL, NULL},
                           {"--param", NULL, NULL, &params},
                           {"--array", NULL, NULL, &arrays},
+                          {"--fixed-scratch", NULL, NULL, &fixed},
                           {"--instruction", &o.instr, NULL, NULL},
                           {"--vmem-limit-bytes", &limit, NULL, NULL},
                           {"--flags", &in.flags, NULL, NULL},
@@ -550,7 +643,7 @@ int cmd_fit(int argc, char **argv) {
   int scan = cli_scan("fit", argc, argv, opts, &path, 1, help, "give one kernel spec");
   if (scan != CLI_GO)
     return scan;
-  o.ngiven = params.n, o.narrays = arrays.n;
+  o.ngiven = params.n, o.narrays = arrays.n, o.nfixed = fixed.n;
   if (fit_values(top_s, limit, overhead, flops, &top, &in, &copt) != EXIT_OK)
     return EXIT_BAD;
   if (!path)

@@ -111,8 +111,87 @@ vmem_status vmem_kernel_set_array(vmem_kernel *k, const char *name, const char *
   return VMEM_OK;
 }
 
+/* The array a window implies when every dim of its index map is a grid
+ * axis or a constant: block x bound along an axis, the block itself along a
+ * constant (the array may be larger there; the block is what is known). */
+static bool infer_array(vmem_kernel *k, kernel_operand *op) {
+  const vmem_operand *o = &op->pub;
+  int64_t dims[VMEM_KERNEL_MAX_RANK];
+  for (size_t d = 0; d < o->rank; d++) {
+    int a = o->index_axis[d];
+    uint64_t n = (uint64_t)o->block->dims[d];
+    if (a != VMEM_INDEX_CONSTANT &&
+        (a < 0 || (size_t)a >= k->grid_rank || k->grid[a] <= 0 || !ck_mul(n, (uint64_t)k->grid[a], &n)))
+      return false; /* not a plain map, a dynamic bound, or past 64 bits */
+    if (n > (uint64_t)INT64_MAX)
+      return false;
+    dims[d] = (int64_t)n;
+  }
+  vmem_shape *a = kernel_shape(k, o->block->dtype, dims, o->rank);
+  if (!a)
+    return false;
+  op->pub.array = op->array = a;
+  op->array_inferred = true;
+  return true;
+}
+
+/* A scratch buffer whose dims equal a window's block dims (after leading
+ * dims of 1, as a squeezed batch or head dim leaves them) follows that
+ * window's parameters in fit: an accumulator as large as the output block
+ * grows with it. Outputs are tried first, as accumulators match them. */
+static void follow_scratch(vmem_kernel *k) {
+  for (size_t s = 0; s < k->nops; s++) {
+    kernel_operand *sc = &k->ops[s];
+    if (sc->pub.role != VMEM_ROLE_SCRATCH || !sc->pub.block || sc->fixed)
+      continue;
+    for (int pass = 0; pass < 2 && !sc->follows; pass++)
+      for (size_t w = 0; w < k->nops && !sc->follows; w++) {
+        const vmem_operand *o = &k->ops[w].pub;
+        bool role = pass == 0 ? o->role == VMEM_ROLE_OUTPUT : o->role == VMEM_ROLE_INPUT;
+        bool same = role && o->block && o->rank >= sc->pub.rank && o->space == VMEM_SPACE_VMEM;
+        size_t lead = same ? o->rank - sc->pub.rank : 0; /* the window's leading dims of 1 (squeezed) */
+        bool moves = false;
+        for (size_t d = 0; same && d < o->rank; d++) {
+          same = d < lead ? o->block->dims[d] == 1 : o->block->dims[d] == sc->pub.block->dims[d - lead];
+          moves = moves || (d >= lead && o->block_param[d] >= 0);
+        }
+        if (!same || !moves)
+          continue;
+        for (size_t d = 0; d < sc->pub.rank; d++)
+          sc->pub.block_param[d] = o->block_param[d + lead];
+        sc->follows = (int)w + 1;
+      }
+  }
+}
+
+/* The parameter whose value is v, when exactly one has it; else -1. */
+static int param_of_value(const vmem_kernel *k, int64_t v) {
+  int found = -1;
+  for (size_t p = 0; p < k->nparams; p++)
+    if (k->params[p].value == v) {
+      if (found >= 0)
+        return -1;
+      found = (int)p;
+    }
+  return found;
+}
+
+/* A body value's dim follows the parameter that has its size, when one
+ * alone does (the logits [bq, bk] follow bq and bk); else it stays. */
+static void follow_values(vmem_kernel *k) {
+  for (size_t m = 0; m < k->nmodelled; m++) {
+    kernel_modelled *v = &k->modelled[m];
+    for (size_t d = 0; d < v->shape->rank && d < VMEM_KERNEL_MAX_RANK; d++)
+      if (v->param[d] < 0)
+        v->param[d] = param_of_value(k, v->shape->dims[d]);
+    if (v->kind == VALUE_MXU_LHS && v->contracted_param < 0)
+      v->contracted_param = param_of_value(k, v->contracted);
+  }
+}
+
 /* One parameter per grid axis, for the block dims it drives when they
- * agree in size. */
+ * agree in size; arrays the grid implies; scratch and body values that
+ * follow the blocks. */
 vmem_status vmem_kernel_parametrize(vmem_kernel *k, size_t *made, vmem_error *err) {
   err_clear(err);
   *made = 0;
@@ -124,9 +203,11 @@ vmem_status vmem_kernel_parametrize(vmem_kernel *k, size_t *made, vmem_error *er
   }
   for (size_t i = 0; i < k->nops; i++) {
     const vmem_operand *o = &k->ops[i].pub;
-    if (o->block && o->space == VMEM_SPACE_VMEM && o->buffers > 0 && o->role != VMEM_ROLE_SCRATCH && !o->array) {
-      err_set(err, VMEM_ERR_ARGUMENT, k->ops[i].offset, "%s: its array is not known: give it (--array %s=SHAPE)",
-              o->name, o->name);
+    if (o->block && o->space == VMEM_SPACE_VMEM && o->buffers > 0 && o->role != VMEM_ROLE_SCRATCH && !o->array &&
+        !infer_array(k, &k->ops[i])) {
+      err_set(err, VMEM_ERR_ARGUMENT, k->ops[i].offset,
+              "%s: its array is not known and its index map is not a plain projection of grid axes, so it cannot be "
+              "inferred: give it (--array %s=SHAPE)", o->name, o->name);
       return VMEM_ERR_ARGUMENT;
     }
   }
@@ -154,6 +235,25 @@ vmem_status vmem_kernel_parametrize(vmem_kernel *k, size_t *made, vmem_error *er
     k->grid_derived[g] = true;
     k->nparams++;
   }
+  follow_scratch(k);
+  follow_values(k);
   *made = k->nparams;
   return VMEM_OK;
 }
+
+vmem_status vmem_kernel_fix_scratch(vmem_kernel *k, const char *name, vmem_error *err) {
+  err_clear(err);
+  for (size_t i = 0; i < k->nops; i++)
+    if (!strcmp(k->ops[i].pub.name, name) && k->ops[i].pub.role == VMEM_ROLE_SCRATCH) {
+      k->ops[i].fixed = true;
+      return VMEM_OK;
+    }
+  err_set(err, VMEM_ERR_UNKNOWN, 0, "no scratch operand named '%s'", name);
+  return VMEM_ERR_UNKNOWN;
+}
+
+int vmem_kernel_scratch_follows(const vmem_kernel *k, size_t i) {
+  return i < k->nops ? k->ops[i].follows - 1 : -1;
+}
+
+bool vmem_kernel_array_inferred(const vmem_kernel *k, size_t i) { return i < k->nops && k->ops[i].array_inferred; }

@@ -21,6 +21,9 @@ typedef struct kernel_operand {
   vmem_operand pub;
   vmem_shape *array; /* pub.array, writable */
   size_t offset; /* in the source text, for messages */
+  bool array_inferred; /* the array is grid x window (vmem_kernel_parametrize) */
+  bool fixed;          /* scratch that keeps its shape in fit (--fixed-scratch) */
+  int follows;         /* scratch in fit: 1 + the operand whose block it follows; 0 when fixed */
 } kernel_operand;
 
 /* A vector value of the kernel body that the body model may charge
@@ -38,6 +41,8 @@ typedef struct kernel_modelled {
   kernel_value_kind kind;
   size_t start, end;        /* the lines it is live over (loops extend it) */
   int64_t contracted;       /* VALUE_MXU_LHS: the matmul's K */
+  int param[VMEM_KERNEL_MAX_RANK]; /* the parameter each dim follows in fit, or -1 */
+  int contracted_param;     /* the parameter K follows, or -1 */
 } kernel_modelled;
 
 struct vmem_kernel {

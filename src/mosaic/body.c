@@ -274,6 +274,9 @@ static bool record(bscan *b, kernel_value_kind kind, const vtype *t, vmem_dtype 
   m->kind = kind;
   m->start = start;
   m->end = end;
+  m->contracted_param = -1;
+  for (size_t i = 0; i < VMEM_KERNEL_MAX_RANK; i++)
+    m->param[i] = -1;
   if (!m->shape || !m->note)
     return false;
   k->nmodelled++;

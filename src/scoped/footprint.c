@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "../kernel/kernel.h"
+#include "scoped.h"
 
 enum { DEFAULT_ALIGNMENT = 512 };
 
@@ -110,63 +110,67 @@ static uint64_t vreg_file_bytes(const vmem_target *t) {
 /* Which values count on t: the f32 copies only where the VPU has no bf16;
  * a matmul's lhs only when its K exceeds twice the MXU's width (the records:
  * K = 512 costs nothing on the 256-wide MXUs of v6e and 7x, and costs about
- * the lhs on the 128-wide ones of v4 and v5). */
-static bool charged_kind(const kernel_modelled *m, const vmem_target *t) {
-  if (m->kind == VALUE_BF16_F32)
-    return vmem_target_generation(t) <= 3;
-  if (m->kind == VALUE_MXU_LHS)
-    return m->contracted > 2 * (int64_t)vmem_target_u64(t, VMEM_FACT_MXU_DIM);
-  return true;
-}
-
-/* The staged lhs is charged at 5/4 of its bytes: the records' ratios of the
- * compiler's extra bytes to the lhs run from 0.68 to 1.97 (docs/fidelity.md),
- * and a figure below most of them would call kernels fitting that fail. */
-static uint64_t charged_bytes(const kernel_modelled *m, uint64_t bytes) {
-  return m->kind == VALUE_MXU_LHS ? bytes / 4 * 5 : bytes;
+ * the lhs on the 128-wide ones of v4 and v5). The staged lhs is charged at
+ * 5/4 of its bytes: the records' ratios of the compiler's extra bytes to the
+ * lhs run from 0.68 to 1.97 (docs/fidelity.md), and a figure below most of
+ * them would call kernels fitting that fail. */
+uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int64_t contracted, uint64_t padded) {
+  if (m->kind == VALUE_BF16_F32 && vmem_target_generation(t) > 3)
+    return 0;
+  if (m->kind == VALUE_MXU_LHS && contracted <= 2 * (int64_t)vmem_target_u64(t, VMEM_FACT_MXU_DIM))
+    return 0;
+  if (padded <= vreg_file_bytes(t))
+    return 0;
+  return m->kind == VALUE_MXU_LHS ? padded / 4 * 5 : padded;
 }
 
 static bool live_at(const kernel_modelled *m, size_t line) {
   return m->kind == VALUE_KEPT ? m->start <= line && line <= m->end : m->start == line;
 }
 
-static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_target *t, vmem_footprint *f,
-                              size_t cap, vmem_error *err) {
-  if (!k->nmodelled)
-    return VMEM_OK;
-  uint64_t *bytes = arena_calloc(scratch, k->nmodelled, sizeof *bytes);
-  if (!bytes) {
-    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
-    return VMEM_ERR_NOMEM;
-  }
-  uint64_t vregs = vreg_file_bytes(t);
-  for (size_t m = 0; m < k->nmodelled; m++) {
-    vmem_size z;
-    if (!charged_kind(&k->modelled[m], t))
-      continue;
-    vmem_status st = buffer_size(scratch, k->modelled[m].shape, t, true, &z, err);
-    if (st != VMEM_OK)
-      return st;
-    bytes[m] = z.bytes > vregs ? charged_bytes(&k->modelled[m], z.bytes) : 0;
-  }
-  size_t peak_line = 0;
+size_t scoped_body_peak(const vmem_kernel *k, const uint64_t *charge, size_t *members, size_t cap) {
+  size_t peak_line = 0, n = 0;
   uint64_t peak = 0;
   for (size_t m = 0; m < k->nmodelled; m++) { /* the most is reached where some value starts */
     uint64_t live = 0;
     for (size_t j = 0; j < k->nmodelled; j++)
-      if (bytes[j] && live_at(&k->modelled[j], k->modelled[m].start) && !ck_add(live, bytes[j], &live))
+      if (charge[j] && live_at(&k->modelled[j], k->modelled[m].start) && !ck_add(live, charge[j], &live))
         live = UINT64_MAX;
     if (live > peak)
       peak = live, peak_line = k->modelled[m].start;
   }
-  for (size_t j = 0; peak && j < k->nmodelled; j++)
-    if (bytes[j] && live_at(&k->modelled[j], peak_line)) {
-      vmem_allocation a = {VMEM_ALLOC_MODELLED, SIZE_MAX, 1, bytes[j], bytes[j], 0, k->modelled[j].note};
-      if (!push(f, cap, a) || !ck_add(f->modelled_bytes, bytes[j], &f->modelled_bytes)) {
-        err_set(err, VMEM_ERR_OVERFLOW, 0, "the body's modelled values do not fit in 64 bits");
-        return VMEM_ERR_OVERFLOW;
-      }
+  for (size_t j = 0; peak && j < k->nmodelled && n < cap; j++)
+    if (charge[j] && live_at(&k->modelled[j], peak_line))
+      members[n++] = j;
+  return n;
+}
+
+static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_target *t, vmem_footprint *f,
+                              size_t cap, vmem_error *err) {
+  if (!k->nmodelled)
+    return VMEM_OK;
+  uint64_t *charge = arena_calloc(scratch, k->nmodelled, sizeof *charge);
+  size_t *members = arena_calloc(scratch, k->nmodelled, sizeof *members);
+  if (!charge || !members) {
+    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return VMEM_ERR_NOMEM;
+  }
+  for (size_t m = 0; m < k->nmodelled; m++) {
+    vmem_size z;
+    vmem_status st = buffer_size(scratch, k->modelled[m].shape, t, true, &z, err);
+    if (st != VMEM_OK)
+      return st;
+    charge[m] = scoped_body_charge(&k->modelled[m], t, k->modelled[m].contracted, z.bytes);
+  }
+  size_t n = scoped_body_peak(k, charge, members, k->nmodelled);
+  for (size_t i = 0; i < n; i++) {
+    const kernel_modelled *m = &k->modelled[members[i]];
+    vmem_allocation a = {VMEM_ALLOC_MODELLED, SIZE_MAX, 1, charge[members[i]], charge[members[i]], 0, m->note};
+    if (!push(f, cap, a) || !ck_add(f->modelled_bytes, a.bytes, &f->modelled_bytes)) {
+      err_set(err, VMEM_ERR_OVERFLOW, 0, "the body's modelled values do not fit in 64 bits");
+      return VMEM_ERR_OVERFLOW;
     }
+  }
   return VMEM_OK;
 }
 

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernel/kernel.h"
+#include "../scoped/scoped.h"
 
-enum { MAX_OPS = 64, MAX_PARAMS = 16, MAX_TERMS = 8 };
+enum { MAX_OPS = 64, MAX_PARAMS = 16, MAX_TERMS = 8, MAX_VALUES = 16 };
 #define DEFAULT_STEP_OVERHEAD_S 0.35e-6
 
 typedef struct tpl_operand {
@@ -61,10 +61,14 @@ struct vmem_template {
   size_t nchoices;
   size_t choice_op[MAX_OPS]; /* operands whose buffer count may be 1 or 2 */
   int64_t param_values[MAX_PARAMS]; /* as the kernel gives them */
+  size_t nvalues;
+  tpl_operand values[MAX_VALUES];   /* the body's values at their peak, laid out as scratch is */
+  const kernel_modelled *value_src[MAX_VALUES];
   uint64_t array_bytes[MAX_OPS]; /* whole array in VMEM, when colored; 0 = cannot */
 };
 
 static bool padded_bytes(const vmem_template *tpl, const tpl_operand *o, const int64_t *dims, uint64_t *out);
+static int64_t dim_of(const tpl_operand *o, size_t d, const int64_t *values);
 
 static vmem_status tpl_fail(vmem_error *err, vmem_status code, const char *msg) {
   err_set(err, code, 0, "%s", msg);
@@ -136,6 +140,61 @@ static void compile_operand(tpl_operand *o, const kernel_operand *ko) {
   o->has_array = p->array != NULL;
   for (size_t d = 0; o->has_array && d < p->rank; d++)
     o->array[d] = p->array->dims[d];
+}
+
+/* The body's values that the planner charges at the kernel's own blocks
+ * (its peak), compiled so that each dim that follows a parameter scales
+ * with it; the set is kept as the blocks change (modelled: the peak could
+ * move to other lines). */
+static vmem_status compile_values(vmem_template *tpl, const vmem_kernel *k, const vmem_target *t, vmem_error *err) {
+  if (!k->nmodelled)
+    return VMEM_OK;
+  uint64_t *charge = vmem__alloc(&tpl->alloc, k->nmodelled * sizeof *charge);
+  size_t *members = vmem__alloc(&tpl->alloc, k->nmodelled * sizeof *members);
+  vmem_status st = VMEM_OK;
+  if (!charge || !members)
+    st = tpl_fail(err, VMEM_ERR_NOMEM, "out of memory");
+  for (size_t m = 0; st == VMEM_OK && m < k->nmodelled; m++) {
+    tpl_operand o;
+    kernel_operand ko = {.pub = {.role = VMEM_ROLE_SCRATCH, .space = VMEM_SPACE_VMEM, .block = k->modelled[m].shape,
+                                 .rank = k->modelled[m].shape->rank}};
+    for (size_t d = 0; d < ko.pub.rank && d < VMEM_KERNEL_MAX_RANK; d++)
+      ko.pub.block_param[d] = k->modelled[m].param[d];
+    compile_operand(&o, &ko);
+    uint64_t b;
+    charge[m] = padded_bytes(tpl, &o, o.dims, &b) ? scoped_body_charge(&k->modelled[m], t, k->modelled[m].contracted, b)
+                                                  : 0;
+  }
+  size_t n = st == VMEM_OK ? scoped_body_peak(k, charge, members, MAX_VALUES) : 0;
+  for (size_t i = 0; i < n; i++) {
+    const kernel_modelled *m = &k->modelled[members[i]];
+    kernel_operand ko = {.pub = {.role = VMEM_ROLE_SCRATCH, .space = VMEM_SPACE_VMEM, .block = m->shape,
+                                 .rank = m->shape->rank}};
+    for (size_t d = 0; d < ko.pub.rank && d < VMEM_KERNEL_MAX_RANK; d++)
+      ko.pub.block_param[d] = m->param[d];
+    compile_operand(&tpl->values[tpl->nvalues], &ko);
+    tpl->value_src[tpl->nvalues++] = m;
+  }
+  vmem__free(&tpl->alloc, charge);
+  vmem__free(&tpl->alloc, members);
+  return st;
+}
+
+/* The body's values at these parameter values. */
+static uint64_t values_bytes(const vmem_template *tpl, const int64_t *values) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < tpl->nvalues; i++) {
+    const tpl_operand *o = &tpl->values[i];
+    const kernel_modelled *m = tpl->value_src[i];
+    int64_t dims[VMEM_KERNEL_MAX_RANK];
+    uint64_t b;
+    for (size_t d = 0; d < o->rank; d++)
+      dims[d] = dim_of(o, d, values);
+    int64_t kk = m->contracted_param >= 0 ? values[m->contracted_param] : m->contracted;
+    if (padded_bytes(tpl, o, dims, &b) && !ck_add(sum, scoped_body_charge(m, tpl->t, kk, b), &sum))
+      return UINT64_MAX;
+  }
+  return sum;
 }
 
 static double fact(const vmem_target *t, vmem_fact_id id) {
@@ -239,7 +298,8 @@ vmem_template *vmem_template_new(const vmem_kernel *k, const vmem_target *t, con
   tpl->peak_per_core = peak_for(k, t) / tpl->cores;
   tpl->overhead = cost && cost->step_overhead_s >= 0 ? cost->step_overhead_s : DEFAULT_STEP_OVERHEAD_S;
   tpl->flops_total = kernel_total_flops(k, cost, &tpl->flops_source);
-  if (k->flops_per_step && parse_flops(tpl, k, k->flops_per_step, err) != VMEM_OK) {
+  if ((k->flops_per_step && parse_flops(tpl, k, k->flops_per_step, err) != VMEM_OK) ||
+      compile_values(tpl, k, t, err) != VMEM_OK) {
     vmem_template_free(tpl);
     return NULL;
   }
@@ -480,7 +540,9 @@ void vmem_template_eval_buffers(const vmem_template *tpl, const int64_t *values,
   shape_blocks(tpl, values, &cx, out);
   for (size_t i = 0; i < tpl->nops; i++)
     add_operand(tpl, i, &cx, out);
-  if (!ck_add(out->scoped_bytes, tpl->internal_scratch, &out->needed_bytes))
+  out->modelled_bytes = values_bytes(tpl, values);
+  if (!ck_add(out->scoped_bytes, tpl->internal_scratch, &out->needed_bytes) ||
+      !ck_add(out->needed_bytes, out->modelled_bytes, &out->needed_bytes))
     out->needed_bytes = UINT64_MAX;
   out->grid_steps = (uint64_t)cx.steps;
   out->flops = kernel_flops(tpl, values, &cx, out);
@@ -586,4 +648,20 @@ vmem_status vmem_kernel_cost(const vmem_kernel *k, const vmem_target *t, const v
   out->body_loops = k->body_loops;
   vmem_template_free(tpl);
   return VMEM_OK;
+}
+
+size_t vmem_template_value_count(const vmem_template *tpl) { return tpl->nvalues; }
+
+const char *vmem_template_value_note(const vmem_template *tpl, size_t i) {
+  return i < tpl->nvalues ? tpl->value_src[i]->note : NULL;
+}
+
+size_t vmem_template_value_follows(const vmem_template *tpl, size_t i, const char **names, size_t cap) {
+  size_t n = 0;
+  for (size_t d = 0; i < tpl->nvalues && d < tpl->values[i].rank; d++) {
+    int p = tpl->values[i].param[d];
+    if (p >= 0 && n < cap)
+      names[n++] = tpl->param_names[p];
+  }
+  return n;
 }

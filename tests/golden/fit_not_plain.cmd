@@ -1,0 +1,1 @@
+$VMEMSCOPE fit fit_not_plain.mlir
