@@ -512,6 +512,55 @@ static bool result_shape(sreader *r) {
   return true;
 }
 
+/* values ::= '[' {"name": s, "dtype": t, "shape": [dim...]} ... ']': the
+ * body's large values, declared (a spec has no body to read): all live at
+ * once, kept whole (docs/kernel-spec.md). Their dims may name parameters. */
+static bool read_values(sreader *r) {
+  vmem_kernel *k = r->k;
+  json_t *vs = json_object_get(r->root, "values");
+  if (!vs)
+    return true;
+  if (!json_is_array(vs) || json_array_size(vs) > 4096)
+    return fail(r, VMEM_ERR_SYNTAX, "values: expected an array of {\"name\", \"dtype\", \"shape\"} objects");
+  if (!(k->modelled = arena_calloc(&k->a, json_array_size(vs) ? json_array_size(vs) : 1, sizeof *k->modelled)))
+    return fail(r, VMEM_ERR_NOMEM, "out of memory");
+  for (size_t i = 0; i < json_array_size(vs); i++) {
+    json_t *v = json_array_get(vs, i), *shape = json_object_get(v, "shape");
+    const char *nm = json_string_value(json_object_get(v, "name")), *dt = json_string_value(json_object_get(v, "dtype"));
+    vmem_dtype t;
+    char path[64];
+    snprintf(path, sizeof path, "values[%zu]", i);
+    if (!json_is_object(v) || !dt || !vmem_dtype_from_name(dt, strlen(dt), &t))
+      return fail(r, VMEM_ERR_SYNTAX, "%s: expected a known \"dtype\"", path);
+    if (!json_is_array(shape) || json_array_size(shape) > VMEM_KERNEL_MAX_RANK)
+      return fail(r, VMEM_ERR_SYNTAX, "%s.shape: expected an array of at most 16 dimensions", path);
+    kernel_modelled *m = &k->modelled[k->nmodelled];
+    int64_t dims[VMEM_KERNEL_MAX_RANK];
+    size_t rank = json_array_size(shape);
+    m->contracted_param = -1;
+    for (size_t d = 0; d < VMEM_KERNEL_MAX_RANK; d++)
+      m->param[d] = -1;
+    for (size_t d = 0; d < rank; d++) {
+      char pd[112];
+      snprintf(pd, sizeof pd, "%s.shape[%zu]", path, d);
+      if (!read_dim(r, json_array_get(shape, d), pd, &dims[d], &m->param[d]))
+        return false;
+    }
+    char note[160];
+    snprintf(note, sizeof note, "%s (declared in the spec)", nm ? nm : path);
+    m->shape = kernel_shape(k, t, dims, rank);
+    m->note = arena_strndup(&k->a, note, strlen(note));
+    m->kind = VALUE_KEPT;
+    m->start = 1;
+    m->end = 1;
+    if (!m->shape || !m->note)
+      return fail(r, VMEM_ERR_NOMEM, "out of memory");
+    k->nmodelled++;
+  }
+  k->body_known = true; /* declared: the verdicts count them */
+  return true;
+}
+
 static bool read_kernel(sreader *r) {
   vmem_kernel *k = r->k;
   k->roles_inferred = true; /* a spec says which operands are outputs */
@@ -546,7 +595,8 @@ static bool read_kernel(sreader *r) {
   size_t at = 0;
   return read_params(r) && read_grid_axes(r) && read_list(r, lists[0], VMEM_ROLE_SCALAR_PREFETCH, &at) &&
          read_list(r, lists[1], VMEM_ROLE_INPUT, &at) && read_list(r, lists[2], VMEM_ROLE_OUTPUT, &at) &&
-         read_list(r, lists[3], VMEM_ROLE_SCRATCH, &at) && read_aliases(r) && derive_grid(r) && result_shape(r);
+         read_list(r, lists[3], VMEM_ROLE_SCRATCH, &at) && read_aliases(r) && derive_grid(r) && result_shape(r) &&
+         read_values(r);
 }
 
 vmem_kernel *vmem_kernel_from_spec(const char *text, size_t len, const vmem_allocator *alloc, vmem_error *err) {

@@ -1,0 +1,1 @@
+$VMEMSCOPE check bad_values.json

@@ -1,0 +1,1 @@
+$VMEMSCOPE check spec_values.json --vmem-limit-bytes 30408704

@@ -1,0 +1,1 @@
+$VMEMSCOPE fit spec_values.json --top 3
