@@ -41,7 +41,11 @@ static const char help[] =
     "  --vmem-limit-bytes N  fit this limit instead of the one in force\n"
     "  --physical            fit physical VMEM and report the vmem_limit_bytes to request\n"
     "  --step-overhead-us X  the per-grid-step overhead (default 0.35; no public source)\n"
-    "  --flops N             the kernel's total FLOPs (for MLIR, which does not say)\n"
+    "  --flops N             the kernel's total FLOPs (default: the custom call's cost_estimate, else\n"
+    "                        counted from the Mosaic body)\n"
+    "  --fixed-scratch NAME  keep scratch NAME at its shape (by default a scratch of a window's shape\n"
+    "                        follows that window's blocks)\n"
+    "  --explain             say why the best beat the next candidates and the fastest one that does not fit\n"
     "  --target T, --flags \"...\", --no-env, --json   as for check\n\n"
     "Exit status: 0 when something fits, 1 when nothing does, 2 on bad input.\n\n"
     "examples:\n"
@@ -67,7 +71,7 @@ typedef struct fit_opts {
   size_t nfixed;
   const char *instr;          /* --instruction NAME */
   size_t top;
-  bool physical, json, buffers, padding, color;
+  bool physical, json, buffers, padding, color, explain;
 } fit_opts;
 
 typedef struct space {
@@ -308,6 +312,8 @@ typedef struct search {
   uint64_t overhang;  /* legal but not dividing, left out without --allow-padding-blocks */
   cand *fit;          /* fitting candidates */
   cand smallest;      /* the smallest legal footprint, when nothing fits */
+  cand fastest_over;  /* the fastest legal candidate over the limit (--explain) */
+  uint64_t over;      /* legal candidates over the limit */
   bool any_legal;
 } search;
 
@@ -334,8 +340,11 @@ static bool run_search(const vmem_template *tpl, const space *sp, uint64_t limit
     if (!s->any_legal || c.needed < s->smallest.needed)
       s->smallest = c;
     s->any_legal = true;
-    if (e.needed_bytes > limit)
+    if (e.needed_bytes > limit) {
+      if (!s->over++ || c.time < s->fastest_over.time)
+        s->fastest_over = c;
       continue;
+    }
     if (s->fitting == cap) {
       cand *n = realloc(s->fit, (cap *= 2) * sizeof *n);
       if (!n)
@@ -423,6 +432,59 @@ static void print_follows(const vmem_kernel *k, const vmem_template *tpl) {
   if (!vmem_kernel_body_modelled(k))
     fprintf(CLI_OUT, "  (the body is not modelled: the ranking ignores the values it computes; a spec's \"values\" "
                      "declares them)\n");
+}
+
+/* Why a runner-up lost to the best: the term of the roofline that differs
+ * most (grid steps, HBM bytes, compute), or the VMEM it would need. */
+static void explain_one(const vmem_kernel *k, const vmem_template *tpl, const space *sp, const cand *c,
+                        const vmem_eval *best, uint64_t limit) {
+  char ps[256], a[48], b[48], t1[32], t2[32];
+  vmem_eval e;
+  eval_cand(tpl, sp, c->index, &e);
+  params_text(k, tpl, sp, c->index, ps, sizeof ps);
+  if (e.needed_bytes > limit) {
+    fprintf(CLI_OUT, "  %-28s faster (%s) but needs %s of %s: scoped %s", ps, cli_seconds(t1, sizeof t1, e.time_s),
+            cli_human(a, sizeof a, e.needed_bytes), cli_human(b, sizeof b, limit), cli_human(t2, sizeof t2, e.scoped_bytes));
+    if (e.modelled_bytes)
+      fprintf(CLI_OUT, " + body values %s (modelled)", cli_human(a, sizeof a, e.modelled_bytes));
+    fprintf(CLI_OUT, "\n");
+    return;
+  }
+  fprintf(CLI_OUT, "  %-28s %s, %.1f%% slower: ", ps, cli_seconds(t1, sizeof t1, e.time_s),
+          best->time_s > 0 ? 100.0 * (e.time_s - best->time_s) / best->time_s : 0.0);
+  if (e.hbm_bytes > best->hbm_bytes * 1.001)
+    fprintf(CLI_OUT, "moves %s from HBM against %s (blocks re-fetched more often)", cli_human(a, sizeof a, (uint64_t)e.hbm_bytes),
+            cli_human(b, sizeof b, (uint64_t)best->hbm_bytes));
+  else if (e.grid_steps > best->grid_steps)
+    fprintf(CLI_OUT, "%" PRIu64 " grid steps against %" PRIu64 " (step overhead)", e.grid_steps, best->grid_steps);
+  else if (e.flops > best->flops * 1.001)
+    fprintf(CLI_OUT, "computes more (padded blocks)");
+  else
+    fprintf(CLI_OUT, "%s-bound where the best is %s-bound", e.compute_bound ? "compute" : "hbm",
+            best->compute_bound ? "compute" : "hbm");
+  fprintf(CLI_OUT, "\n");
+}
+
+/* fit --explain: the best against the next five, the fastest candidate that
+ * does not fit, and what the block rules left out. */
+static void print_explain(const vmem_kernel *k, const vmem_template *tpl, const space *sp, const search *s,
+                          uint64_t limit) {
+  char ps[256], t[32];
+  vmem_eval best;
+  eval_cand(tpl, sp, s->fit[0].index, &best);
+  params_text(k, tpl, sp, s->fit[0].index, ps, sizeof ps);
+  fprintf(CLI_OUT, "\nwhy %s (%s, %s-bound):\n", ps, cli_seconds(t, sizeof t, best.time_s),
+          best.compute_bound ? "compute" : "hbm");
+  for (size_t i = 1; i < s->fitting && i <= 5; i++)
+    explain_one(k, tpl, sp, &s->fit[i], &best, limit);
+  if (s->over && s->fastest_over.time < best.time_s)
+    explain_one(k, tpl, sp, &s->fastest_over, &best, limit);
+  else if (s->over)
+    fprintf(CLI_OUT, "  %" PRIu64 " candidates need more than the limit; none of them would be faster\n", s->over);
+  if (s->considered > s->legal)
+    fprintf(CLI_OUT, "  %" PRIu64 " combinations break the Pallas block rules (a last dim not a multiple of 128 nor "
+                     "whole, a second-to-last not a multiple of 8 nor whole) or overhang their arrays\n",
+            s->considered - s->legal);
 }
 
 static void print_results(const vmem_kernel *k, const vmem_template *tpl, const space *sp, search *s, uint64_t limit,
@@ -583,6 +645,8 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
       rc = s.fitting ? EXIT_OK : EXIT_OOM;
     } else {
       print_results(k, tpl, &sp, &s, limit, from, top, physical);
+      if (o->explain && s.fitting)
+        print_explain(k, tpl, &sp, &s, limit);
       rc = s.fitting ? EXIT_OK : EXIT_OOM;
     }
   }
@@ -639,6 +703,7 @@ int cmd_fit(int argc, char **argv) {
                           {"--color", NULL, &o.color, NULL},
                           {"--no-env", NULL, &no_env, NULL},
                           {"--json", NULL, &o.json, NULL},
+                          {"--explain", NULL, &o.explain, NULL},
                           {NULL, NULL, NULL, NULL}};
   int scan = cli_scan("fit", argc, argv, opts, &path, 1, help, "give one kernel spec");
   if (scan != CLI_GO)

@@ -1,0 +1,1 @@
+$VMEMSCOPE fit ../../examples/gated_matmul.json --explain --top 3
