@@ -982,6 +982,10 @@ VMEM_API vmem_status vmem_kernel_fix_scratch(vmem_kernel *k, const char *name, v
 /** Scratch operand i: the operand whose block it follows after
  *  parametrize, or -1 when it keeps its shape. */
 VMEM_API int vmem_kernel_scratch_follows(const vmem_kernel *k, size_t i);
+/** Operand i's block dims (bit d) that parametrize tied to a parameter by
+ *  size alone: their index map is a constant or not analysable, and another
+ *  window's dim at the same position has that size from the parameter. */
+VMEM_API unsigned vmem_kernel_tied_dims(const vmem_kernel *k, size_t i);
 /** Whether operand i's array was inferred from the grid and its window. */
 VMEM_API bool vmem_kernel_array_inferred(const vmem_kernel *k, size_t i);
 

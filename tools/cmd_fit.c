@@ -195,6 +195,17 @@ static json_t *json_cand(const vmem_kernel *k, const vmem_template *tpl, const s
                           json_integer(bufs[j]));
     json_object_set_new(o, "buffers", b);
   }
+  json_t *blocks = json_object();
+  for (size_t i = 0; i < vmem_kernel_operand_count(k); i++) {
+    const vmem_operand *op = vmem_kernel_operand(k, i);
+    if (!op->block || op->space != VMEM_SPACE_VMEM || op->role == VMEM_ROLE_SCALAR_PREFETCH)
+      continue;
+    json_t *d = json_array();
+    for (size_t j = 0; j < op->rank; j++)
+      json_array_append_new(d, json_integer(op->block_param[j] >= 0 ? v[op->block_param[j]] : vmem_shape_dim(op->block, j)));
+    json_object_set_new(blocks, op->name, d);
+  }
+  json_object_set_new(o, "blocks", blocks);
   json_object_set_new(o, "scoped_bytes", json_integer((json_int_t)e.scoped_bytes));
   json_object_set_new(o, "needed_bytes", json_integer((json_int_t)e.needed_bytes));
   json_object_set_new(o, "modelled_bytes", json_integer((json_int_t)e.modelled_bytes));
@@ -419,6 +430,14 @@ static void print_follows(const vmem_kernel *k, const vmem_template *tpl) {
       fprintf(CLI_OUT, "  scratch %s follows the parameters its shape names\n", o->name);
     else
       fprintf(CLI_OUT, "  scratch %s keeps its shape (no window of that shape, or --fixed-scratch)\n", o->name);
+  }
+  for (size_t i = 0; i < vmem_kernel_operand_count(k); i++) {
+    const vmem_operand *o = vmem_kernel_operand(k, i);
+    unsigned tied = vmem_kernel_tied_dims(k, i);
+    for (size_t d = 0; d < o->rank; d++)
+      if (tied >> d & 1u)
+        fprintf(CLI_OUT, "  %s block dim %zu follows %s by its size (its index map does not say; modelled)\n", o->name,
+                d, vmem_template_param_name(tpl, (size_t)o->block_param[d]));
   }
   for (size_t v = 0; v < vmem_template_value_count(tpl); v++) {
     const char *names[VMEM_KERNEL_MAX_RANK];

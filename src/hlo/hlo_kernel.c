@@ -46,15 +46,31 @@ static void set_array(vmem_kernel *k, size_t i, const vmem_shape *s) {
     op->pub.array = op->array = a;
 }
 
+/* A grid bound known only at run time is passed to the custom call as a
+ * leading scalar operand, one per dynamic bound (megablox gmm's tiles per
+ * group: tensor<i32> before its prefetch operands). */
+static size_t dynamic_bounds(const vmem_kernel *k) {
+  size_t n = 0;
+  for (size_t g = 0; g < k->grid_rank; g++)
+    n += k->grid[g] == VMEM_GRID_DYNAMIC;
+  return n;
+}
+
 static void complete(vmem_kernel *k, const kernel_arrays *io, const json_t *config) {
   const json_t *ccc = json_object_get(config, "custom_call_config");
-  if (set_roles(k, io->nin, io->nout)) /* then operand i is input i, and output j follows the inputs */
+  size_t lead = dynamic_bounds(k);
+  bool known = lead <= io->nin && set_roles(k, io->nin - lead, io->nout);
+  if (!known && lead) { /* the bounds were not passed: the operands are the kernel's alone */
+    lead = 0;
+    known = set_roles(k, io->nin, io->nout);
+  }
+  if (known) /* then operand i is input i (after the bounds), and output j follows the inputs */
     for (size_t i = 0; i < k->nops; i++) {
       vmem_operand_role r = k->ops[i].pub.role;
       if (r == VMEM_ROLE_INPUT)
-        set_array(k, i, io->ins[i]);
+        set_array(k, i, io->ins[i + lead]);
       else if (r == VMEM_ROLE_OUTPUT)
-        set_array(k, i, io->outs[i - io->nin]);
+        set_array(k, i, io->outs[i - (io->nin - lead)]);
     }
   const vmem_shape *res = io->result ? io->result : io->nout == 1 ? io->outs[0] : NULL;
   if (res && !k->result)

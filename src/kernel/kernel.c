@@ -135,6 +135,32 @@ static bool infer_array(vmem_kernel *k, kernel_operand *op) {
   return true;
 }
 
+/* A block dim whose index map says nothing of the grid (a constant, or an
+ * index read from a prefetched ref) but has the size another window's dim
+ * at the same position takes from a parameter follows that parameter: in
+ * Pallas code such blocks are written with the same block size (a bias
+ * block (bm, n) at a constant index beside x's (bm, n); a gathered row
+ * block). Modelled: the MLIR only shows the sizes agree; fit says so. */
+static void tie_unmapped_dims(vmem_kernel *k) {
+  for (size_t i = 0; i < k->nops; i++) {
+    vmem_operand *o = &k->ops[i].pub;
+    if (!o->block || o->role == VMEM_ROLE_SCRATCH || o->space != VMEM_SPACE_VMEM)
+      continue;
+    for (size_t d = 0; d < o->rank; d++) {
+      if (o->block_param[d] >= 0 || o->index_axis[d] >= 0)
+        continue;
+      for (size_t w = 0; w < k->nops && o->block_param[d] < 0; w++) {
+        const vmem_operand *x = &k->ops[w].pub;
+        if (w != i && x->block && x->rank == o->rank && x->role != VMEM_ROLE_SCRATCH && x->index_axis[d] >= 0 &&
+            x->block_param[d] >= 0 && x->block->dims[d] == o->block->dims[d]) {
+          o->block_param[d] = x->block_param[d];
+          k->ops[i].tied |= 1u << d;
+        }
+      }
+    }
+  }
+}
+
 /* A scratch buffer whose dims equal a window's block dims (after leading
  * dims of 1, as a squeezed batch or head dim leaves them) follows that
  * window's parameters in fit: an accumulator as large as the output block
@@ -235,6 +261,7 @@ vmem_status vmem_kernel_parametrize(vmem_kernel *k, size_t *made, vmem_error *er
     k->grid_derived[g] = true;
     k->nparams++;
   }
+  tie_unmapped_dims(k);
   follow_scratch(k);
   follow_values(k);
   *made = k->nparams;
@@ -257,3 +284,5 @@ int vmem_kernel_scratch_follows(const vmem_kernel *k, size_t i) {
 }
 
 bool vmem_kernel_array_inferred(const vmem_kernel *k, size_t i) { return i < k->nops && k->ops[i].array_inferred; }
+
+unsigned vmem_kernel_tied_dims(const vmem_kernel *k, size_t i) { return i < k->nops ? k->ops[i].tied : 0; }

@@ -24,6 +24,7 @@ typedef struct kernel_operand {
   bool array_inferred; /* the array is grid x window (vmem_kernel_parametrize) */
   bool fixed;          /* scratch that keeps its shape in fit (--fixed-scratch) */
   int follows;         /* scratch in fit: 1 + the operand whose block it follows; 0 when fixed */
+  unsigned tied;       /* block dims tied to a parameter by size alone (bit d; vmem_kernel_parametrize) */
 } kernel_operand;
 
 /* A vector value of the kernel body that the body model may charge
@@ -67,6 +68,7 @@ struct vmem_kernel {
   const char *flops_per_step; /* spec "flops_per_step": an expression of params, or NULL */
   bool body_known;          /* MLIR: the body was scanned (src/mosaic/body.c) */
   bool body_loops;          /* ... and has loops, whose ops were counted once */
+  bool never_moving_rule;   /* MLIR: windows that never move get one buffer (mlir_text.c), in fit too */
   double body_flops;        /* ... its FLOPs per grid step */
   double body_transcendentals; /* ... its transcendentals per grid step */
   vmem_shape *result;

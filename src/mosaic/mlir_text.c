@@ -504,6 +504,7 @@ static bool read_index_map(mreader *r, const mfunc *f, size_t grid_rank, kernel_
  * used_scoped_memory_configs are half the double-buffered figure. A window
  * whose pipeline_mode is given keeps what it was given. */
 static void single_buffer_fixed_windows(vmem_kernel *k) {
+  k->never_moving_rule = true; /* fit's template applies it per candidate grid */
   for (size_t i = 0; i < k->nops; i++) {
     vmem_operand *o = &k->ops[i].pub;
     if (o->buffers != 2 || o->buffers_given || o->role == VMEM_ROLE_SCRATCH)

@@ -32,6 +32,7 @@ typedef struct tpl_operand {
   bool has_array;
   int64_t array[VMEM_KERNEL_MAX_RANK];
   int elem_bytes_hbm;  /* for transfers: unpadded bytes per element */
+  bool auto_buffers;   /* one buffer when its block never moves over the candidate's grid (MLIR's rule) */
 } tpl_operand;
 
 /* flops_per_step ::= term ('+' term)*    term ::= factor ('*' factor)*
@@ -263,8 +264,15 @@ vmem_template *vmem_template_new(const vmem_kernel *k, const vmem_target *t, con
     tpl->alloc = *alloc;
   tpl->t = t;
   tpl->nops = k->nops;
-  for (size_t i = 0; i < k->nops; i++)
+  for (size_t i = 0; i < k->nops; i++) {
     compile_operand(&tpl->ops[i], &k->ops[i]);
+    const vmem_operand *o = &k->ops[i].pub;
+    if (k->never_moving_rule && o->block && o->space == VMEM_SPACE_VMEM && !o->buffers_given && o->buffers > 0 &&
+        (o->role == VMEM_ROLE_INPUT || o->role == VMEM_ROLE_OUTPUT)) {
+      tpl->ops[i].auto_buffers = true; /* the rule decides per candidate grid (never_moving): start from two */
+      tpl->ops[i].buffers = 2;
+    }
+  }
   for (size_t i = 0; i < k->nops; i++) {
     const vmem_operand *o = &k->ops[i].pub;
     if (o->role == VMEM_ROLE_INPUT && o->space == VMEM_SPACE_VMEM && o->buffers == 2 && !o->buffers_given)
@@ -467,6 +475,22 @@ static void shape_blocks(const vmem_template *tpl, const int64_t *values, eval_c
     cx->steps *= (double)(cx->grid[g] > 0 ? cx->grid[g] : 1);
 }
 
+/* The planner's rule for MLIR kernels (mlir_text.c): a window whose every
+ * index is a constant or follows an axis of extent 1 in this candidate's
+ * grid never moves, and has one buffer. */
+static void never_moving(const vmem_template *tpl, eval_ctx *cx) {
+  for (size_t i = 0; i < tpl->nops; i++) {
+    const tpl_operand *o = &tpl->ops[i];
+    bool fixed = o->auto_buffers && cx->nbuf[i] == 2;
+    for (size_t d = 0; fixed && d < o->rank; d++) {
+      int a = o->index_axis[d];
+      fixed = a == VMEM_INDEX_CONSTANT || (a >= 0 && cx->grid[a] == 1);
+    }
+    if (fixed)
+      cx->nbuf[i] = 1;
+  }
+}
+
 /* One operand's windows (exact, overflow-checked) and its HBM traffic. An
  * edge block that overhangs the array moves only its in-bounds part: over
  * a sweep, the valid share per dim is A / (ceil(A/b)·b). */
@@ -538,6 +562,7 @@ void vmem_template_eval_buffers(const vmem_template *tpl, const int64_t *values,
   out->legal = true;
   choose_buffers(tpl, buffers, &cx, out);
   shape_blocks(tpl, values, &cx, out);
+  never_moving(tpl, &cx);
   for (size_t i = 0; i < tpl->nops; i++)
     add_operand(tpl, i, &cx, out);
   out->modelled_bytes = values_bytes(tpl, values);
