@@ -944,7 +944,8 @@ typedef struct vmem_cost_options {
 typedef struct vmem_eval {
   bool legal;               /* every block obeys the Pallas block rules */
   uint64_t scoped_bytes;    /* windows + scratch, exact */
-  uint64_t needed_bytes;    /* scoped + internal scratch + modelled: what must fit the limit */
+  uint64_t needed_bytes;    /* scoped + modelled: what must fit the limit, as check's verdict counts it (the
+                               internal scratch is not in the compiler's figure: docs/fidelity.md) */
   uint64_t modelled_bytes;  /* the body's values (modelled; docs/kernels.md "Body values") */
   uint64_t grid_steps;
   double hbm_bytes;         /* moved between HBM and VMEM over the whole grid */

@@ -74,7 +74,7 @@ static void test_template_equals_planner(void **state) {
         fail_msg("concrete spec: %s", err.message);
       vmem_footprint f;
       assert_int_equal(vmem_kernel_footprint(c, t, NULL, &f, &err), VMEM_OK);
-      if (f.scoped_bytes != e.scoped_bytes || f.scoped_bytes + f.internal_scratch_bytes != e.needed_bytes)
+      if (f.scoped_bytes != e.scoped_bytes || f.scoped_bytes + f.modelled_bytes != e.needed_bytes)
         fail_msg("%s %s[%lld,%lld,%lld] bm=%lld bk=%lld bn=%lld: planner %llu, template %llu", vmem_target_name(t),
                  dt, (long long)m, (long long)k, (long long)n, (long long)v[0], (long long)v[1], (long long)v[2],
                  (unsigned long long)f.scoped_bytes, (unsigned long long)e.scoped_bytes);
@@ -267,7 +267,7 @@ static void test_mlir_body_values_follow_the_blocks(void **state) {
   assert_int_equal(e.scoped_bytes, f.scoped_bytes);
   assert_int_equal(e.modelled_bytes, f.modelled_bytes);
   assert_int_equal(e.modelled_bytes, 512 * 2048 * 4);
-  assert_int_equal(e.needed_bytes, e.scoped_bytes + f.internal_scratch_bytes + e.modelled_bytes);
+  assert_int_equal(e.needed_bytes, e.scoped_bytes + e.modelled_bytes);
   v = 256;
   vmem_template_eval(tpl, &v, &e);
   assert_int_equal(e.modelled_bytes, 256 * 2048 * 4);

@@ -64,7 +64,7 @@ static int check_fixture(const char *name, const char *target, bool padded) {
       fail_msg("%s %s: %s", name, concrete, err.message);
     vmem_footprint f;
     assert_int_equal(vmem_kernel_footprint(c, t, NULL, &f, &err), VMEM_OK);
-    if (f.scoped_bytes != e.scoped_bytes || f.scoped_bytes + f.internal_scratch_bytes != e.needed_bytes)
+    if (f.scoped_bytes != e.scoped_bytes || f.scoped_bytes + f.modelled_bytes != e.needed_bytes)
       fail_msg("%s on %s, %s: check %llu, fit %llu", name, target, concrete, (unsigned long long)f.scoped_bytes,
                (unsigned long long)e.scoped_bytes);
     vmem_footprint_free(&f);

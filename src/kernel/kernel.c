@@ -212,6 +212,8 @@ static void follow_values(vmem_kernel *k) {
         v->param[d] = param_of_value(k, v->shape->dims[d]);
     if (v->kind == VALUE_MXU_LHS && v->contracted_param < 0)
       v->contracted_param = param_of_value(k, v->contracted);
+    if (v->kind == VALUE_MXU_LHS && v->columns_param < 0)
+      v->columns_param = param_of_value(k, v->columns);
   }
 }
 

@@ -42,6 +42,8 @@ typedef struct kernel_modelled {
   kernel_value_kind kind;
   size_t start, end;        /* the lines it is live over (loops extend it) */
   int64_t contracted;       /* VALUE_MXU_LHS: the matmul's K */
+  int64_t columns;          /* VALUE_MXU_LHS: the matmul's N (its result's last dim) */
+  int columns_param;        /* the parameter N follows, or -1 */
   int param[VMEM_KERNEL_MAX_RANK]; /* the parameter each dim follows in fit, or -1 */
   int contracted_param;     /* the parameter K follows, or -1 */
 } kernel_modelled;

@@ -537,7 +537,7 @@ static bool read_values(sreader *r) {
     kernel_modelled *m = &k->modelled[k->nmodelled];
     int64_t dims[VMEM_KERNEL_MAX_RANK];
     size_t rank = json_array_size(shape);
-    m->contracted_param = -1;
+    m->contracted_param = m->columns_param = -1;
     for (size_t d = 0; d < VMEM_KERNEL_MAX_RANK; d++)
       m->param[d] = -1;
     for (size_t d = 0; d < rank; d++) {

@@ -274,7 +274,7 @@ static bool record(bscan *b, kernel_value_kind kind, const vtype *t, vmem_dtype 
   m->kind = kind;
   m->start = start;
   m->end = end;
-  m->contracted_param = -1;
+  m->contracted_param = m->columns_param = -1;
   for (size_t i = 0; i < VMEM_KERNEL_MAX_RANK; i++)
     m->param[i] = -1;
   if (!m->shape || !m->note)
@@ -361,8 +361,12 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln) {
     const bval *l = &b->v[first];
     snprintf(note, sizeof note, "lhs %%%.*s of the %.*s at line %zu", (int)l->nlen, l->name, (int)len, name, ln);
     b->ok = b->ok && record(b, VALUE_MXU_LHS, &l->t, l->dt, ln, ln, note);
-    if (b->ok && b->k->nmodelled)
-      b->k->modelled[b->k->nmodelled - 1].contracted = (int64_t)contracted(name, end, &l->t);
+    vtype out;
+    if (b->ok && b->k->nmodelled) {
+      kernel_modelled *m = &b->k->modelled[b->k->nmodelled - 1];
+      m->contracted = (int64_t)contracted(name, end, &l->t);
+      m->columns = result_vector(p, end, &out) && out.rank ? out.dims[out.rank - 1] : 0;
+    }
   }
   vtype t;
   vmem_dtype dt;

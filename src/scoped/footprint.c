@@ -114,11 +114,13 @@ static uint64_t vreg_file_bytes(const vmem_target *t) {
  * 5/4 of its bytes: the records' ratios of the compiler's extra bytes to the
  * lhs run from 0.68 to 1.97 (docs/fidelity.md), and a figure below most of
  * them would call kernels fitting that fail. */
-uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int64_t contracted, uint64_t padded) {
+uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int64_t contracted, int64_t columns,
+                            uint64_t padded) {
+  int64_t mxu = (int64_t)vmem_target_u64(t, VMEM_FACT_MXU_DIM);
   if (m->kind == VALUE_BF16_F32 && vmem_target_generation(t) > 3)
     return 0;
-  if (m->kind == VALUE_MXU_LHS && contracted <= 2 * (int64_t)vmem_target_u64(t, VMEM_FACT_MXU_DIM))
-    return 0;
+  if (m->kind == VALUE_MXU_LHS && (contracted <= 2 * mxu || columns <= mxu))
+    return 0; /* nor when N fits one MXU pass: a re-compile at bn = 256 on v6e showed no staging */
   if (padded <= vreg_file_bytes(t))
     return 0;
   return m->kind == VALUE_MXU_LHS ? padded / 4 * 5 : padded;
@@ -160,7 +162,7 @@ static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_t
     vmem_status st = buffer_size(scratch, k->modelled[m].shape, t, true, &z, err);
     if (st != VMEM_OK)
       return st;
-    charge[m] = scoped_body_charge(&k->modelled[m], t, k->modelled[m].contracted, z.bytes);
+    charge[m] = scoped_body_charge(&k->modelled[m], t, k->modelled[m].contracted, k->modelled[m].columns, z.bytes);
   }
   size_t n = scoped_body_peak(k, charge, members, k->nmodelled);
   for (size_t i = 0; i < n; i++) {

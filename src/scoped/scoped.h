@@ -9,9 +9,10 @@
 #include "../kernel/kernel.h"
 
 /* What value m costs on t when it lays out in `padded` bytes and its matmul
- * (for an lhs) contracts `contracted`: 0 when the rule does not charge it
- * there or it fits the vector registers. */
-uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int64_t contracted, uint64_t padded);
+ * (for an lhs) contracts `contracted` into `columns` columns: 0 when the
+ * rule does not charge it there or it fits the vector registers. */
+uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int64_t contracted, int64_t columns,
+                            uint64_t padded);
 
 /* The values live at the line where the charged values (charge[i] for
  * k->modelled[i]) sum highest: their indices into members (at most cap);

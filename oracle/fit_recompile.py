@@ -1,0 +1,113 @@
+"""The top candidates of a vmemscope.jax.fit run, re-compiled by the real
+TPU compiler: each candidate's exact scoped bytes and its verdict against
+what libtpu reports for the same blocks. Needs the oracle's venv and the
+built library:
+
+  PYTHONPATH=python VMEMSCOPE_LIBRARY=build/libvmemscope.so \\
+    .venv-oracle/bin/python oracle/fit_recompile.py [--out tests/oracle/fit_recompile.txt]
+"""
+import argparse
+import functools
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import record  # noqa: E402  (sets the environment libtpu needs, before JAX starts)
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from jax.experimental import pallas as pl  # noqa: E402
+from jax.experimental import topologies  # noqa: E402
+from jax.experimental.pallas import tpu as pltpu  # noqa: E402
+from jax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402
+
+import vmemscope.jax as vj  # noqa: E402
+
+
+def _gate_up_kernel(x_ref, wg_ref, wu_ref, o_ref, accg_ref, accu_ref):
+    @pl.when(pl.program_id(2) == 0)
+    def _():
+        accg_ref[...] = jnp.zeros_like(accg_ref)
+        accu_ref[...] = jnp.zeros_like(accu_ref)
+
+    accg_ref[...] += jnp.dot(x_ref[...], wg_ref[...], preferred_element_type=jnp.float32)
+    accu_ref[...] += jnp.dot(x_ref[...], wu_ref[...], preferred_element_type=jnp.float32)
+
+    @pl.when(pl.program_id(2) == pl.num_programs(2) - 1)
+    def _():
+        o_ref[...] = (jax.nn.silu(accg_ref[...]) * accu_ref[...]).astype(o_ref.dtype)
+
+
+def gate_up(x, wg, wu, bm, bn, bk):
+    m, k = x.shape
+    n = wg.shape[1]
+    return pl.pallas_call(
+        _gate_up_kernel, grid=(m // bm, n // bn, k // bk),
+        in_specs=[pl.BlockSpec((bm, bk), lambda i, j, kk: (i, kk)), pl.BlockSpec((bk, bn), lambda i, j, kk: (kk, j)),
+                  pl.BlockSpec((bk, bn), lambda i, j, kk: (kk, j))],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j, kk: (i, j)),
+        out_shape=jax.ShapeDtypeStruct((m, n), x.dtype),
+        scratch_shapes=[pltpu.VMEM((bm, bn), jnp.float32), pltpu.VMEM((bm, bn), jnp.float32)],
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "arbitrary")))(x, wg, wu)
+
+
+ARGS = (jax.ShapeDtypeStruct((4096, 4096), jnp.bfloat16), jax.ShapeDtypeStruct((4096, 4096), jnp.bfloat16),
+        jax.ShapeDtypeStruct((4096, 4096), jnp.bfloat16))
+PARAMS = {"bm": [256, 512, 1024, 2048], "bn": [256, 512, 1024, 2048], "bk": [256, 512, 1024, 2048]}
+
+
+def compile_scoped(fn, target):
+    """libtpu's used scoped VMEM for fn's one kernel, or the error kind."""
+    topo = topologies.get_topology_desc(platform="tpu", topology_name=record.TOPOLOGIES[target])
+    mesh = Mesh(np.array(topo.devices[:1]), ("x",))
+    shard = NamedSharding(mesh, PartitionSpec())
+    args = [jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=shard) for a in ARGS]
+    with jax.sharding.use_abstract_mesh(mesh.abstract_mesh):
+        lowered = jax.jit(fn, in_shardings=tuple(shard for _ in args)).lower(*args)
+    try:
+        calls = record.custom_calls(lowered.compile().as_text())
+    except Exception as e:  # the compiler's refusal is the answer
+        return None, record.error_kind(str(e))
+    return sum(c["size"] for c in calls[0]["used_scoped_memory_configs"] if c["memory_space"] == 1), "compiled"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out")
+    ap.add_argument("--top", type=int, default=5)
+    opts = ap.parse_args(argv)
+    lines = [f"{'target':6} {'params':26} {'exact':>10} {'predicted':>10} {'compiler':>10}  verdicts (vmemscope/libtpu)"]
+    agree = total = 0
+    errors = []
+    for target in ("v5e", "v6e"):
+        res = vj.fit(lambda bm, bn, bk: functools.partial(gate_up, bm=bm, bn=bn, bk=bk), *ARGS, params=PARAMS,
+                     target=target, progress=False)
+        fitting = [c for c in res.candidates if c.fits][:opts.top]
+        over = [c for c in res.candidates if not c.fits and not c.error][:2]
+        for c in fitting + over:
+            k = c.kernels[0]
+            got, status = compile_scoped(functools.partial(gate_up, **c.params), target)
+            compiled = status == "compiled"
+            ok = compiled == c.fits
+            agree += ok
+            total += 1
+            predicted = k.doc["predicted_bytes"]
+            if got is not None:
+                errors.append(predicted - got)
+            p = " ".join(f"{n}={v}" for n, v in c.params.items())
+            lines.append(f"{target:6} {p:26} {k.scoped_bytes:>10} {predicted:>10} "
+                         f"{got if got is not None else status:>10}  {'fits' if c.fits else 'over'}/"
+                         f"{'compiled' if compiled else status} {'agree' if ok else 'DISAGREE'}")
+    lines.append(f"{agree}/{total} verdicts agree with the compiler; predicted - compiler over the compiled ones: "
+                 f"{min(errors):+d} to {max(errors):+d} B")
+    text = "\n".join(lines) + "\n"
+    sys.stdout.write(text)
+    if opts.out:
+        with open(opts.out, "w") as f:
+            f.write(text)
+    return 0 if agree == total else 1  # the figures are the model's: reported, not held
+
+
+if __name__ == "__main__":
+    sys.exit(main())
