@@ -499,7 +499,8 @@ static void print_explain(const vmem_kernel *k, const vmem_template *tpl, const 
   if (s->over && s->fastest_over.time < best.time_s)
     explain_one(k, tpl, sp, &s->fastest_over, &best, limit);
   else if (s->over)
-    fprintf(CLI_OUT, "  %" PRIu64 " candidates need more than the limit; none of them would be faster\n", s->over);
+    fprintf(CLI_OUT, "  %" PRIu64 " candidate%s over the limit; none would be faster\n", s->over,
+            s->over == 1 ? "" : "s");
   if (s->considered > s->legal)
     fprintf(CLI_OUT, "  %" PRIu64 " combinations break the Pallas block rules (a last dim not a multiple of 128 nor "
                      "whole, a second-to-last not a multiple of 8 nor whole) or overhang their arrays\n",
