@@ -490,3 +490,22 @@ def test_fit_on_the_tutorial_matmul_does_not_recommend_what_overflows(tmp_path):
     for blocks, scoped in list(fitting.items())[:5]:
         bm, bn, bk = blocks
         assert vj.check(functools.partial(matmul, bm=bm, bn=bn, bk=bk), X, Y, target="v5e")[0].scoped_bytes == scoped
+
+
+def test_a_body_that_keeps_a_large_value_is_likely_e1001():
+    """The windows fit; y = x * 2 is reduced to a row max and used again, so the body keeps all of it."""
+    def kernel(x_ref, o_ref):
+        y = x_ref[...] * 2
+        o_ref[...] = y - jnp.max(y, axis=1, keepdims=True)
+
+    def f(x):
+        return pl.pallas_call(kernel, grid=(4,), in_specs=[pl.BlockSpec((1024, 1024), lambda i: (i, 0))],
+                              out_specs=pl.BlockSpec((1024, 1024), lambda i: (i, 0)),
+                              out_shape=jax.ShapeDtypeStruct((4096, 1024), jnp.float32))(x)
+    x = jax.ShapeDtypeStruct((4096, 1024), jnp.float32)
+    k = vj.check(f, x, target="v5e")[0]
+    assert k.scoped_bytes == 16 << 20 and k.modelled_bytes == 4 << 20
+    assert k.verdict == "likely_e1001" and not k.fits and k.predicted_bytes == 20 << 20
+    with pytest.raises(vj.VmemOverflow, match=r"likely E1001 \(modelled: body values\)[\s\S]*arith.mulf, kept whole"):
+        vj.assert_fits(f, x, targets=("v5e",))
+    assert vj.check(f, x, target="v6e")[0].verdict == "fits"
