@@ -509,3 +509,43 @@ def test_a_body_that_keeps_a_large_value_is_likely_e1001():
     with pytest.raises(vj.VmemOverflow, match=r"likely E1001 \(modelled: body values\)[\s\S]*arith.mulf, kept whole"):
         vj.assert_fits(f, x, targets=("v5e",))
     assert vj.check(f, x, target="v6e")[0].verdict == "fits"
+
+
+def _attn_kernel(q_ref, k_ref, v_ref, o_ref):
+    s = jax.lax.dot_general(q_ref[...], k_ref[...], (((1,), (1,)), ((), ())), preferred_element_type=jnp.float32)
+    p = jnp.exp(s - jnp.max(s, axis=1, keepdims=True))
+    o_ref[...] = jnp.dot(p.astype(jnp.bfloat16), v_ref[...], preferred_element_type=jnp.float32).astype(o_ref.dtype)
+
+
+def attention(q, k, v, bq=256):
+    n, d = q.shape
+    return pl.pallas_call(_attn_kernel, grid=(n // bq,),
+                          in_specs=[pl.BlockSpec((bq, d), lambda i: (i, 0)), pl.BlockSpec(k.shape, lambda i: (0, 0)),
+                                    pl.BlockSpec(v.shape, lambda i: (0, 0))],
+                          out_specs=pl.BlockSpec((bq, d), lambda i: (i, 0)),
+                          out_shape=jax.ShapeDtypeStruct(q.shape, q.dtype))(q, k, v)
+
+
+ATTN_SPEC = {
+    "name": "attention", "grid_axes": ["i"], "params": {"bq": 256},
+    "in_specs": [{"name": "q", "array": "bf16[4096,128]", "block": ["bq", 128], "index_map": ["i", 0]},
+                 {"name": "k", "array": "bf16[2048,128]", "index_map": [0, 0]},
+                 {"name": "v", "array": "bf16[2048,128]", "index_map": [0, 0]}],
+    "out_specs": [{"name": "o", "array": "bf16[4096,128]", "block": ["bq", 128], "index_map": ["i", 0]}],
+    "values": [{"name": "logits", "dtype": "f32", "shape": ["bq", 2048]}]}
+
+
+def test_fit_on_a_lowered_attention_kernel_equals_it_as_a_spec_with_values(tmp_path):
+    q = jax.ShapeDtypeStruct((4096, 128), jnp.bfloat16)
+    kv = jax.ShapeDtypeStruct((2048, 128), jnp.bfloat16)
+    lowered = tmp_path / "attn.stablehlo.mlir"
+    lowered.write_text(vj.lower(attention, q, kv, kv, target="v5e"))
+    spec = tmp_path / "attn.json"
+    spec.write_text(json.dumps(ATTN_SPEC))
+    a, b = cli_fit(str(lowered)), cli_fit(str(spec))
+    from_hlo = {c["params"]["g0"]: (c["scoped_bytes"], c["modelled_bytes"]) for c in a["candidates"]}
+    from_spec = {c["params"]["bq"]: (c["scoped_bytes"], c["modelled_bytes"]) for c in b["candidates"]}
+    assert from_hlo == from_spec and len(from_hlo) >= 5
+    assert a["body_values"][0]["follows"] == ["g0"]
+    # the logits (bq x 2048 f32) are what limits bq: 2048 would need 16 MiB of them alone
+    assert 2048 not in from_hlo and max(from_hlo) == 1024
