@@ -707,6 +707,7 @@ typedef struct vmem_operand {
   int index_axis[VMEM_KERNEL_MAX_RANK]; /* grid axis per block dim, or VMEM_INDEX_* */
   int block_param[VMEM_KERNEL_MAX_RANK]; /* the spec parameter setting each block dim, or -1 */
   const char *name;          /* spec name or "argN" */
+  int64_t index_const[VMEM_KERNEL_MAX_RANK]; /* the block index where index_axis is VMEM_INDEX_CONSTANT */
 } vmem_operand;
 
 /** Parses the first kernel of a Mosaic MLIR module: the func carrying
@@ -847,6 +848,7 @@ typedef struct vmem_remedies {
   vmem_buffered1 buffered1[VMEM_REMEDY_MAX];
   size_t ncoloring;
   vmem_coloring coloring[VMEM_REMEDY_MAX];
+  size_t ncolor_too_big;         /* inputs left out of coloring: their whole array exceeds physical VMEM */
 } vmem_remedies;
 
 /** Computes the remedies for a kernel checked against `limit_bytes`:

@@ -39,7 +39,7 @@ static const char *space_name(vmem_memory_space s) {
   return n[s];
 }
 
-/* "(i, k)" from the index map: grid axis names, 0 for constants, ? for unknown. */
+/* "(i, 0)" from the index map: grid axis names, a constant's value, ? for unknown. */
 static void index_map_text(const vmem_kernel *k, const vmem_operand *o, char *buf, size_t cap) {
   size_t n = 0;
   buf[n++] = '(';
@@ -48,8 +48,10 @@ static void index_map_text(const vmem_kernel *k, const vmem_operand *o, char *bu
     n += (size_t)snprintf(buf + n, cap - n, "%s", d ? ", " : "");
     if (a >= 0)
       n += (size_t)snprintf(buf + n, cap - n, "%s", vmem_kernel_grid_axis_name(k, (size_t)a));
+    else if (a == VMEM_INDEX_CONSTANT) /* the constant's value: "c" read like an axis named c */
+      n += (size_t)snprintf(buf + n, cap - n, "%lld", (long long)o->index_const[d]);
     else
-      n += (size_t)snprintf(buf + n, cap - n, "%s", a == VMEM_INDEX_CONSTANT ? "c" : "?");
+      n += (size_t)snprintf(buf + n, cap - n, "?");
   }
   snprintf(buf + n, cap - n, ")");
 }
@@ -220,8 +222,9 @@ static void print_remedies(const kreport *r) {
            cli_bytes(b, sizeof b, m->buffered1[i].saved_bytes));
   fprintf(CLI_OUT, "4. color an input to VMEM (pltpu.with_memory_space_constraint): its windows leave the scoped region, the "
          "whole array becomes program-scoped:\n");
-  if (!m->ncoloring)
+  if (!m->ncoloring && !m->ncolor_too_big)
     fprintf(CLI_OUT, "   no windowed VMEM input\n");
+
   for (size_t i = 0; i < m->ncoloring; i++) {
     const vmem_coloring *co = &m->coloring[i];
     if (co->program_added_bytes >= 0)
@@ -231,6 +234,9 @@ static void print_remedies(const kreport *r) {
       fprintf(CLI_OUT, "   %s: scoped -%s, program-scoped + the whole array (its shape is not in this input)\n",
              vmem_kernel_operand(r->k, co->operand)->name, cli_human(b, sizeof b, co->scoped_saved_bytes));
   }
+  if (m->ncolor_too_big)
+    fprintf(CLI_OUT, "   (%zu input%s left out: the whole array exceeds physical VMEM, so it cannot be colored there)\n",
+            m->ncolor_too_big, m->ncolor_too_big == 1 ? "" : "s");
   fprintf(CLI_OUT, "5. if many kernels are over: raise the global limit, LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64
          "\n", m->request_bytes / 1024);
 }
@@ -250,7 +256,7 @@ static json_t *json_operands(const kreport *r) {
       json_array_append_new(blk, json_integer(vmem_shape_dim(o->block, d)));
       int ax = o->index_axis[d];
       json_array_append_new(idx, ax >= 0 ? json_string(vmem_kernel_grid_axis_name(r->k, (size_t)ax))
-                                 : ax == VMEM_INDEX_CONSTANT ? json_integer(0) : json_null());
+                                 : ax == VMEM_INDEX_CONSTANT ? json_integer(o->index_const[d]) : json_null());
     }
     json_object_set_new(e, "block", o->block ? blk : (json_decref(blk), json_null()));
     bool windowed = (o->role == VMEM_ROLE_INPUT || o->role == VMEM_ROLE_OUTPUT) && o->block;

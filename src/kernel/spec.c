@@ -318,8 +318,10 @@ static bool read_index_map(sreader *r, json_t *spec, const char *path, kernel_op
     return fail(r, VMEM_ERR_RANGE, "%s.index_map: expected %zu entries, one per block dimension", path, rank);
   for (size_t i = 0; i < rank; i++) {
     json_t *v = json_array_get(m, i);
-    if (json_is_integer(v))
+    if (json_is_integer(v)) {
+      op->pub.index_const[i] = (int64_t)json_integer_value(v);
       continue;
+    }
     if (json_is_null(v) || (json_is_string(v) && !strcmp(json_string_value(v), "?"))) {
       op->pub.index_axis[i] = VMEM_INDEX_UNKNOWN;
       continue;

@@ -482,7 +482,10 @@ static bool read_index_map(mreader *r, const mfunc *f, size_t grid_rank, kernel_
       size_t pl = strlen(pat);
       for (const char *s = p; s + pl <= end; s++)
         if (!memcmp(s, pat, pl)) {
+          const char *c = skip_ws(s + pl, end);
+          int64_t cv = 0;
           axis = VMEM_INDEX_CONSTANT;
+          op->pub.index_const[n] = read_int(&c, end, &cv) ? cv : 0;
           break;
         }
     }

@@ -157,8 +157,19 @@ static void shrinks(const vmem_kernel *k, const vmem_target *t, const vmem_footp
   }
 }
 
+/* The grid axis that changes every step: the innermost one with more than
+ * one value (a full-K matmul's k of extent 1 is not it); -1 when none. */
+static int innermost_moving_axis(const vmem_kernel *k) {
+  for (size_t g = k->grid_rank; g-- > 0;)
+    if (k->grid[g] > 1 || k->grid[g] == VMEM_GRID_DYNAMIC)
+      return (int)g;
+  return -1;
+}
+
 static void buffering_and_coloring(const vmem_kernel *k, const vmem_target *t, const vmem_footprint *f,
                                    vmem_remedies *out) {
+  int inner = innermost_moving_axis(k);
+  uint64_t physical = vmem_target_u64(t, VMEM_FACT_VMEM_BYTES);
   for (size_t a = 0; a < f->count; a++) {
     const vmem_allocation *al = &f->allocs[a];
     if (al->kind != VMEM_ALLOC_WINDOW || al->operand >= k->nops)
@@ -167,9 +178,9 @@ static void buffering_and_coloring(const vmem_kernel *k, const vmem_target *t, c
     if (o->role != VMEM_ROLE_INPUT)
       continue;
     bool moves = false;
-    for (size_t d = 0; d < o->rank && k->grid_rank; d++)
-      moves = moves || o->index_axis[d] == (int)(k->grid_rank - 1) || o->index_axis[d] == VMEM_INDEX_UNKNOWN;
-    if (al->buffers == 2 && !moves && k->grid_rank && out->nbuffered1 < VMEM_REMEDY_MAX)
+    for (size_t d = 0; d < o->rank && inner >= 0; d++)
+      moves = moves || o->index_axis[d] == inner || o->index_axis[d] == VMEM_INDEX_UNKNOWN;
+    if (al->buffers == 2 && !moves && inner >= 0 && out->nbuffered1 < VMEM_REMEDY_MAX)
       out->buffered1[out->nbuffered1++] = (vmem_buffered1){al->operand, al->bytes / 2};
     int64_t added = -1;
     if (o->array) {
@@ -182,8 +193,11 @@ static void buffering_and_coloring(const vmem_kernel *k, const vmem_target *t, c
         added = (int64_t)z.bytes;
       arena_destroy(&ar);
     }
-    if (out->ncoloring < VMEM_REMEDY_MAX)
+    /* A whole array larger than physical VMEM cannot be colored into it: not a remedy. */
+    if (out->ncoloring < VMEM_REMEDY_MAX && !(added >= 0 && physical && (uint64_t)added > physical))
       out->coloring[out->ncoloring++] = (vmem_coloring){al->operand, al->bytes, added};
+    else if (added >= 0 && physical && (uint64_t)added > physical)
+      out->ncolor_too_big++;
   }
 }
 

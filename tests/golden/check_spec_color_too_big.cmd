@@ -1,0 +1,1 @@
+$VMEMSCOPE check spec_color_too_big.json
