@@ -1029,6 +1029,11 @@ VMEM_API void vmem_template_eval_buffers(const vmem_template *tpl,
 VMEM_API size_t vmem_template_value_count(const vmem_template *tpl);
 VMEM_API const char *vmem_template_value_note(const vmem_template *tpl, size_t i);
 VMEM_API size_t vmem_template_value_follows(const vmem_template *tpl, size_t i, const char **names, size_t cap);
+/** Why value v of parameter p breaks the Pallas block rules: the operand
+ *  (*operand, its index) and the dim and rule, snprintf-style into buf; 0
+ *  when it breaks none. */
+VMEM_API size_t vmem_template_value_rule(const vmem_template *tpl, size_t p, int64_t v, size_t *operand, char *buf,
+                                         size_t cap);
 /** The legal values of parameter i by default: the divisors of every array
  *  dimension it sets that satisfy the block rules there. Writes at most
  *  cap values in increasing order; returns how many there are. */

@@ -211,7 +211,8 @@ static void test_spec_error_offsets(void **state) {
       {"{\"in_specs\": [{\"array\": \"f32[64,256]\", \"block\": [8, 100]}]}", 14},
       {"{\n  \"params\": {\"a\": 1, \"bm\": -4}\n}", 29},
       {"{\"in_specs\": [{\"array\": \"f32[8]\"}, {\"array\": \"f32[8]\", \"buffers\": 3}]}", 66},
-      {"{\"s\": \"\\\"]}\", \"params\": {\"bm\": 0}}", 31}, /* an escaped quote and brackets in a string */
+      {"{\"comment\": \"\\\"]}\", \"params\": {\"bm\": 0}}", 37}, /* an escaped quote and brackets in a string */
+      {"{\"name\": \"k\", \"in_spec\": []}", 25},                   /* an unknown key, at its value */
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     vmem_error err;

@@ -64,7 +64,8 @@ int cmd_report(int argc, char **argv);
  * module (returns 0 fits, 1 at risk, 2 over, -1 when it cannot be sized;
  * with json, fills *json instead of printing). */
 int check_kernel_file(const char *path, const char *format, const char *instr, const vmem_target *t,
-                      const vmem_limit_inputs *in, const vmem_plan_options *opt, bool json);
+                      const vmem_limit_inputs *in, const vmem_plan_options *opt, bool json,
+                      const char *const *params, size_t nparams);
 int check_kernel(const char *path, const char *format, const vmem_kernel *k, const vmem_target *t,
                  const vmem_limit_inputs *in, const vmem_plan_options *opt, bool json);
 int kernel_brief(const vmem_kernel *k, const vmem_target *t, const vmem_limit_inputs *in,

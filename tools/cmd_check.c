@@ -49,6 +49,7 @@ static const char help[] =
     "  --summary               HLO: only the module line, custom calls, totals, largest buffers\n"
     "                          (with --json: only custom calls under computations[].instructions)\n"
     "  --timeline              HLO: also the program-scoped values live at the peak step\n"
+    "  --param NAME=N          spec: set a block parameter (one block size, without editing the spec)\n"
     "  --tight                 HLO: a Pallas kernel reserves its computed footprint, a standard op its\n"
     "                          modelled choice (docs/program.md), not their limit\n"
     "  --top N                 HLO: how many of the largest buffers to list (default 10)\n"
@@ -1219,7 +1220,10 @@ int cmd_check(int argc, char **argv) {
   long top = 10;
   vmem_limit_inputs in = {.vmem_limit_bytes = -1};
   vmem_plan_options popt = {.alignment = 0, .internal_scratch = -1, .model_intermediates = true};
+  const char *params_v[16];
+  cli_list params = {params_v, 0, 16};
   const cli_opt opts[] = {{"--target", &target, NULL, NULL},
+                          {"--param", NULL, NULL, &params},
                           {"--format", &format_s, NULL, NULL},
                           {"--instruction", &instr, NULL, NULL},
                           {"--flags", &in.flags, NULL, NULL},
@@ -1247,10 +1251,12 @@ int cmd_check(int argc, char **argv) {
   const vmem_target *t = cli_target("check", target);
   if (!t)
     return EXIT_BAD;
+  if (params.n) /* one block size of a spec */
+    return check_kernel_file(path, format, instr, t, &in, &popt, json, params_v, params.n);
   if (!strcmp(format, "stablehlo") && !instr)
     return check_stablehlo(path, t, &in, &popt, json);
-  if (strcmp(format, "hlo") != 0 || instr)
-    return check_kernel_file(path, format, instr, t, &in, &popt, json);
+  if (strcmp(format, "hlo") != 0 || instr || params.n)
+    return check_kernel_file(path, format, instr, t, &in, &popt, json, params_v, params.n);
   report r = {.path = path, .t = t, .in = &in, .opt = &popt, .timeline = timeline, .tight = tight,
               .summary = summary};
   vmem_limit_inputs global = in;

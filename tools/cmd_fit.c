@@ -401,6 +401,22 @@ static void json_follows(json_t *root, const vmem_kernel *k, const vmem_template
   json_object_set_new(root, "body_modelled", json_boolean(vmem_kernel_body_modelled(k)));
 }
 
+/* When no combination is legal, the values that break a rule, named with
+ * the rule; true when it printed an error. */
+static bool no_legal_values(const vmem_kernel *k, const vmem_template *tpl, const space *sp) {
+  for (size_t p = 0; p < sp->n; p++)
+    for (size_t i = 0; i < sp->count[p]; i++) {
+      char why[256];
+      size_t op = 0;
+      if (vmem_template_value_rule(tpl, p, sp->values[p][i], &op, why, sizeof why)) {
+        cli_error("fit", "no legal block size: %s=%" PRId64 " breaks the Pallas block rules for %s, %s",
+                  vmem_template_param_name(tpl, p), sp->values[p][i], vmem_kernel_operand(k, op)->name, why);
+        return true;
+      }
+    }
+  return false;
+}
+
 /* What the search derives rather than reads: inferred arrays, scratch that
  * follows a window, the body's values (modelled) that NEEDED counts. */
 static void print_follows(const vmem_kernel *k, const vmem_template *tpl) {
@@ -645,6 +661,8 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
     const char *from = physical ? "physical VMEM" : vmem_limit_origin_name(l.origin);
     if (!run_search(tpl, &sp, limit, &s)) {
       cli_error("fit", "out of memory");
+    } else if (!s.legal && !s.overhang && no_legal_values(k, tpl, &sp)) {
+      /* the values asked for cannot be used at all: bad input, not "nothing fits" */
     } else if (o->json) {
       json_t *root = cli_json_root("fit"), *cs = json_array();
       json_object_set_new(root, "kernel", json_string(vmem_kernel_name(k)));

@@ -434,10 +434,55 @@ int check_kernel(const char *path, const char *format, const vmem_kernel *k, con
   return rc;
 }
 
+/* The spec at path with --param NAME=VALUE applied to its "params" (one
+ * block size tried without editing the file, as fit --param does). */
+static vmem_kernel *spec_with_params(const char *path, const char *const *params, size_t n) {
+  json_error_t je;
+  json_t *root = json_load_file(path, 0, &je);
+  if (!root) {
+    cli_error("check", "%s:%d:%d: JSON: %s", path, je.line, je.column, je.text);
+    return NULL;
+  }
+  json_t *ps = json_object_get(root, "params");
+  vmem_kernel *k = NULL;
+  for (size_t i = 0; i < n; i++) {
+    const char *eq = strchr(params[i], '=');
+    char *end = NULL;
+    long long v = eq ? strtoll(eq + 1, &end, 10) : 0;
+    char name[64];
+    size_t len = eq ? (size_t)(eq - params[i]) : 0;
+    if (!eq || len == 0 || len >= sizeof name || !end || *end || end == eq + 1 || v <= 0) {
+      cli_error("check", "--param %s: expected NAME=N, N a positive block size", params[i]);
+      goto done;
+    }
+    memcpy(name, params[i], len);
+    name[len] = '\0';
+    if (!json_is_object(ps) || !json_object_get(ps, name)) {
+      cli_error("check", "--param %s: the spec has no parameter '%s' (its \"params\")", params[i], name);
+      goto done;
+    }
+    json_object_set_new(ps, name, json_integer(v));
+  }
+  char *text = json_dumps(root, 0);
+  vmem_error err;
+  if (text && !(k = vmem_kernel_from_spec(text, strlen(text), NULL, &err)))
+    cli_error("check", "%s with --param: %s", path, err.message);
+  free(text);
+done:
+  json_decref(root);
+  return k;
+}
+
 int check_kernel_file(const char *path, const char *format, const char *instr, const vmem_target *t,
-                      const vmem_limit_inputs *in, const vmem_plan_options *opt, bool json) {
+                      const vmem_limit_inputs *in, const vmem_plan_options *opt, bool json,
+                      const char *const *params, size_t nparams) {
   const char *used = format;
-  vmem_kernel *k = cli_load_kernel("check", path, format, instr, &used);
+  if (nparams && (!format || strcmp(format, "spec") != 0)) {
+    cli_error("check", "--param sets a kernel spec's \"params\"; %s is %s: vmemscope fit %s --param g0=N ... "
+              "evaluates one block size of a Mosaic kernel", path, format ? format : "not a spec", path);
+    return EXIT_BAD;
+  }
+  vmem_kernel *k = nparams ? spec_with_params(path, params, nparams) : cli_load_kernel("check", path, format, instr, &used);
   if (!k)
     return EXIT_BAD;
   int rc = check_kernel(path, used, k, t, in, opt, json);

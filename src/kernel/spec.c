@@ -125,6 +125,65 @@ static bool fail(sreader *r, vmem_status code, const char *fmt, ...) {
   return false;
 }
 
+/* ---- keys -------------------------------------------------------------- */
+
+/* The edit distance of a and b, capped at 9 (enough to suggest a key). */
+static size_t distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b), row[33];
+  if (la > 32 || lb > 32)
+    return 9;
+  for (size_t j = 0; j <= lb; j++)
+    row[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best)
+        best = up + 1;
+      if (row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  return row[lb] < 9 ? row[lb] : 9;
+}
+
+/* Every key of obj must be one of known[0..n): a misspelt "in_spec" would
+ * otherwise be ignored and the error land somewhere unrelated. */
+static bool known_keys(sreader *r, json_t *obj, const char *path, const char *const *known, size_t n) {
+  const char *key;
+  json_t *v;
+  json_object_foreach(obj, key, v) {
+    const char *near = NULL;
+    size_t best = 4;
+    for (size_t i = 0; i < n; i++) {
+      if (!strcmp(key, known[i])) {
+        near = key;
+        break;
+      }
+      size_t d = distance(key, known[i]);
+      if (d < best)
+        best = d, near = known[i];
+    }
+    if (near == key)
+      continue;
+    const char *dot = *path ? "." : "";
+    if (near)
+      return fail(r, VMEM_ERR_UNKNOWN, "%s%s%s: unknown key (did you mean \"%s\"?)", path, dot, key, near);
+    return fail(r, VMEM_ERR_UNKNOWN, "%s%s%s: unknown key (docs/kernel-spec.md lists them)", path, dot, key);
+  }
+  return true;
+}
+
+static const char *const top_keys[] = {"name", "params", "grid_axes", "grid", "dimension_semantics", "scalar_prefetch",
+                                       "in_specs", "out_specs", "scratch", "input_output_aliases", "vmem_limit_bytes",
+                                       "internal_scratch_in_bytes", "flops", "flops_per_step", "values", "comment"};
+static const char *const operand_keys[] = {"name", "array", "dtype", "block", "shape", "index_map", "memory_space",
+                                           "buffers", "comment"};
+static const char *const value_keys[] = {"name", "dtype", "shape", "comment"};
+
 /* ---- parameters and grid axes ------------------------------------------ */
 
 static bool read_params(sreader *r) {
@@ -255,9 +314,14 @@ static bool read_array(sreader *r, json_t *spec, const char *path, kernel_operan
   if (!a || pos != strlen(s) || a->tuple)
     return fail(r, e.code ? e.code : VMEM_ERR_SYNTAX, "%s.array: column %zu: %s", path, e.offset + 1,
                 e.code ? e.message : "expected one array shape");
-  for (size_t i = 0; i < a->rank; i++)
+  uint64_t bytes = 1;
+  for (size_t i = 0; i < a->rank; i++) {
     if (a->dyn[i] != DIM_STATIC)
       return fail(r, VMEM_ERR_UNSUPPORTED, "%s.array: dynamic dimensions have no static size", path);
+    if (!ck_mul(bytes, (uint64_t)a->dims[i], &bytes) || bytes > (uint64_t)INT64_MAX / 8)
+      return fail(r, VMEM_ERR_OVERFLOW, "%s.array: %s holds more than 2^60 elements: no TPU array is that large", path,
+                  s);
+  }
   op->pub.array = op->array = a;
   return true;
 }
@@ -394,6 +458,8 @@ static bool read_operand(sreader *r, json_t *spec, const char *path, vmem_operan
   vmem_kernel *k = r->k;
   if (!json_is_object(spec))
     return fail(r, VMEM_ERR_SYNTAX, "%s: expected an object", path);
+  if (!known_keys(r, spec, path, operand_keys, sizeof operand_keys / sizeof *operand_keys))
+    return false;
   op->pub.role = role;
   for (size_t d = 0; d < VMEM_KERNEL_MAX_RANK; d++)
     op->pub.block_param[d] = -1;
@@ -532,6 +598,8 @@ static bool read_values(sreader *r) {
     vmem_dtype t;
     char path[64];
     snprintf(path, sizeof path, "values[%zu]", i);
+    if (json_is_object(v) && !known_keys(r, v, path, value_keys, sizeof value_keys / sizeof *value_keys))
+      return false;
     if (!json_is_object(v) || !dt || !vmem_dtype_from_name(dt, strlen(dt), &t))
       return fail(r, VMEM_ERR_SYNTAX, "%s: expected a known \"dtype\"", path);
     if (!json_is_array(shape) || json_array_size(shape) > VMEM_KERNEL_MAX_RANK)
@@ -568,6 +636,8 @@ static bool read_kernel(sreader *r) {
   k->roles_inferred = true; /* a spec says which operands are outputs */
   if (!json_is_object(r->root))
     return fail(r, VMEM_ERR_SYNTAX, "a kernel spec is a JSON object");
+  if (!known_keys(r, r->root, "", top_keys, sizeof top_keys / sizeof *top_keys))
+    return false;
   json_t *name = json_object_get(r->root, "name");
   if (name && !json_is_string(name))
     return fail(r, VMEM_ERR_SYNTAX, "name: expected a string");

@@ -693,3 +693,27 @@ size_t vmem_template_value_follows(const vmem_template *tpl, size_t i, const cha
   }
   return n;
 }
+
+/* Why value v of parameter p is not legal, in the words of the Pallas block
+ * rules (legal_dim); "" when it is. */
+size_t vmem_template_value_rule(const vmem_template *tpl, size_t p, int64_t v, size_t *operand, char *buf,
+                                size_t cap) {
+  if (cap)
+    buf[0] = '\0';
+  for (size_t i = 0; i < tpl->nops; i++)
+    for (size_t d = 0; d < tpl->ops[i].rank; d++) {
+      const tpl_operand *o = &tpl->ops[i];
+      if (o->param[d] != (int)p || legal_dim(o, d, v))
+        continue;
+      long long a = o->has_array ? (long long)o->array[d] : -1;
+      *operand = i;
+      if (v < 1 || (o->has_array && v > o->array[d]))
+        return (size_t)snprintf(buf, cap, "dim %zu: %lld is outside 1..%lld, its array's size", d, (long long)v, a);
+      if (o->rank == 1)
+        return (size_t)snprintf(buf, cap, "a 1-D block must be the whole array (%lld), a multiple of 1024, or a power "
+                                "of two >= %d", a, 128 * 32 / (o->tile_bits ? o->tile_bits : 32));
+      return (size_t)snprintf(buf, cap, "dim %zu: a block's %s dim must be a multiple of %d or the whole dim (%lld)", d,
+                              d == o->rank - 1 ? "last" : "second-to-last", d == o->rank - 1 ? 128 : 8, a);
+    }
+  return 0;
+}

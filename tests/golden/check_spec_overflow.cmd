@@ -1,0 +1,1 @@
+$VMEMSCOPE check spec_overflow.json
