@@ -149,7 +149,14 @@ uint64_t cli_file_bytes(const char *path); /* 0 when not a regular file */
 const char *cli_bytes(char *buf, size_t cap, uint64_t bytes);
 const char *cli_human(char *buf, size_t cap, uint64_t bytes);
 const char *cli_seconds(char *buf, size_t cap, double s);
-char *cli_shape_text(const vmem_shape *s); /* malloc'd "bf16[8,128]", or NULL; the caller frees */ /* "12.50 us", "3.125 ms": fit's and check's times */
+char *cli_shape_text(const vmem_shape *s);
+/* XLA dump folders (cli_dump.c): whether path is a directory; the module
+ * files to check (the latest after-optimizations module of each program,
+ * or of `module`), the rest listed as skipped; the log files in it. The
+ * caller frees each name and the array. */
+bool cli_is_dir(const char *path);
+size_t cli_dump_modules(const char *dir, const char *module, char ***out);
+size_t cli_dump_logs(const char *dir, char ***out); /* malloc'd "bf16[8,128]", or NULL; the caller frees */ /* "12.50 us", "3.125 ms": fit's and check's times */
 
 /* The JSON schema version every command's output carries (docs/json.md). */
 #define CLI_JSON_SCHEMA 1

@@ -17,7 +17,8 @@ static const char help[] =
     "usage: vmemscope check FILE [--target T] [--format F] [--instruction NAME]\n"
     "                        [--json] [--vmem-limit-bytes N] [--flags \"...\"]\n"
     "                        [--no-env] [--summary] [--timeline] [--tight] [--top N]\n\n"
-    "FILE is an HLO module, StableHLO text (jax.jit(f).lower(x).as_text()), a\n"
+    "FILE is an HLO module, an XLA dump folder (--xla_dump_to; --module picks one\n"
+    "program), StableHLO text (jax.jit(f).lower(x).as_text()), a\n"
     "Pallas kernel as Mosaic MLIR text or bytecode (raw, base64, or a backend_config\n"
     "holding custom_call_config.body), or a JSON kernel spec (docs/kernel-spec.md);\n"
     "the format is detected from the content.\n\n"
@@ -50,6 +51,7 @@ static const char help[] =
     "                          (with --json: only custom calls under computations[].instructions)\n"
     "  --timeline              HLO: also the program-scoped values live at the peak step\n"
     "  --param NAME=N          spec: set a block parameter (one block size, without editing the spec)\n"
+    "  --module NAME           an XLA dump folder: only this program (its name, or module_NNNN)\n"
     "  --tight                 HLO: a Pallas kernel reserves its computed footprint, a standard op its\n"
     "                          modelled choice (docs/program.md), not their limit\n"
     "  --top N                 HLO: how many of the largest buffers to list (default 10)\n"
@@ -1213,6 +1215,42 @@ static int check_values(const char *format_s, const char **format, const char *l
   return EXIT_OK;
 }
 
+/* check DIR: each module the dump folder's latest compilation of a program
+ * left (cli_dump.c), checked as its own file with the same options. */
+static int check_dump(int argc, char **argv, const char *dir, const char *module) {
+  char **files;
+  size_t n = cli_dump_modules(dir, module, &files);
+  int rc = n ? EXIT_OK : EXIT_BAD;
+  if (!n)
+    cli_error("check", "%s: a folder, and no XLA dump folder: no module_*.after_optimizations.txt or "
+              "...before_optimizations.txt%s in it", dir, module ? " of the program --module names" : "");
+  char **args = malloc((size_t)(argc + 1) * sizeof *args);
+  for (size_t f = 0; args && f < n; f++) {
+    size_t len = strlen(dir) + strlen(files[f]) + 2;
+    char *full = malloc(len);
+    int m = 0;
+    if (full) {
+      snprintf(full, len, "%s/%s", dir, files[f]);
+      for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--module") && i + 1 < argc) {
+          i++;
+          continue;
+        }
+        args[m++] = argv[i] == dir ? full : argv[i];
+      }
+      args[m] = NULL;
+      fprintf(CLI_OUT, "\n== %s\n", files[f]);
+      int r = cmd_check(m, args);
+      rc = r > rc ? r : rc;
+    }
+    free(full);
+    free(files[f]);
+  }
+  free(args);
+  free(files);
+  return rc;
+}
+
 int cmd_check(int argc, char **argv) {
   const char *path = NULL, *target = NULL, *format = NULL, *format_s = NULL, *instr = NULL, *limit = NULL,
              *align_s = NULL, *scratch = NULL, *top_s = NULL;
@@ -1222,8 +1260,10 @@ int cmd_check(int argc, char **argv) {
   vmem_plan_options popt = {.alignment = 0, .internal_scratch = -1, .model_intermediates = true};
   const char *params_v[16];
   cli_list params = {params_v, 0, 16};
+  const char *module = NULL;
   const cli_opt opts[] = {{"--target", &target, NULL, NULL},
                           {"--param", NULL, NULL, &params},
+                          {"--module", &module, NULL, NULL},
                           {"--format", &format_s, NULL, NULL},
                           {"--instruction", &instr, NULL, NULL},
                           {"--flags", &in.flags, NULL, NULL},
@@ -1244,6 +1284,8 @@ int cmd_check(int argc, char **argv) {
     return EXIT_BAD;
   if (!path)
     return cli_usage_error("check", "give a file: an HLO module, Mosaic MLIR or a kernel spec");
+  if (cli_is_dir(path))
+    return check_dump(argc, argv, path, module);
   if (!format)
     format = detect_format(path);
   if (!no_env)

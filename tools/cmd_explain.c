@@ -480,6 +480,58 @@ static json_t *json_error(const vmem_log_error *e, const linked *ln) {
   return o;
 }
 
+/* A folder (an XLA dump folder, a job's log folder) stands for the logs in
+ * it (cli_dump_logs); false, having said so, when one holds none. */
+static bool expand_folders(const char ***files, size_t *nfiles, char ***owned, size_t *nowned) {
+  size_t cap = *nfiles + 1, n = 0;
+  const char **out = malloc(cap * sizeof *out);
+  for (size_t f = 0; out && f < *nfiles; f++) {
+    if (!cli_is_dir((*files)[f])) {
+      out[n++] = (*files)[f];
+      continue;
+    }
+    char **logs;
+    size_t k = cli_dump_logs((*files)[f], &logs);
+    if (!k) {
+      cli_error("explain", "%s: a folder with no log in it (*.log, *.err, *.out, or *.txt that is not a module dump)",
+                (*files)[f]);
+      free(logs);
+      free(out);
+      return false;
+    }
+    cap += k;
+    const char **m = realloc(out, cap * sizeof *out);
+    char **o = m ? realloc(*owned, (*nowned + k) * sizeof *o) : NULL;
+    if (!m || !o) {
+      free(m ? m : out);
+      for (size_t i = 0; i < k; i++)
+        free(logs[i]);
+      free(logs);
+      return false;
+    }
+    out = m;
+    *owned = o;
+    for (size_t i = 0; i < k; i++) {
+      size_t len = strlen((*files)[f]) + strlen(logs[i]) + 2;
+      char *full = malloc(len);
+      if (full) {
+        snprintf(full, len, "%s/%s", (*files)[f], logs[i]);
+        (*owned)[(*nowned)++] = full;
+        out[n++] = full;
+      }
+      free(logs[i]);
+    }
+    free(logs);
+  }
+  if (!out)
+    return false;
+  out[n] = NULL;
+  free((void *)*files);
+  *files = out;
+  *nfiles = n;
+  return true;
+}
+
 int cmd_explain(int argc, char **argv) {
   const char *target = NULL, *kernel_path = NULL, *hlo_path = NULL;
   bool json = false;
@@ -520,6 +572,17 @@ int cmd_explain(int argc, char **argv) {
       return EXIT_BAD;
     }
     ln.m = module;
+  }
+  char **owned = NULL; /* the log files of folders named, which replace them */
+  size_t nowned = 0;
+  if (!expand_folders(&files, &nfiles, &owned, &nowned)) {
+    for (size_t i = 0; i < nowned; i++)
+      free(owned[i]);
+    free(owned);
+    free(files);
+    vmem_kernel_free(kernel);
+    vmem_hlo_free(module);
+    return EXIT_BAD;
   }
   size_t total = 0;
   int rc = EXIT_OK;
@@ -564,6 +627,9 @@ int cmd_explain(int argc, char **argv) {
     free(text);
   }
   free(files);
+  for (size_t i = 0; i < nowned; i++)
+    free(owned[i]);
+  free(owned);
   vmem_kernel_free(kernel);
   vmem_hlo_free(module);
   if (json) {

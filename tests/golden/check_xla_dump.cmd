@@ -1,0 +1,1 @@
+$VMEMSCOPE check xla_dump --summary --top 3
