@@ -105,6 +105,35 @@ def matmul_acc(m, k, n, bm, bk, bn, dtype, limit=None):
     return fn, (_sds((m, k), dtype), _sds((k, n), dtype))
 
 
+def _gate_up_kernel(x_ref, wg_ref, wu_ref, o_ref, accg_ref, accu_ref):
+    @pl.when(pl.program_id(2) == 0)
+    def _():
+        accg_ref[...] = jnp.zeros_like(accg_ref)
+        accu_ref[...] = jnp.zeros_like(accu_ref)
+
+    accg_ref[...] += jnp.dot(x_ref[...], wg_ref[...], preferred_element_type=jnp.float32)
+    accu_ref[...] += jnp.dot(x_ref[...], wu_ref[...], preferred_element_type=jnp.float32)
+
+    @pl.when(pl.program_id(2) == pl.num_programs(2) - 1)
+    def _():
+        o_ref[...] = (jax.nn.silu(accg_ref[...]) * accu_ref[...]).astype(o_ref.dtype)
+
+
+def gate_up(x, wg, wu, bm=256, bn=256, bk=512):
+    """The gate/up matmul of an MLP: two bf16 matmuls into two f32 accumulators
+    as large as the output block (used by fit's tests and oracle/fit_recompile.py)."""
+    m, k = x.shape
+    n = wg.shape[1]
+    return pl.pallas_call(
+        _gate_up_kernel, grid=(m // bm, n // bn, k // bk),
+        in_specs=[pl.BlockSpec((bm, bk), lambda i, j, kk: (i, kk)), pl.BlockSpec((bk, bn), lambda i, j, kk: (kk, j)),
+                  pl.BlockSpec((bk, bn), lambda i, j, kk: (kk, j))],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j, kk: (i, j)),
+        out_shape=jax.ShapeDtypeStruct((m, n), x.dtype),
+        scratch_shapes=[pltpu.VMEM((bm, bn), jnp.float32), pltpu.VMEM((bm, bn), jnp.float32)],
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "arbitrary")))(x, wg, wu)
+
+
 def _prefetch_kernel(idx_ref, x_ref, o_ref):
     o_ref[...] = x_ref[...] * 2
 
