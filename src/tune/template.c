@@ -62,6 +62,7 @@ struct vmem_template {
   size_t nchoices;
   size_t choice_op[MAX_OPS]; /* operands whose buffer count may be 1 or 2 */
   int64_t param_values[MAX_PARAMS]; /* as the kernel gives them */
+  bool any_auto;                    /* some operand's buffers follow the candidate's grid */
   size_t nvalues;
   tpl_operand values[MAX_VALUES];   /* the body's values at their peak, laid out as scratch is */
   const kernel_modelled *value_src[MAX_VALUES];
@@ -270,7 +271,7 @@ vmem_template *vmem_template_new(const vmem_kernel *k, const vmem_target *t, con
     const vmem_operand *o = &k->ops[i].pub;
     if (k->never_moving_rule && o->block && o->space == VMEM_SPACE_VMEM && !o->buffers_given && o->buffers > 0 &&
         (o->role == VMEM_ROLE_INPUT || o->role == VMEM_ROLE_OUTPUT)) {
-      tpl->ops[i].auto_buffers = true; /* the rule decides per candidate grid (never_moving): start from two */
+      tpl->ops[i].auto_buffers = tpl->any_auto = true; /* the rule decides per candidate grid (never_moving) */
       tpl->ops[i].buffers = 2;
     }
   }
@@ -480,7 +481,7 @@ static void shape_blocks(const vmem_template *tpl, const int64_t *values, eval_c
  * index is a constant or follows an axis of extent 1 in this candidate's
  * grid never moves, and has one buffer. */
 static void never_moving(const vmem_template *tpl, eval_ctx *cx) {
-  for (size_t i = 0; i < tpl->nops; i++) {
+  for (size_t i = 0; tpl->any_auto && i < tpl->nops; i++) {
     const tpl_operand *o = &tpl->ops[i];
     bool fixed = o->auto_buffers && cx->nbuf[i] == 2;
     for (size_t d = 0; fixed && d < o->rank; d++) {
@@ -569,7 +570,7 @@ void vmem_template_eval_buffers(const vmem_template *tpl, const int64_t *values,
   /* What must fit the limit: windows, scratch and the body's values. The
    * internal scratch is not in the compiler's figure (the oracle: kernels
    * that fill the limit exactly compile), so it is left out, as check does. */
-  out->modelled_bytes = values_bytes(tpl, values);
+  out->modelled_bytes = tpl->nvalues ? values_bytes(tpl, values) : 0;
   if (!ck_add(out->scoped_bytes, out->modelled_bytes, &out->needed_bytes))
     out->needed_bytes = UINT64_MAX;
   out->grid_steps = (uint64_t)cx.steps;
