@@ -181,3 +181,29 @@ def test_pip_installs_it_offline(tmp_path):
     assert r.returncode == 0, r.stderr
     path, nbytes = r.stdout.split()
     assert path.startswith(str(tmp_path / "site")) and nbytes == "278528"
+
+
+# ---- every CLI option, by the CLI's own list -----------------------------------------
+
+def test_fit_takes_every_option_of_the_command_by_name():
+    doc = vmemscope.fit(spec(), param=["bm=256,512", "bn=256"], top=10, step_overhead_us=0.5)
+    assert doc["candidates"] and all(c["params"]["bn"] == 256 and c["params"]["bm"] in (256, 512)
+                                     for c in doc["candidates"])
+    assert vmemscope.fit(spec(), param=["bm=512", "bn=256"], physical=True)["best"]["params"] == {"bm": 512, "bn": 256}
+
+
+def test_an_option_the_command_does_not_have_is_a_type_error_naming_them():
+    with pytest.raises(TypeError, match=r"vmemscope fit has no option --blocks .*allow-padding-blocks, array"):
+        vmemscope.fit(spec(), blocks=3)
+    with pytest.raises(TypeError, match=r"vmemscope check has no option --explain"):
+        vmemscope.check_kernel(spec(), explain=True)
+
+
+def test_check_kernel_takes_param_and_explain_takes_a_kernel():
+    k = vmemscope.check_kernel(spec(), param=["bn=256"])
+    assert k["fits"] and k["scoped_bytes"] == 13631488
+    log = ("RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack for "
+           "%gated_matmul_kernel = bf16[2048,4096]{1,0:T(8,128)(2,1)} custom-call(), custom_call_target="
+           "\"tpu_custom_call\". Scoped allocation with size 28.00M and limit 16.00M exceeded scoped vmem limit by 12.00M.")
+    doc = vmemscope.explain(log, kernel=spec())
+    assert doc["errors"][0]["linked"]["kernel"]["scoped_bytes"] == 29360128

@@ -148,12 +148,32 @@ def _target(args, target):
     return args + ["--target", target] if target else args
 
 
-def _options(args, **opts):
+_KNOWN = {}
+
+
+def _known(cmd):
+    """The command's options as its own --help lists them: the one list the
+    Python functions are checked against, so that they cannot drift."""
+    if cmd not in _KNOWN:
+        status, out, err = run(cmd, "--help")
+        _KNOWN[cmd] = set(re.findall(r"--([a-z][a-z0-9-]*)", out))
+    return _KNOWN[cmd]
+
+
+def _options(args, cmd=None, **opts):
+    """Keyword arguments as the command's options: ``foo_bar=1`` is
+    ``--foo-bar 1``, True a bare flag, a list a repeated option. With
+    ``cmd``, a name the command does not take raises TypeError."""
     for key, value in opts.items():
+        name = key.replace("_", "-")
+        if cmd and name not in _known(cmd):
+            raise TypeError("vmemscope %s has no option --%s (vmemscope %s --help lists them: %s)" % (
+                cmd, name, cmd, ", ".join(sorted(_known(cmd)))))
         if value is None or value is False:
             continue
-        flag = "--" + key.replace("_", "-")
-        args += [flag] if value is True else [flag, str(value)]
+        flag = "--" + name
+        for v in (value if isinstance(value, (list, tuple)) else [value]):
+            args += [flag] if v is True else [flag, str(v)]
     return args
 
 
@@ -170,7 +190,7 @@ def size(shape, target=None):
 
 
 def check_hlo(text, target=None, instruction=None, tight=False, flags=None, vmem_limit_bytes=None, top=None,
-              summary=False):
+              summary=False, **options):
     """An HLO module (any XLA text dump) or StableHLO text: the ``check``
     document, with every instruction's sizes, each Pallas kernel's exact
     scoped footprint against its limit, and for HLO the program-scoped
@@ -179,8 +199,8 @@ def check_hlo(text, target=None, instruction=None, tight=False, flags=None, vmem
     calls under ``computations[].instructions`` (for large dumps: the
     totals, largest buffers and program verdict are all still there)."""
     name = "input.stablehlo.mlir" if _is_stablehlo(text) else "input.hlo"
-    args = _options(_target(["check", 0], target), instruction=instruction, tight=tight, flags=flags,
-                    vmem_limit_bytes=vmem_limit_bytes, top=top, summary=summary)
+    args = _options(_target(["check", 0], target), "check", instruction=instruction, tight=tight, flags=flags,
+                    vmem_limit_bytes=vmem_limit_bytes, top=top, summary=summary, **options)
     return _json(args, [(name, text)])
 
 
@@ -189,14 +209,14 @@ def _is_stablehlo(text):
     return "HloModule" not in head and ("stablehlo." in head or "mhlo." in head)
 
 
-def check_kernel(kernel, target=None, vmem_limit_bytes=None, flags=None):
+def check_kernel(kernel, target=None, vmem_limit_bytes=None, flags=None, **options):
     """A Pallas kernel: Mosaic MLIR text, its bytecode (bytes, or base64
     text), or a JSON kernel spec (a str, or a dict); the kernel object of
     ``check --json`` (``scoped_bytes``, ``limit_bytes``, ``fits``,
     ``allocations``, and ``remedies`` when it does not fit)."""
     if isinstance(kernel, dict):
         kernel = json.dumps(kernel)
-    args = _options(_target(["check", 0], target), vmem_limit_bytes=vmem_limit_bytes, flags=flags)
+    args = _options(_target(["check", 0], target), "check", vmem_limit_bytes=vmem_limit_bytes, flags=flags, **options)
     return _json(args, [("kernel", kernel)])["kernels"][0]
 
 
@@ -212,7 +232,7 @@ def _log_text(log):
     return log
 
 
-def explain(log, target=None, hlo=None):
+def explain(log, target=None, hlo=None, kernel=None):
     """The TPU compiler's memory errors in a log: the ``explain`` document
     (``errors``, each with its kind, sizes and remedies). ``log`` is the
     exception JAX raised (``XlaRuntimeError``/``JaxRuntimeError``), its
@@ -222,18 +242,23 @@ def explain(log, target=None, hlo=None):
     args = _target(["explain", 0], target)
     if hlo is not None:
         inputs.append(("module.hlo", hlo))
-        args += ["--hlo", 1]
+        args += ["--hlo", len(inputs) - 1]
+    if kernel is not None:
+        inputs.append(("kernel", json.dumps(kernel) if isinstance(kernel, dict) else kernel))
+        args += ["--kernel", len(inputs) - 1]
     return _json(args, inputs)
 
 
-def fit(kernel, target=None, top=5, vmem_limit_bytes=None, instruction=None, buffers=False, physical=False):
+def fit(kernel, target=None, top=5, **options):
     """Block sizes of a kernel (a spec, Mosaic MLIR or an HLO module with
     ``instruction``) that fit, ranked by the cost model: the ``fit`` document
-    (``candidates``, ``best``)."""
+    (``candidates``, ``best``). Every option of ``vmemscope fit`` is a
+    keyword: ``param=["bm=256,512"]``, ``array=[...]``, ``flops=...``,
+    ``buffers=True``, ``color=True``, ``allow_padding_blocks=True``,
+    ``physical=True``, ``fixed_scratch=[...]``, ``vmem_limit_bytes=N``."""
     if isinstance(kernel, dict):
         kernel = json.dumps(kernel)
-    args = _options(_target(["fit", 0], target), top=top, vmem_limit_bytes=vmem_limit_bytes,
-                    instruction=instruction, buffers=buffers, physical=physical)
+    args = _options(_target(["fit", 0], target), "fit", top=top, **options)
     return _json(args, [("kernel", kernel)])
 
 
