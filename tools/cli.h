@@ -155,6 +155,9 @@ char *cli_shape_text(const vmem_shape *s);
  * or of `module`), the rest listed as skipped; the log files in it. The
  * caller frees each name and the array. */
 bool cli_is_dir(const char *path);
+/* "PATH: cannot open: <the system's reason>" (or "a folder, not a file"),
+ * the one wording every command uses; reads errno. */
+void cli_open_error(const char *cmd, const char *path);
 size_t cli_dump_modules(const char *dir, const char *module, char ***out);
 size_t cli_dump_logs(const char *dir, char ***out); /* malloc'd "bf16[8,128]", or NULL; the caller frees */ /* "12.50 us", "3.125 ms": fit's and check's times */
 

@@ -111,7 +111,7 @@ vmem_kernel *cli_load_kernel(const char *cmd, const char *path, const char *form
   size_t len;
   char *text = cli_read_file(path, &len);
   if (!text) {
-    cli_error(cmd, "%s: cannot open", path);
+    cli_open_error(cmd, path);
     return NULL;
   }
   if (!format)

@@ -395,7 +395,19 @@ char *cli_read_stream(FILE *f, size_t *len) {
   return buf;
 }
 
+void cli_open_error(const char *cmd, const char *path) {
+  int e = errno;
+  if (cli_is_dir(path))
+    cli_error(cmd, "%s: cannot open: a folder, not a file", path);
+  else
+    cli_error(cmd, "%s: cannot open: %s", path, strerror(e ? e : ENOENT));
+}
+
 char *cli_read_file(const char *path, size_t *len) {
+  if (strcmp(path, "-") && cli_is_dir(path)) {
+    errno = EISDIR; /* fopen would open it, and the read would find nothing */
+    return NULL;
+  }
   FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
   if (!f)
     return NULL;

@@ -591,7 +591,7 @@ int cmd_explain(int argc, char **argv) {
     const char *path = nfiles ? files[f] : "-";
     FILE *in = strcmp(path, "-") ? fopen(path, "rb") : stdin;
     if (!in) {
-      cli_error("explain", "%s: cannot open", path);
+      cli_open_error("explain", path);
       rc = EXIT_BAD;
       break;
     }

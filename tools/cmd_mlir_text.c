@@ -136,7 +136,7 @@ int cmd_mlir_text(int argc, char **argv) {
   size_t len;
   char *text = cli_read_file(path, &len);
   if (!text) {
-    cli_error("mlir-text", "%s: cannot open", path);
+    cli_open_error("mlir-text", path);
     return EXIT_BAD;
   }
   json_t *bodies = json ? json_array() : NULL;

@@ -32,7 +32,7 @@ int cmd_repro(int argc, char **argv) {
   size_t len;
   char *text = cli_read_file(path, &len);
   if (!text) {
-    cli_error("repro", "%s: cannot open", path);
+    cli_open_error("repro", path);
     return EXIT_BAD;
   }
   vmem_error err;

@@ -180,7 +180,7 @@ static bool list_add(shape_list *l, const char *text, size_t len, const char *fi
 static bool read_shape_file(shape_list *l, const char *path) {
   FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
   if (!f) {
-    cli_error("size", "%s: cannot open: %s", path, strerror(errno));
+    cli_open_error("size", path);
     return false;
   }
   char *line = NULL;

@@ -17,7 +17,7 @@ static vmem_stablehlo *open_stablehlo(const char *cmd, const char *path, char **
   vmem_error err;
   *len_out = 0;
   if (!(*text = cli_read_file(path, &len))) {
-    cli_error(cmd, "%s: cannot open", path);
+    cli_open_error(cmd, path);
     return NULL;
   }
   cli_progress(path, len, "parsing");

@@ -76,8 +76,11 @@ vmem_hlo_module *vmem_hlo_open(const char *path, const vmem_allocator *alloc, vm
     return NULL;
   }
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    err_set(err, VMEM_ERR_ARGUMENT, 0, "not a regular file");
+  bool stated = fstat(fd, &st) == 0;
+  if (!stated || !S_ISREG(st.st_mode)) {
+    err_set(err, VMEM_ERR_ARGUMENT, 0, "cannot open: %s", !stated ? strerror(errno)
+                                                          : S_ISDIR(st.st_mode) ? "a folder, not a file"
+                                                                                : "not a regular file (a device or a pipe)");
     close(fd);
     return NULL;
   }

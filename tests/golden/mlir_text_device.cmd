@@ -1,0 +1,1 @@
+$VMEMSCOPE mlir-text /dev/null
