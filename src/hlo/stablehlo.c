@@ -328,6 +328,24 @@ static bool read_line(vmem_stablehlo *m, const char *p, const char *end, vmem_st
   return add_op(m, &op);
 }
 
+/* Whether the last line, text[..last), closes its strings: ops are printed
+ * one per line, so a line that ends inside a string (a backend_config, a
+ * kernel body) was cut. Excerpts of a module (ops without their func) are
+ * fine: only a cut string is refused. */
+static bool cut_text_ok(const char *text, const char *last) {
+  const char *p = last;
+  while (p > text && p[-1] != '\n')
+    p--;
+  for (; p < last; p++)
+    if (*p == '"') {
+      const char *e = string_end(p, last);
+      if (!e)
+        return false;
+      p = e;
+    }
+  return true;
+}
+
 vmem_stablehlo *vmem_stablehlo_parse(const char *text, size_t len, const vmem_allocator *alloc, vmem_error *err) {
   vmem_error local;
   err_clear(&local);
@@ -363,6 +381,17 @@ vmem_stablehlo *vmem_stablehlo_parse(const char *text, size_t len, const vmem_al
       return NULL;
     }
     p = le + 1;
+  }
+  const char *last = end;
+  while (last > text && (last[-1] == ' ' || last[-1] == '\n' || last[-1] == '\r' || last[-1] == '\t'))
+    last--;
+  if (!cut_text_ok(text, last)) {
+    err_set(&local, VMEM_ERR_SYNTAX, (size_t)(last - text), "the text ends inside a string: the file is cut here "
+            "(a kernel body cut inside its string cannot be decoded)");
+    vmem_stablehlo_free(m);
+    if (err)
+      *err = local;
+    return NULL;
   }
   if (err)
     *err = local;

@@ -1,0 +1,1 @@
+$VMEMSCOPE check stablehlo_cut.mlir
