@@ -158,6 +158,9 @@ bool cli_is_dir(const char *path);
 /* "PATH: cannot open: <the system's reason>" (or "a folder, not a file"),
  * the one wording every command uses; reads errno. */
 void cli_open_error(const char *cmd, const char *path);
+/* Whether text holds nothing but blanks (an empty file, for every reader). */
+bool cli_blank(const char *text, size_t len);
+#define CLI_EMPTY_FILE "empty file: nothing to read (give an HLO module, StableHLO text, Mosaic MLIR or bytecode, or a kernel spec)"
 size_t cli_dump_modules(const char *dir, const char *module, char ***out);
 size_t cli_dump_logs(const char *dir, char ***out); /* malloc'd "bf16[8,128]", or NULL; the caller frees */ /* "12.50 us", "3.125 ms": fit's and check's times */
 

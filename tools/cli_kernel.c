@@ -114,6 +114,11 @@ vmem_kernel *cli_load_kernel(const char *cmd, const char *path, const char *form
     cli_open_error(cmd, path);
     return NULL;
   }
+  if (cli_blank(text, len)) {
+    cli_error(cmd, "%s: %s", path, CLI_EMPTY_FILE);
+    free(text);
+    return NULL;
+  }
   if (!format)
     format = cli_detect_format(text, len);
   if (used)

@@ -106,7 +106,7 @@ void cli_error(const char *cmd, const char *fmt, ...) {
   cli_progress_done(); /* an error starts on a clean line */
   va_list ap;
   va_start(ap, fmt);
-  fprintf(CLI_ERR, "vmemscope%s%s: error: ", cmd ? " " : "", cmd ? cmd : "");
+  fprintf(CLI_ERR, "vmemscope%s%s: error: ", cmd ? " " : "", cmd ? cli_who(cmd) : ""); /* report runs check as itself */
   vfprintf(CLI_ERR, fmt, ap);
   fputc('\n', CLI_ERR);
   va_end(ap);
@@ -393,6 +393,13 @@ char *cli_read_stream(FILE *f, size_t *len) {
   }
   *len = n;
   return buf;
+}
+
+bool cli_blank(const char *text, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' && text[i] != '\r')
+      return false;
+  return true;
 }
 
 void cli_open_error(const char *cmd, const char *path) {

@@ -70,6 +70,8 @@ static const char *detect_format(const char *path) {
   char buf[8192];
   size_t n = fread(buf, 1, sizeof buf, f);
   fclose(f);
+  if (cli_blank(buf, n) && n < sizeof buf)
+    return "empty";
   return cli_detect_format(buf, n);
 }
 
@@ -1288,6 +1290,10 @@ int cmd_check(int argc, char **argv) {
     return check_dump(argc, argv, path, module);
   if (!format)
     format = detect_format(path);
+  if (!strcmp(format, "empty")) {
+    cli_error("check", "%s: %s", path, CLI_EMPTY_FILE);
+    return EXIT_BAD;
+  }
   if (!no_env)
     cli_env_flags(&in);
   const vmem_target *t = cli_target("check", target);
