@@ -46,6 +46,8 @@ static const char help[] =
     "  --fixed-scratch NAME  keep scratch NAME at its shape (by default a scratch of a window's shape\n"
     "                        follows that window's blocks)\n"
     "  --explain             say why the best beat the next candidates and the fastest one that does not fit\n"
+    "  --all                 list every point of the Pareto front (by default, points less than 3% faster\n"
+    "                        than the one above are left out)\n"
     "  --target T, --flags \"...\", --no-env, --json   as for check\n\n"
     "Exit status: 0 when something fits, 1 when nothing does, 2 on bad input.\n\n"
     "examples:\n"
@@ -71,7 +73,7 @@ typedef struct fit_opts {
   size_t nfixed;
   const char *instr;          /* --instruction NAME */
   size_t top;
-  bool physical, json, buffers, padding, color, explain;
+  bool physical, json, buffers, padding, color, explain, all;
 } fit_opts;
 
 typedef struct space {
@@ -524,7 +526,7 @@ static void print_explain(const vmem_kernel *k, const vmem_template *tpl, const 
 }
 
 static void print_results(const vmem_kernel *k, const vmem_template *tpl, const space *sp, search *s, uint64_t limit,
-                          const char *limit_from, size_t top, bool physical) {
+                          const char *limit_from, size_t top, bool physical, bool all) {
   char b[48], c[48], tt[32];
   fprintf(CLI_OUT, "fit %s: limit %s (%s)\n", vmem_kernel_name(k), cli_bytes(b, sizeof b, limit), limit_from);
   for (size_t p = 0; p < sp->n; p++)
@@ -572,14 +574,26 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
     memcpy(front, s->fit, s->fitting * sizeof *front);
     qsort(front, s->fitting, sizeof *front, by_bytes);
     fprintf(CLI_OUT, "\nPareto front (scoped VMEM needed against predicted time):\n");
+    size_t n = 0, dropped = 0;
     double best = INFINITY;
-    for (size_t i = 0; i < s->fitting; i++)
-      if (front[i].time < best) {
-        char ps[256];
-        best = front[i].time;
-        params_text(k, tpl, sp, front[i].index, ps, sizeof ps);
-        fprintf(CLI_OUT, "  %9s  %10s  %s\n", cli_human(b, sizeof b, front[i].needed), cli_seconds(tt, sizeof tt, front[i].time), ps);
+    for (size_t i = 0; i < s->fitting; i++) /* the front itself: each faster than every smaller one */
+      if (front[i].time < best)
+        best = front[i].time, front[n++] = front[i];
+    double shown = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+      /* a point less than 3% faster than the last one shown says nothing new, unless it is the fastest */
+      if (!all && i && i + 1 < n && front[i].time > shown * 0.97) {
+        dropped++;
+        continue;
       }
+      char ps[256];
+      shown = front[i].time;
+      params_text(k, tpl, sp, front[i].index, ps, sizeof ps);
+      fprintf(CLI_OUT, "  %9s  %10s  %s\n", cli_human(b, sizeof b, front[i].needed), cli_seconds(tt, sizeof tt, front[i].time), ps);
+    }
+    if (dropped)
+      fprintf(CLI_OUT, "  (%zu more point%s, each less than 3%% faster than the one above it; --all lists them)\n",
+              dropped, dropped == 1 ? "" : "s");
     free(front);
   }
   int64_t v[MAX_P];
@@ -682,7 +696,7 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
       cli_print_json(root);
       rc = s.fitting ? EXIT_OK : EXIT_OOM;
     } else {
-      print_results(k, tpl, &sp, &s, limit, from, top, physical);
+      print_results(k, tpl, &sp, &s, limit, from, top, physical, o->all);
       if (o->explain && s.fitting)
         print_explain(k, tpl, &sp, &s, limit);
       rc = s.fitting ? EXIT_OK : EXIT_OOM;
@@ -742,6 +756,7 @@ int cmd_fit(int argc, char **argv) {
                           {"--no-env", NULL, &no_env, NULL},
                           {"--json", NULL, &o.json, NULL},
                           {"--explain", NULL, &o.explain, NULL},
+                          {"--all", NULL, &o.all, NULL},
                           {NULL, NULL, NULL, NULL}};
   int scan = cli_scan("fit", argc, argv, opts, &path, 1, help, "give one kernel spec");
   if (scan != CLI_GO)
