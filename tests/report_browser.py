@@ -153,6 +153,12 @@ def gated_matmul(browser):
     assert rows and fit["candidates"], "no Pareto table"
     best = fit["candidates"][0]["params"]
     assert " ".join("%s=%d" % kv for kv in best.items()) + " " in dom.text, "the fastest fit is on the front"
+    assert dom.find("svg", id="pareto-plot"), "no plot of the Pareto front"
+    points = dom.find("circle", **{"class": "pt"})
+    marked = dom.find("circle", **{"class": "best"})
+    assert points and len(marked) == 1, (len(points), len(marked))
+    assert marked[0]["data-params"].split() == ["%s=%d" % kv for kv in best.items()], marked[0]["data-params"]
+    assert dom.find("line", **{"class": "limit"}), "no limit line on the plot"
 
 
 def train_log(browser):

@@ -8,6 +8,7 @@
  * printed in the compiler's format with the exact bytes in the hover title.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -262,8 +263,10 @@ static void remedies(FILE *f, const json_t *k) {
 /* One kernel: its stacked allocations against the limit and physical VMEM. */
 static void kernel_section(FILE *f, const json_t *k, uint64_t physical) {
   uint64_t stack = jbytes(k, "stack_bytes"), limit = jbytes(k, "limit_bytes");
+  /* Scaled to the limit (or the stack when it is over), not to physical VMEM, so that a 4 MiB kernel under a
+   * 32 MiB limit is no sliver on a 128 MiB axis; physical VMEM is marked where it falls within. */
   uint64_t scale = stack > limit ? stack : limit;
-  scale = (physical > scale ? physical : scale) + scale / 50;
+  scale += scale / 4;
   char s[32], l[32];
   fprintf(f, "<section class=\"kernel\" data-kernel=\"");
   esc(f, jstr(k, "name"));
@@ -271,15 +274,21 @@ static void kernel_section(FILE *f, const json_t *k, uint64_t physical) {
   esc(f, jstr(k, "name"));
   fprintf(f, ": scoped %s of %s (%s limit) &mdash; %s</h2>\n", human(s, sizeof s, jbytes(k, "scoped_bytes")),
           human(l, sizeof l, limit), jstr(k, "limit_origin"),
-          !jtrue(k, "fits") ? "<b class=\"verdict over\">DOES NOT FIT (E1001)</b>"
-          : jtrue(k, "at_risk") ? "<b class=\"verdict\">fits, at risk</b>" : "<b class=\"verdict ok\">fits</b>");
+          !strcmp(jstr(k, "verdict"), "likely_e1001") ? "<b class=\"verdict over\">likely E1001 (<span "
+                                                        "class=\"model\">modelled</span>: body values)</b>"
+          : !jtrue(k, "fits")   ? "<b class=\"verdict over\">DOES NOT FIT (E1001)</b>"
+          : jtrue(k, "at_risk") ? "<b class=\"verdict\">fits, at risk</b>"
+                                : "<b class=\"verdict ok\">fits</b>");
   fprintf(f, "<svg class=\"stack\" width=\"%d\" height=\"92\" role=\"img\">\n", SVG_W);
   const json_t *allocs = json_object_get(k, "allocations");
   for (size_t i = 0; i < json_array_size(allocs); i++)
     stack_rect(f, json_array_get(allocs, i), scale);
   stack_marker(f, "limit", limit, scale, 14);
-  if (physical)
+  if (physical && physical <= scale)
     stack_marker(f, "physical VMEM", physical, scale, 90);
+  else if (physical)
+    fprintf(f, "<text class=\"physical\" x=\"%d\" y=\"90\" text-anchor=\"end\">physical VMEM %s &rarr; (off the "
+            "scale)</text>\n", SVG_W - 10, human(s, sizeof s, physical));
   fputs("</svg>\n", f);
   stack_legend(f);
   alloc_table(f, allocs);
@@ -702,18 +711,64 @@ static size_t pareto(const json_t *cands, json_t **front) {
   return k;
 }
 
-static void fit_row(FILE *f, const json_t *c) {
-  char b[32];
-  fputs("<tr><td>", f);
+static void params_html(FILE *f, const json_t *c) {
   const char *key;
   json_t *v;
   json_object_foreach((json_t *)json_object_get(c, "params"), key, v) {
     esc(f, key);
     fprintf(f, "=%" PRId64 " ", (int64_t)json_integer_value(v));
   }
-  fprintf(f, "</td><td class=\"n\" data-v=\"%" PRIu64 "\">%s</td><td class=\"n\">%.3g</td><td>%s</td></tr>\n",
-          jbytes(c, "needed_bytes"), human(b, sizeof b, jbytes(c, "needed_bytes")),
-          json_number_value(json_object_get(c, "time_s")) * 1e6, jstr(c, "bound"));
+}
+
+static void fit_row(FILE *f, const json_t *c) {
+  char b[32], t[32];
+  double s = json_number_value(json_object_get(c, "time_s"));
+  fputs("<tr><td>", f);
+  params_html(f, c);
+  fprintf(f, "</td><td class=\"n\" data-v=\"%" PRIu64 "\">%s</td><td class=\"n\" data-v=\"%.9g\">%s</td>"
+          "<td>%s</td></tr>\n", jbytes(c, "needed_bytes"), human(b, sizeof b, jbytes(c, "needed_bytes")), s,
+          cli_seconds(t, sizeof t, s), jstr(c, "bound"));
+}
+
+/* The front as a plot: VMEM needed across (up to the limit, drawn as a
+ * line), modelled time up a log scale, the best candidate marked; each
+ * point names its parameters on hover (its <title>). */
+static void fit_plot(FILE *f, json_t *const *front, size_t n, const json_t *best, uint64_t limit) {
+  enum { W = 640, H = 300, PAD = 48 };
+  double tmin = 1e300, tmax = 0, xmax = (double)limit;
+  for (size_t i = 0; i < n; i++) {
+    double t = json_number_value(json_object_get(front[i], "time_s"));
+    tmin = t < tmin ? t : tmin;
+    tmax = t > tmax ? t : tmax;
+    xmax = (double)jbytes(front[i], "needed_bytes") > xmax ? (double)jbytes(front[i], "needed_bytes") : xmax;
+  }
+  if (!n || tmin <= 0 || xmax <= 0)
+    return;
+  double lo = log10(tmin), span = log10(tmax) - lo > 1e-9 ? log10(tmax) - lo : 1;
+  char a[32], b[32];
+  fprintf(f, "<svg id=\"pareto-plot\" width=\"%d\" height=\"%d\" role=\"img\">\n", W + PAD, H + PAD);
+  fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#5b6673\"/>"
+          "<line x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"%d\" stroke=\"#5b6673\"/>\n", PAD, H, PAD + W, H, PAD, PAD, H);
+  double lx = PAD + (double)limit / xmax * (W - 10);
+  fprintf(f, "<line class=\"limit\" x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c0392b\" "
+          "stroke-dasharray=\"4 3\"/><text x=\"%.1f\" y=\"12\" text-anchor=\"end\">limit %s</text>\n", lx, lx, H,
+          lx - 4, human(a, sizeof a, limit));
+  for (size_t i = 0; i < n; i++) {
+    double t = json_number_value(json_object_get(front[i], "time_s"));
+    double x = PAD + (double)jbytes(front[i], "needed_bytes") / xmax * (W - 10);
+    double y = H - 8 - (log10(t) - lo) / span * (H - 24);
+    bool is_best = front[i] == best;
+    fprintf(f, "<circle class=\"pt%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\" data-params=\"", is_best ? " best" : "",
+            x, y, is_best ? 6 : 4, is_best ? "#1e8449" : "#2e86c1");
+    params_html(f, front[i]);
+    fputs("\"><title>", f);
+    params_html(f, front[i]);
+    fprintf(f, ": %s, %s</title></circle>\n", human(a, sizeof a, jbytes(front[i], "needed_bytes")),
+            cli_seconds(b, sizeof b, t));
+  }
+  fprintf(f, "<text x=\"%d\" y=\"%d\">VMEM needed &rarr;</text><text x=\"4\" y=\"12\">time (log)</text>"
+          "</svg>\n<p class=\"note\">Each point is a candidate on the front; the green one is the fastest that fits "
+          "(the best); the dashed line is the limit. Hover a point for its parameters.</p>\n", PAD + W / 2, H + 30);
 }
 
 static void fit_doc(FILE *f, const json_t *doc) {
@@ -724,8 +779,9 @@ static void fit_doc(FILE *f, const json_t *doc) {
              "considered, %" PRIu64 " fit. Among the %zu fastest that fit, these are not beaten on both "
              "footprint and <span class=\"model\">modelled</span> time.</p>\n",
           jbytes(doc, "considered"), jbytes(doc, "fitting"), json_array_size(cands));
+  fit_plot(f, front, n, json_array_get(cands, 0), jbytes(doc, "limit_bytes"));
   fputs("<table class=\"sortable\" id=\"pareto\"><thead><tr><th>params</th><th class=\"n\">needed</th>"
-        "<th class=\"n\">time (us, modelled)</th><th>bound</th></tr></thead><tbody>\n",
+        "<th class=\"n\">time (modelled)</th><th>bound</th></tr></thead><tbody>\n",
         f);
   for (size_t i = 0; i < n; i++)
     fit_row(f, front[i]);
