@@ -2,14 +2,23 @@
 library alone, so that `pip install ./python` needs no download (setuptools
 would be fetched into pip's isolated build environment).
 
-The wheel holds the pure-Python package; libvmemscope.so comes from
-`make install`, $VMEMSCOPE_LIBRARY, or a copy beside the package.
+The wheel holds the package and libvmemscope.so beside it, so that an
+installed package needs no $VMEMSCOPE_LIBRARY: the library is built here
+with CMake from the checkout this folder sits in (or taken from
+$VMEMSCOPE_WHEEL_LIBRARY, a built libvmemscope.so). Without either (an
+sdist, no CMake) the wheel is the pure-Python package, and the library comes
+from `make install` or $VMEMSCOPE_LIBRARY at run time.
 """
 import base64
 import hashlib
 import io
 import os
+import shutil
+import subprocess
+import sys
+import sysconfig
 import tarfile
+import tempfile
 import zipfile
 
 NAME, VERSION = "vmemscope", "0.1.0"
@@ -17,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DIST_INFO = "%s-%s.dist-info" % (NAME, VERSION)
 METADATA = ("Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: TPU VMEM accounting offline over "
             "libvmemscope.so\nRequires-Python: >=3.8\nLicense: Apache-2.0\n" % (NAME, VERSION))
-WHEEL = "Wheel-Version: 1.0\nGenerator: vmemscope build_backend\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+WHEEL = "Wheel-Version: 1.0\nGenerator: vmemscope build_backend\nRoot-Is-Purelib: %s\nTag: py3-none-%s\n"
 
 
 def _package_files():
@@ -25,6 +34,35 @@ def _package_files():
     for name in sorted(os.listdir(root)):
         if name.endswith(".py"):
             yield os.path.join(root, name), "%s/%s" % (NAME, name)
+
+
+def _shared_library():
+    """libvmemscope.so's bytes, built from the checkout (or given), or None."""
+    given = os.environ.get("VMEMSCOPE_WHEEL_LIBRARY")
+    if given:
+        with open(given, "rb") as f:
+            return f.read()
+    root = os.path.dirname(HERE)
+    if not os.path.exists(os.path.join(root, "CMakeLists.txt")) or not shutil.which("cmake"):
+        return None
+    with tempfile.TemporaryDirectory(prefix="vmemscope-wheel-") as build:
+        run = [["cmake", "-S", root, "-B", build, "-DCMAKE_BUILD_TYPE=Release", "-DVMEM_TESTS=OFF"],
+               ["cmake", "--build", build, "--target", "vmemscope_shared", "-j2"]]
+        for cmd in run:
+            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if r.returncode != 0:
+                sys.stderr.write("vmemscope: building libvmemscope.so failed; the wheel goes without it\n" + r.stdout[-2000:])
+                return None
+        for name in sorted(os.listdir(build)):
+            path = os.path.join(build, name)
+            if name.startswith("libvmemscope.so") and not os.path.islink(path):
+                with open(path, "rb") as f:
+                    return f.read()
+    return None
+
+
+def _platform_tag():
+    return sysconfig.get_platform().replace("-", "_").replace(".", "_")
 
 
 def _record_line(arcname, data):
@@ -46,16 +84,21 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
     with open(os.path.join(path, "METADATA"), "w") as f:
         f.write(METADATA)
     with open(os.path.join(path, "WHEEL"), "w") as f:
-        f.write(WHEEL)
+        f.write(WHEEL % ("true", "any"))  # build_wheel writes the real tag beside its library
     return DIST_INFO
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
-    name = "%s-%s-py3-none-any.whl" % (NAME, VERSION)
+    lib = _shared_library()
+    tag = _platform_tag() if lib else "any"
+    wheel = WHEEL % ("false" if lib else "true", tag)
+    name = "%s-%s-py3-none-%s.whl" % (NAME, VERSION, tag)
     record = []
     with zipfile.ZipFile(os.path.join(wheel_directory, name), "w", zipfile.ZIP_DEFLATED) as whl:
         entries = [(arc, open(src, "rb").read()) for src, arc in _package_files()]
-        entries += [(DIST_INFO + "/METADATA", METADATA.encode()), (DIST_INFO + "/WHEEL", WHEEL.encode())]
+        if lib:
+            entries.append(("%s/libvmemscope.so" % NAME, lib))  # found beside the package (__init__.py)
+        entries += [(DIST_INFO + "/METADATA", METADATA.encode()), (DIST_INFO + "/WHEEL", wheel.encode())]
         for arc, data in entries:
             whl.writestr(arc, data)
             record.append(_record_line(arc, data))

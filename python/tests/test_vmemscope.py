@@ -207,3 +207,25 @@ def test_check_kernel_takes_param_and_explain_takes_a_kernel():
            "\"tpu_custom_call\". Scoped allocation with size 28.00M and limit 16.00M exceeded scoped vmem limit by 12.00M.")
     doc = vmemscope.explain(log, kernel=spec())
     assert doc["errors"][0]["linked"]["kernel"]["scoped_bytes"] == 29360128
+
+
+# ---- the wheel brings the library ------------------------------------------------------
+
+def test_the_wheel_carries_the_library_and_needs_no_environment(tmp_path, monkeypatch):
+    sys.path.insert(0, PY)
+    import build_backend
+    monkeypatch.setenv("VMEMSCOPE_WHEEL_LIBRARY", os.environ["VMEMSCOPE_LIBRARY"])
+    name = build_backend.build_wheel(str(tmp_path))
+    assert "-py3-none-linux" in name
+    import zipfile
+    with zipfile.ZipFile(tmp_path / name) as whl:
+        assert "vmemscope/libvmemscope.so" in whl.namelist()
+        assert "Root-Is-Purelib: false" in whl.read("vmemscope-0.1.0.dist-info/WHEEL").decode()
+        whl.extractall(tmp_path / "site")
+    env = {k: v for k, v in os.environ.items() if k not in ("VMEMSCOPE_LIBRARY", "PYTHONPATH")}
+    env["PYTHONPATH"] = str(tmp_path / "site")
+    run = subprocess.run([sys.executable, "-c", "import vmemscope; print(vmemscope.size('f32[8,128]')['bytes'], "
+                          "vmemscope.library_path())"], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    size, path = run.stdout.split()
+    assert size == "4096" and path.startswith(str(tmp_path / "site"))
