@@ -76,3 +76,37 @@ for t in ((128, 128, 128), (256, 512, 256), (512, 512, 512), (1024, 2048, 1024))
 for ppcb in (4, 16, 64):
     CASES[f"ops_paged_bf16_b8_h32_kv8_p16_ppcb{ppcb}"] = functools.partial(
         paged, 8, 32, 8, 2048, 16, 128, 128, ppcb, jnp.bfloat16)
+
+
+from jax.experimental.pallas.ops.tpu.splash_attention import splash_attention_kernel as sk  # noqa: E402
+from jax.experimental.pallas.ops.tpu.splash_attention import splash_attention_mask as sm  # noqa: E402
+from jax.experimental.pallas.ops.tpu.ragged_paged_attention import kernel as rpa  # noqa: E402
+
+
+def splash(heads, seq, d, block, dtype):
+    """Splash attention (causal, multi-head) with square blocks."""
+    mask = sm.MultiHeadMask([sm.CausalMask((seq, seq)) for _ in range(heads)])
+    sizes = sk.BlockSizes(block_q=block, block_kv=block, block_kv_compute=block)
+    kernel = sk.make_splash_mha(mask, head_shards=1, q_seq_shards=1, block_sizes=sizes)
+
+    def fn(q, k, v):
+        return kernel(q, k, v)
+    sds = jax.ShapeDtypeStruct((heads, seq, d), dtype)
+    return fn, (sds, sds, sds)
+
+
+def ragged(tokens, q_heads, pages, page_size, kv_heads2, d, seqs, per_seq, kv_per_block, q_per_block, dtype):
+    """Ragged paged attention (mixed prefill and decode): kv_per_block pages and q_per_block queries a step."""
+    def fn(q, kv, lens, idx, cu, n):
+        return rpa.ragged_paged_attention(q, kv, lens, idx, cu, n, num_kv_pages_per_block=kv_per_block,
+                                          num_queries_per_block=q_per_block)
+    s = jax.ShapeDtypeStruct
+    return fn, (s((tokens, q_heads, d), dtype), s((pages, page_size, kv_heads2, d), dtype), s((seqs,), jnp.int32),
+                s((seqs, per_seq), jnp.int32), s((seqs + 1,), jnp.int32), s((1,), jnp.int32))
+
+
+for block in (256, 512, 1024):
+    CASES[f"ops_splash_bf16_h4_s2048_d128_b{block}"] = functools.partial(splash, 4, 2048, 128, block, jnp.bfloat16)
+for kvb, qb in ((8, 32), (16, 64), (32, 128)):
+    CASES[f"ops_ragged_bf16_t1024_h32_p4096x16_kv{kvb}_q{qb}"] = functools.partial(
+        ragged, 1024, 32, 4096, 16, 16, 128, 16, 256, kvb, qb, jnp.bfloat16)
