@@ -1,8 +1,11 @@
 """Writes the body-model fixtures body_value_<kind>.mlirbc (the Mosaic
 bytecode JAX lowers each kernel to) and .mlir (the same body as vmemscope
 mlir-text prints it): one kernel per kind of value the body model charges.
-Run from the project root, in the venv `make test` makes:
-  PYTHONPATH=python VMEMSCOPE_LIBRARY=build/libvmemscope.so .venv/bin/python tests/golden/make_body_fixtures.py
+Run from the project root, in the venv `make test` makes, through runpy so
+that the source locations in the bytecode name this file relative to the
+project (Python makes a main script's path absolute):
+  PYTHONPATH=python VMEMSCOPE_LIBRARY=build/libvmemscope.so .venv/bin/python \
+    -c "import runpy; runpy.run_path('tests/golden/make_body_fixtures.py', run_name='__main__')"
 """
 import base64
 import json
