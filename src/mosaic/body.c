@@ -76,17 +76,26 @@ static bool op_name(const char *p, const char *end, const char **name, size_t *l
   return *len > 0;
 }
 
-/* The result type: the last "-> vector<" on the line, else the line's
- * last ": vector<" (custom forms print one type). */
-static bool result_vector(const char *p, const char *end, vtype *v) {
+/* Where the result type starts ("vector<"): the last "-> vector<" on the
+ * line, else the line's last ": vector<" (custom forms print one type). */
+static const char *result_at(const char *p, const char *end) {
   const char *last = NULL;
   for (const char *q = p; (q = find(q, end, "-> vector<")); q++)
     last = q + 3;
   if (!last)
     for (const char *q = p; (q = find(q, end, ": vector<")); q++)
       last = q + 2;
-  return last && read_vector(last, end, v);
+  return last;
 }
+
+static bool op_is(const char *name, size_t len, const char *const *set, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (strlen(set[i]) == len && !memcmp(set[i], name, len))
+      return true;
+  return false;
+}
+
+static bool named(const char *name, size_t len, const char *op) { return op_is(name, len, &op, 1); }
 
 /* K: the lhs's contracting dims' product. */
 static double contracted(const char *p, const char *end, const vtype *lhs) {
@@ -123,39 +132,28 @@ static bool is_data_op(const char *name, size_t len) {
   static const char *const ops[] = {"arith.constant", "arith.bitcast", "arith.select", "arith.cmpf", "arith.cmpi",
                                     "arith.index_cast", "arith.extf", "arith.truncf", "arith.extsi", "arith.extui",
                                     "arith.trunci", "arith.sitofp", "arith.uitofp", "arith.fptosi", "arith.fptoui"};
-  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-    if (strlen(ops[i]) == len && !memcmp(ops[i], name, len))
-      return true;
-  return false;
+  return op_is(name, len, ops, sizeof ops / sizeof *ops);
 }
 
-static void scan_line(const char *p, const char *end, body_cost *out) {
-  const char *name;
-  size_t len;
-  if (!op_name(p, end, &name, &len))
-    return;
-  if ((len == 7 && !memcmp(name, "scf.for", 7)) || (len == 9 && !memcmp(name, "scf.while", 9)))
-    out->loops = true;
+static bool is_loop(const char *name, size_t len) { return named(name, len, "scf.for") || named(name, len, "scf.while"); }
+
+static bool is_matmul(const char *name, size_t len) {
+  return named(name, len, "tpu.matmul") || named(name, len, "vector.contract");
+}
+
+/* The op's work (name, its line p..end, its result type at vt or NULL). */
+static void count_work(const char *name, size_t len, const char *p, const char *end, const char *vt,
+                       body_cost *out) {
   vtype res;
-  if (!result_vector(p, end, &res))
+  out->loops |= is_loop(name, len);
+  if (!vt || !read_vector(vt, end, &res))
     return;
-  if ((len == 10 && !memcmp(name, "tpu.matmul", 10)) || (len == 15 && !memcmp(name, "vector.contract", 15)))
+  if (is_matmul(name, len))
     matmul(p, end, &res, out);
   else if (starts(name, name + len, "math."))
     out->transcendentals += res.elems;
   else if (starts(name, name + len, "arith.") && !is_data_op(name, len))
     out->flops += res.elems;
-}
-
-void body_scan(const char *body, size_t len, body_cost *out) {
-  memset(out, 0, sizeof *out);
-  const char *p = body, *end = body + len;
-  while (p < end) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    const char *le = nl ? nl : end;
-    scan_line(p, le, out);
-    p = le + 1;
-  }
 }
 
 /* ---- values: what the body model may charge ------------------------------
@@ -228,13 +226,6 @@ static void insert(bscan *b, int i) {
 }
 
 static bool is_ident(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || ch_is_digit(c) || c == '_'; }
-
-static bool op_is(const char *name, size_t len, const char *const *set, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (strlen(set[i]) == len && !memcmp(set[i], name, len))
-      return true;
-  return false;
-}
 
 static const char *const loads[] = {"vector.load", "tpu.load", "tpu.strided_load", "vector.transfer_read"};
 static const char *const views[] = {"vector.shape_cast", "vector.broadcast", "vector.extract_strided_slice",
@@ -333,17 +324,20 @@ static bool bf16_in_f32(const char *name, size_t len, const char *p, const char 
     return true;
   vmem_dtype src;
   const char *in = find(p, end, ": (vector<");
-  return len == 10 && !memcmp(name, "arith.extf", 10) && result == VMEM_F32 && in && vector_dtype(in + 3, end, &src) &&
+  return named(name, len, "arith.extf") && result == VMEM_F32 && in && vector_dtype(in + 3, end, &src) &&
          src == VMEM_BF16;
 }
 
-static void value_line(bscan *b, const char *p, const char *end, size_t ln) {
+/* One line: its op's work, its regions, the uses it makes, the value it
+ * defines; one pass over the body gives the cost and the values. */
+static void value_line(bscan *b, const char *p, const char *end, size_t ln, body_cost *cost) {
   const char *name, *q = p;
   size_t len;
   if (!op_name(p, end, &name, &len))
     return regions(b, p, end, ln, false);
-  bool loop = (len == 7 && !memcmp(name, "scf.for", 7)) || (len == 9 && !memcmp(name, "scf.while", 9));
-  regions(b, p, end, ln, loop);
+  const char *vt = result_at(p, end);
+  count_work(name, len, p, end, vt, cost);
+  regions(b, p, end, ln, is_loop(name, len));
   while (q < end && (*q == ' ' || *q == '\t'))
     q++;
   const char *res = NULL;
@@ -354,7 +348,7 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln) {
       rlen++;
   }
   int first;
-  bool matmul = (len == 10 && !memcmp(name, "tpu.matmul", 10)) || (len == 15 && !memcmp(name, "vector.contract", 15));
+  bool matmul = is_matmul(name, len);
   uses(b, name + len, end, ln, op_is(name, len, wholes, sizeof wholes / sizeof *wholes), &first);
   char note[160];
   if (matmul && first >= 0 && vmem_dtype_bits(b->v[first].dt) <= 16) { /* f32 lhs: not staged (the records) */
@@ -365,17 +359,11 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln) {
     if (b->ok && b->k->nmodelled) {
       kernel_modelled *m = &b->k->modelled[b->k->nmodelled - 1];
       m->contracted = (int64_t)contracted(name, end, &l->t);
-      m->columns = result_vector(p, end, &out) && out.rank ? out.dims[out.rank - 1] : 0;
+      m->columns = vt && read_vector(vt, end, &out) && out.rank ? out.dims[out.rank - 1] : 0;
     }
   }
   vtype t;
   vmem_dtype dt;
-  const char *vt = NULL;
-  for (const char *r = p; (r = find(r, end, "-> vector<")); r++)
-    vt = r + 3;
-  if (!vt)
-    for (const char *r = p; (r = find(r, end, ": vector<")); r++)
-      vt = r + 2;
   if (!res || !vt || !read_vector(vt, end, &t) || !vector_dtype(vt, end, &dt) || b->n == b->cap)
     return;
   if (bf16_in_f32(name, len, p, end, dt)) {
@@ -421,7 +409,8 @@ static bool finish(bscan *b) {
   return b->ok;
 }
 
-bool body_values(vmem_kernel *k, const char *body, size_t len) {
+bool body_read(vmem_kernel *k, const char *body, size_t len, body_cost *cost) {
+  memset(cost, 0, sizeof *cost);
   size_t lines = 1;
   for (size_t i = 0; i < len; i++)
     lines += body[i] == '\n';
@@ -443,7 +432,7 @@ bool body_values(vmem_kernel *k, const char *body, size_t len) {
   for (size_t ln = 1; p < end; ln++) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     const char *le = nl ? nl : end;
-    value_line(&b, p, le, ln);
+    value_line(&b, p, le, ln, cost);
     p = le + 1;
   }
   return finish(&b);

@@ -16,13 +16,11 @@ typedef struct body_cost {
   bool loops;             /* scf.for / scf.while in the body: ops inside are counted once */
 } body_cost;
 
-/* Scans body[0..len) line by line (one op per line, as MLIR prints). */
-void body_scan(const char *body, size_t len, body_cost *out);
-
-/* The body's values the body model may charge (kernel_modelled: values
- * kept whole, matmul lhs operands, bf16 arithmetic), into k->modelled;
- * false only when out of memory. */
-bool body_values(vmem_kernel *k, const char *body, size_t len);
+/* One pass over body[0..len) (one op per line, as MLIR prints): its work
+ * per grid step into cost, and the values the body model may charge (kept
+ * whole, matmul lhs operands, bf16 arithmetic) into k->modelled; false
+ * only when out of memory. */
+bool body_read(vmem_kernel *k, const char *body, size_t len, body_cost *cost);
 
 /* An MLIR element type name ("bf16", "f8E4M3FN") as a dtype (mlir_text.c). */
 bool mlir_elem_type(const char *s, size_t n, vmem_dtype *out);

@@ -748,16 +748,15 @@ vmem_kernel *vmem_kernel_from_mlir(const char *text, size_t len, const vmem_allo
     ok = find_funcs(r) && ((f = kernel_func(r)) ||
                            fail(r, VMEM_ERR_SYNTAX, r->funcs[0].at,
                                 "no func carries window_params or dimension_semantics: not a Pallas kernel"));
+  body_cost bc;
   if (ok) {
     sv name = kernel_name(r, f);
     k->name = arena_strndup(&k->a, name.ptr, name.len);
     ok = k->name && read_grid(r, f) && read_operands(r, f) &&
-         (body_values(k, f->body.ptr, f->body.len) || fail(r, VMEM_ERR_NOMEM, 0, "out of memory"));
+         (body_read(k, f->body.ptr, f->body.len, &bc) || fail(r, VMEM_ERR_NOMEM, 0, "out of memory"));
   }
   if (ok) {
     single_buffer_fixed_windows(k);
-    body_cost bc;
-    body_scan(f->body.ptr, f->body.len, &bc);
     k->body_known = true;
     k->body_loops = bc.loops;
     k->body_flops = bc.flops;
