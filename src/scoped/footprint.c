@@ -12,6 +12,7 @@
  * "Scoped allocation with size X"; internal scratch and modelled values
  * follow as separate lines.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "scoped.h"
@@ -130,21 +131,89 @@ static bool live_at(const kernel_modelled *m, size_t line) {
   return m->kind == VALUE_KEPT ? m->start <= line && line <= m->end : m->start == line;
 }
 
-size_t scoped_body_peak(const vmem_kernel *k, const uint64_t *charge, size_t *members, size_t cap) {
-  size_t peak_line = 0, n = 0;
-  uint64_t peak = 0;
-  for (size_t m = 0; m < k->nmodelled; m++) { /* the most is reached where some value starts */
-    uint64_t live = 0;
-    for (size_t j = 0; j < k->nmodelled; j++)
-      if (charge[j] && live_at(&k->modelled[j], k->modelled[m].start) && !ck_add(live, charge[j], &live))
-        live = UINT64_MAX;
-    if (live > peak)
-      peak = live, peak_line = k->modelled[m].start;
+/* A charge as two 32-bit halves summed apart, so that adding and removing
+ * values over a sweep stays exact; total() saturates as ck_add would. */
+typedef struct live_sum {
+  uint64_t hi, lo;
+} live_sum;
+
+static void live_add(live_sum *s, uint64_t v, bool remove) {
+  if (remove)
+    s->hi -= v >> 32, s->lo -= v & 0xffffffffu;
+  else
+    s->hi += v >> 32, s->lo += v & 0xffffffffu;
+}
+
+static uint64_t live_total(const live_sum *s) {
+  uint64_t hi = s->hi + (s->lo >> 32);
+  return hi >> 32 ? UINT64_MAX : hi << 32 | (s->lo & 0xffffffffu);
+}
+
+typedef struct peak_event {
+  size_t line, value;
+  bool remove; /* the value stops being live at line */
+} peak_event;
+
+static int by_line(const void *a, const void *b) {
+  const peak_event *x = a, *y = b;
+  return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* What is live at `line`: the sum after the last of the sorted events at or
+ * before it (lines[i], totals[i] for each distinct event line). */
+static uint64_t live_at_line(const size_t *lines, const uint64_t *totals, size_t n, size_t line) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (lines[mid] <= line)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
-  for (size_t j = 0; peak && j < k->nmodelled && n < cap; j++)
+  return lo ? totals[lo - 1] : 0;
+}
+
+/* One sweep over the values' start and end lines (kept values live over
+ * their lines, the others at their own line), then the first value, in
+ * order, whose start line has the most live. O(n log n): a body of
+ * thousands of values is swept, not compared pairwise. */
+bool scoped_body_peak(const vmem_kernel *k, const uint64_t *charge, size_t *members, size_t cap, size_t *count) {
+  size_t n = k->nmodelled, ne = 0, nl = 0;
+  *count = 0;
+  if (!n)
+    return true;
+  peak_event *ev = vmem__alloc(&k->a.alloc, 2 * n * sizeof *ev);
+  size_t *lines = vmem__alloc(&k->a.alloc, 2 * n * sizeof *lines);
+  uint64_t *totals = vmem__alloc(&k->a.alloc, 2 * n * sizeof *totals);
+  bool ok = ev && lines && totals;
+  for (size_t j = 0; ok && j < n; j++)
+    if (charge[j]) {
+      const kernel_modelled *m = &k->modelled[j];
+      ev[ne++] = (peak_event){m->start, j, false};
+      ev[ne++] = (peak_event){(m->kind == VALUE_KEPT ? m->end : m->start) + 1, j, true};
+    }
+  if (ok)
+    qsort(ev, ne, sizeof *ev, by_line);
+  live_sum live = {0, 0};
+  for (size_t e = 0; ok && e < ne; e++) {
+    live_add(&live, charge[ev[e].value], ev[e].remove);
+    if (e + 1 == ne || ev[e + 1].line != ev[e].line)
+      lines[nl] = ev[e].line, totals[nl++] = live_total(&live);
+  }
+  size_t peak_line = 0;
+  uint64_t peak = 0;
+  for (size_t m = 0; ok && m < n; m++) { /* the most is reached where some value starts */
+    uint64_t at = live_at_line(lines, totals, nl, k->modelled[m].start);
+    if (at > peak)
+      peak = at, peak_line = k->modelled[m].start;
+  }
+  for (size_t j = 0; ok && peak && j < n && *count < cap; j++)
     if (charge[j] && live_at(&k->modelled[j], peak_line))
-      members[n++] = j;
-  return n;
+      members[(*count)++] = j;
+  vmem__free(&k->a.alloc, ev);
+  vmem__free(&k->a.alloc, lines);
+  vmem__free(&k->a.alloc, totals);
+  return ok;
 }
 
 static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_target *t, vmem_footprint *f,
@@ -164,7 +233,11 @@ static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_t
       return st;
     charge[m] = scoped_body_charge(&k->modelled[m], t, k->modelled[m].contracted, k->modelled[m].columns, z.bytes);
   }
-  size_t n = scoped_body_peak(k, charge, members, k->nmodelled);
+  size_t n;
+  if (!scoped_body_peak(k, charge, members, k->nmodelled, &n)) {
+    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return VMEM_ERR_NOMEM;
+  }
   for (size_t i = 0; i < n; i++) {
     const kernel_modelled *m = &k->modelled[members[i]];
     vmem_allocation a = {VMEM_ALLOC_MODELLED, SIZE_MAX, 1, charge[members[i]], charge[members[i]], 0, m->note};

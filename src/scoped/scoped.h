@@ -15,8 +15,8 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
                             uint64_t padded);
 
 /* The values live at the line where the charged values (charge[i] for
- * k->modelled[i]) sum highest: their indices into members (at most cap);
- * returns how many. */
-size_t scoped_body_peak(const vmem_kernel *k, const uint64_t *charge, size_t *members, size_t cap);
+ * k->modelled[i]) sum highest: their indices into members (at most cap),
+ * how many in *count; false when out of memory. */
+bool scoped_body_peak(const vmem_kernel *k, const uint64_t *charge, size_t *members, size_t cap, size_t *count);
 
 #endif

@@ -144,6 +144,16 @@ static void compile_operand(tpl_operand *o, const kernel_operand *ko) {
     o->array[d] = p->array->dims[d];
 }
 
+/* A body value laid out as Mosaic lays out its own buffers (as scratch),
+ * each dim following the parameter it follows. */
+static void compile_value(tpl_operand *o, const kernel_modelled *m) {
+  kernel_operand ko = {.pub = {.role = VMEM_ROLE_SCRATCH, .space = VMEM_SPACE_VMEM, .block = m->shape,
+                               .rank = m->shape->rank}};
+  for (size_t d = 0; d < ko.pub.rank && d < VMEM_KERNEL_MAX_RANK; d++)
+    ko.pub.block_param[d] = m->param[d];
+  compile_operand(o, &ko);
+}
+
 /* The body's values that the planner charges at the kernel's own blocks
  * (its peak), compiled so that each dim that follows a parameter scales
  * with it; the set is kept as the blocks change (modelled: the peak could
@@ -153,33 +163,25 @@ static vmem_status compile_values(vmem_template *tpl, const vmem_kernel *k, cons
     return VMEM_OK;
   uint64_t *charge = vmem__alloc(&tpl->alloc, k->nmodelled * sizeof *charge);
   size_t *members = vmem__alloc(&tpl->alloc, k->nmodelled * sizeof *members);
-  vmem_status st = VMEM_OK;
-  if (!charge || !members)
-    st = tpl_fail(err, VMEM_ERR_NOMEM, "out of memory");
-  for (size_t m = 0; st == VMEM_OK && m < k->nmodelled; m++) {
-    tpl_operand o;
-    kernel_operand ko = {.pub = {.role = VMEM_ROLE_SCRATCH, .space = VMEM_SPACE_VMEM, .block = k->modelled[m].shape,
-                                 .rank = k->modelled[m].shape->rank}};
-    for (size_t d = 0; d < ko.pub.rank && d < VMEM_KERNEL_MAX_RANK; d++)
-      ko.pub.block_param[d] = k->modelled[m].param[d];
-    compile_operand(&o, &ko);
-    uint64_t b;
+  tpl_operand *all = vmem__alloc(&tpl->alloc, k->nmodelled * sizeof *all);
+  size_t n = 0;
+  bool ok = charge && members && all;
+  for (size_t m = 0; ok && m < k->nmodelled; m++) {
     const kernel_modelled *v = &k->modelled[m];
-    charge[m] = padded_bytes(tpl, &o, o.dims, &b) ? scoped_body_charge(v, t, v->contracted, v->columns, b) : 0;
+    compile_value(&all[m], v);
+    uint64_t b;
+    charge[m] = padded_bytes(tpl, &all[m], all[m].dims, &b) ? scoped_body_charge(v, t, v->contracted, v->columns, b)
+                                                            : 0;
   }
-  size_t n = st == VMEM_OK ? scoped_body_peak(k, charge, members, MAX_VALUES) : 0;
-  for (size_t i = 0; i < n; i++) {
-    const kernel_modelled *m = &k->modelled[members[i]];
-    kernel_operand ko = {.pub = {.role = VMEM_ROLE_SCRATCH, .space = VMEM_SPACE_VMEM, .block = m->shape,
-                                 .rank = m->shape->rank}};
-    for (size_t d = 0; d < ko.pub.rank && d < VMEM_KERNEL_MAX_RANK; d++)
-      ko.pub.block_param[d] = m->param[d];
-    compile_operand(&tpl->values[tpl->nvalues], &ko);
-    tpl->value_src[tpl->nvalues++] = m;
+  ok = ok && scoped_body_peak(k, charge, members, MAX_VALUES, &n);
+  for (size_t i = 0; ok && i < n; i++) {
+    tpl->values[tpl->nvalues] = all[members[i]];
+    tpl->value_src[tpl->nvalues++] = &k->modelled[members[i]];
   }
   vmem__free(&tpl->alloc, charge);
   vmem__free(&tpl->alloc, members);
-  return st;
+  vmem__free(&tpl->alloc, all);
+  return ok ? VMEM_OK : tpl_fail(err, VMEM_ERR_NOMEM, "out of memory");
 }
 
 /* The body's values at these parameter values. */
