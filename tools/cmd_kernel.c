@@ -21,12 +21,13 @@ typedef struct kreport {
   enum { FITS, AT_RISK, LIKELY, OVER } verdict; /* LIKELY: the exact part fits, not with the body's values */
 } kreport;
 
-static char *shape_str(const vmem_shape *s) {
-  size_t n = vmem_shape_print(s, NULL, 0);
-  char *b = malloc(n + 1);
-  if (b)
-    vmem_shape_print(s, b, n + 1);
-  return b;
+/* Operand i's allocation in the footprint, or NULL (ANY, SMEM, semaphores). */
+static const vmem_allocation *alloc_of(const vmem_footprint *f, size_t i) {
+  const vmem_allocation *al = NULL;
+  for (size_t a = 0; a < f->count; a++)
+    if (f->allocs[a].operand == i)
+      al = &f->allocs[a];
+  return al;
 }
 
 static const char *role_name(vmem_operand_role r) {
@@ -61,7 +62,7 @@ static char *block_str(const vmem_kernel *k, const vmem_target *t, const vmem_op
   (void)k;
   vmem_error err;
   vmem_shape *laid = vmem_shape_with_tpu_layout(o->block, t, NULL, &err);
-  char *s = shape_str(laid ? laid : o->block);
+  char *s = cli_shape_text(laid ? laid : o->block);
   vmem_shape_free(laid);
   return s;
 }
@@ -72,7 +73,7 @@ static void print_e1001(const kreport *r, FILE *out) {
   const vmem_shape *res = vmem_kernel_result_shape(r->k);
   vmem_error err;
   vmem_shape *laid = res ? vmem_shape_with_tpu_layout(res, r->t, NULL, &err) : NULL;
-  char *shape = laid ? shape_str(laid) : NULL;
+  char *shape = laid ? cli_shape_text(laid) : NULL;
   vmem_format_bytes((int64_t)r->f.scoped_bytes, x, sizeof x);
   vmem_format_bytes((int64_t)r->l.effective_bytes, y, sizeof y);
   vmem_format_bytes((int64_t)(r->f.scoped_bytes - r->l.effective_bytes), z, sizeof z);
@@ -92,10 +93,7 @@ static void print_allocations(const kreport *r) {
   table_add(&tb, "#", "OPERAND", "ROLE", "SPACE", "BLOCK", "INDEX", "BUF", "BYTES", "UNPADDED", "OFFSET");
   for (size_t i = 0; i < vmem_kernel_operand_count(r->k); i++) {
     const vmem_operand *o = vmem_kernel_operand(r->k, i);
-    const vmem_allocation *al = NULL;
-    for (size_t a = 0; a < r->f.count; a++)
-      if (r->f.allocs[a].operand == i)
-        al = &r->f.allocs[a];
+    const vmem_allocation *al = alloc_of(&r->f, i);
     char num[24], idx[64], buf[16], by[32], un[32], of[32];
     snprintf(num, sizeof num, "%zu", i);
     index_map_text(r->k, o, idx, sizeof idx);
@@ -261,11 +259,8 @@ static json_t *json_operands(const kreport *r) {
     json_object_set_new(e, "block", o->block ? blk : (json_decref(blk), json_null()));
     bool windowed = (o->role == VMEM_ROLE_INPUT || o->role == VMEM_ROLE_OUTPUT) && o->block;
     json_object_set_new(e, "index", windowed ? idx : (json_decref(idx), json_null()));
-    int bufs = 0;
-    for (size_t al = 0; al < r->f.count; al++)
-      if (r->f.allocs[al].operand == i)
-        bufs = r->f.allocs[al].buffers;
-    json_object_set_new(e, "buffers", json_integer(bufs)); /* as allocated: 0 for ANY, SMEM, semaphores */
+    const vmem_allocation *al = alloc_of(&r->f, i);
+    json_object_set_new(e, "buffers", json_integer(al ? al->buffers : 0)); /* as allocated: 0 for ANY, SMEM, semaphores */
     json_array_append_new(a, e);
   }
   return a;
