@@ -67,9 +67,7 @@ static void program_of(const char *name, char *out, size_t cap) {
   out[n] = '\0';
 }
 
-static bool wanted(const char *name, const char *module) {
-  char prog[256];
-  program_of(name, prog, sizeof prog);
+static bool wanted(const char *name, const char *prog, const char *module) {
   return !module || !strcmp(prog, module) || !strncmp(name, module, strlen(module));
 }
 
@@ -85,18 +83,19 @@ size_t cli_dump_modules(const char *dir, const char *module, char ***out) {
   char **names = list(dir, &n);
   char **pick = calloc(n ? n : 1, sizeof *pick);
   bool *skip = calloc(n ? n : 1, sizeof *skip);
-  for (size_t i = 0; pick && skip && i < n; i++) {
-    char prog[256], other[256];
-    int r = rank(names[i]);
-    bool best = r > 0 && wanted(names[i], module);
-    program_of(names[i], prog, sizeof prog);
+  int *ranks = calloc(n ? n : 1, sizeof *ranks);
+  char (*progs)[256] = calloc(n ? n : 1, sizeof *progs);
+  for (size_t i = 0; progs && ranks && i < n; i++) { /* each name read once */
+    ranks[i] = rank(names[i]);
+    program_of(names[i], progs[i], sizeof progs[i]);
+  }
+  for (size_t i = 0; pick && skip && ranks && progs && i < n; i++) {
+    int r = ranks[i];
+    bool best = r > 0 && wanted(names[i], progs[i], module);
     /* the latest module of its program, after optimizations where there is one */
-    for (size_t j = 0; best && j < n; j++) {
-      int rj = rank(names[j]);
-      program_of(names[j], other, sizeof other);
-      if (j != i && rj && !strcmp(prog, other) && (rj > r || (rj == r && j > i)))
+    for (size_t j = 0; best && j < n; j++)
+      if (j != i && ranks[j] && !strcmp(progs[i], progs[j]) && (ranks[j] > r || (ranks[j] == r && j > i)))
         best = false;
-    }
     if (best)
       pick[m++] = cli_strdup(names[i]);
     else
@@ -118,6 +117,8 @@ size_t cli_dump_modules(const char *dir, const char *module, char ***out) {
     free(names[i]);
   free(names);
   free(skip);
+  free(ranks);
+  free(progs);
   *out = pick;
   return m;
 }
