@@ -24,7 +24,7 @@ $(BUILD)/CMakeCache.txt:
 build: bootstrap $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS)
 
-demo: build
+demo: build python-venv
 	@scripts/demo $(BUILD)/vmemscope
 
 # The Python tests' venv (pinned JAX and pytest from PyPI): made once;
