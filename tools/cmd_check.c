@@ -14,9 +14,9 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: vmemscope check FILE [--target T] [--format F] [--instruction NAME]\n"
-    "                        [--json] [--vmem-limit-bytes N] [--flags \"...\"]\n"
-    "                        [--no-env] [--summary] [--timeline] [--tight] [--top N]\n\n"
+    "usage: vmemscope check FILE|DIR [--target T] [--format F] [--instruction NAME]\n"
+    "                        [--json] [--vmem-limit-bytes N] [--flags \"...\"] [--param NAME=N]...\n"
+    "                        [--module NAME] [--no-env] [--summary] [--timeline] [--tight] [--top N]\n\n"
     "FILE is an HLO module, an XLA dump folder (--xla_dump_to; --module picks one\n"
     "program), StableHLO text (jax.jit(f).lower(x).as_text()), a\n"
     "Pallas kernel as Mosaic MLIR text or bytecode (raw, base64, or a backend_config\n"

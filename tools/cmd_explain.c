@@ -8,8 +8,9 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: vmemscope explain [FILE...] [--target T] [--json]\n\n"
-    "Finds TPU compiler memory errors in logs (standard input without FILE):\n"
+    "usage: vmemscope explain [FILE|DIR...] [--target T] [--json]\n\n"
+    "Finds TPU compiler memory errors in logs (standard input without FILE; a\n"
+    "folder stands for the *.log, *.err, *.out and *.txt files in it):\n"
     "scoped VMEM (E1001), program-wide VMEM, a limit above physical VMEM, SMEM,\n"
     "HBM, and other tools' look-alikes. For each: the kind, the instruction and\n"
     "whether it is a custom kernel (with the evidence), every printed size as the\n"

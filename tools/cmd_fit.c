@@ -16,7 +16,8 @@
 static const char help[] =
     "usage: vmemscope fit KERNEL [--target T] [--top K] [--param NAME=VALUES]... [--array NAME=SHAPE]...\n"
     "                     [--instruction NAME] [--buffers] [--color] [--allow-padding-blocks]\n"
-    "                     [--vmem-limit-bytes N | --physical] [--flags \"...\"] [--no-env] [--json]\n\n"
+    "                     [--vmem-limit-bytes N | --physical] [--flags \"...\"] [--no-env] [--json]\n"
+    "                     [--fixed-scratch NAME]... [--explain] [--all]\n\n"
     "Searches the block sizes of a kernel that fit: a spec's named \"params\", or for\n"
     "a Mosaic kernel one parameter per grid axis (g0, g1, ...). KERNEL is any input\n"
     "check reads; a Pallas custom call in an HLO module or StableHLO text (named by\n"
