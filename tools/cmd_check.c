@@ -1288,6 +1288,8 @@ int cmd_check(int argc, char **argv) {
     return cli_usage_error("check", "give a file: an HLO module, Mosaic MLIR or a kernel spec");
   if (cli_is_dir(path))
     return check_dump(argc, argv, path, module);
+  if (module)
+    return cli_usage_error("check", "--module names a program of an XLA dump folder, and %s is a file", path);
   if (!format)
     format = detect_format(path);
   if (!strcmp(format, "empty")) {

@@ -601,6 +601,12 @@ int cmd_explain(int argc, char **argv) {
     if (in != stdin)
       fclose(in);
     vmem_error err;
+    if (text && in != stdin && cli_blank(text, len)) { /* a named log with nothing in it: a wrong path, not "no error" */
+      cli_error("explain", "%s: empty file: no log to read", path);
+      free(text);
+      rc = EXIT_BAD;
+      break;
+    }
     if (text)
       cli_progress(path, len, "explaining");
     vmem_log_report *r = text ? vmem_explain(text, len, t, NULL, &err) : NULL;

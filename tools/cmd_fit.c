@@ -111,6 +111,10 @@ static void eval_cand(const vmem_template *tpl, const space *sp, uint64_t idx, v
   vmem_template_eval_buffers(tpl, v, sp->nb ? bufs : NULL, e);
 }
 
+/* No block dimension is larger: 2^40 elements are past any TPU's memory,
+ * and the bound keeps the ranges' arithmetic below overflow. */
+#define MAX_BLOCK_VALUE (1LL << 40)
+
 /* VALUES ::= v (',' v)* | lo '..' hi ':' ('pow2' | step) */
 static size_t parse_values(const char *s, int64_t *out, size_t cap) {
   char *end;
@@ -118,7 +122,7 @@ static size_t parse_values(const char *s, int64_t *out, size_t cap) {
   size_t n = 0;
   if (end[0] == '.' && end[1] == '.') {
     long long hi = strtoll(end + 2, &end, 10);
-    if (*end != ':' || lo < 1 || hi < lo)
+    if (*end != ':' || lo < 1 || hi < lo || hi > MAX_BLOCK_VALUE)
       return 0;
     if (!strcmp(end + 1, "pow2")) {
       for (long long v = 1; v <= hi && n < cap; v *= 2)
@@ -126,7 +130,7 @@ static size_t parse_values(const char *s, int64_t *out, size_t cap) {
           out[n++] = v;
     } else {
       long long step = strtoll(end + 1, &end, 10);
-      if (*end || step < 1)
+      if (*end || step < 1 || step > MAX_BLOCK_VALUE)
         return 0;
       for (long long v = lo; v <= hi && n < cap; v += step)
         out[n++] = v;
@@ -135,7 +139,7 @@ static size_t parse_values(const char *s, int64_t *out, size_t cap) {
   }
   for (const char *p = s;;) {
     long long v = strtoll(p, &end, 10);
-    if (end == p || v < 1 || n == cap)
+    if (end == p || v < 1 || v > MAX_BLOCK_VALUE || n == cap)
       return 0;
     out[n++] = v;
     if (*end == '\0')
@@ -299,7 +303,8 @@ static bool build_space(const vmem_template *tpl, const fit_opts *o, space *sp) 
     if (sp->count[p] > MAX_VALUES)
       sp->count[p] = MAX_VALUES;
     if (!sp->count[p]) {
-      cli_error("fit", "%s: %s", name, list ? "cannot read the values (128,256 or 128..2048:pow2 or 128..1024:128)"
+      cli_error("fit", "%s: %s", name, list ? "cannot read the values (128,256 or 128..2048:pow2 or 128..1024:128; "
+                                                   "each from 1 to 2^40)"
                                             : "no legal value: it sets no array dimension the rules allow");
       return false;
     }

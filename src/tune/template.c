@@ -472,7 +472,7 @@ static void shape_blocks(const vmem_template *tpl, const int64_t *values, eval_c
         out->legal = false;
       int a = o->index_axis[d];
       if (a >= 0 && cx->grid[a] == 0 && tpl->grid_param[a] < 0 && o->has_array && b > 0)
-        cx->grid[a] = (o->array[d] + b - 1) / b;
+        cx->grid[a] = o->array[d] / b + (o->array[d] % b != 0); /* ceil, without overflow near INT64_MAX */
     }
   cx->steps = 1;
   for (size_t g = 0; g < tpl->grid_rank; g++)

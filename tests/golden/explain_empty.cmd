@@ -1,0 +1,1 @@
+$VMEMSCOPE explain empty.txt
