@@ -212,6 +212,29 @@ def whole_vmem(m, n, bm, dtype):
     return fn, (_sds((m, n), dtype), _sds((bm, n), dtype))
 
 
+def _heads_kernel(heads, q_ref, k_ref, v_ref, o_ref):
+    for h in range(heads):  # unrolled in the body, as ragged paged attention's heads are
+        s = jax.lax.dot_general(q_ref[h], k_ref[h], (((1,), (1,)), ((), ())),
+                                preferred_element_type=jnp.float32)
+        p = jnp.exp(s - jnp.max(s, axis=1, keepdims=True))
+        o = jnp.dot(p.astype(v_ref.dtype), v_ref[h], preferred_element_type=jnp.float32)
+        o_ref[h] = (o / jnp.sum(p, axis=1, keepdims=True)).astype(o_ref.dtype)
+
+
+def heads(h, seq, d, bq, bk, dtype):
+    """Body values: attention logits [bq, bk] in f32 for each of h heads,
+    unrolled in one grid step. How many of them does the compiler hold at once?"""
+    def fn(q, k, v):
+        return pl.pallas_call(
+            functools.partial(_heads_kernel, h), out_shape=_sds(q.shape, q.dtype),
+            grid=(seq // bq,),
+            in_specs=[pl.BlockSpec((h, bq, d), lambda i: (0, i, 0)),
+                      pl.BlockSpec((h, bk, d), lambda i: (0, 0, 0)),
+                      pl.BlockSpec((h, bk, d), lambda i: (0, 0, 0))],
+            out_specs=pl.BlockSpec((h, bq, d), lambda i: (0, i, 0)))(q, k, v)
+    return fn, (_sds((h, seq, d), dtype), _sds((h, bk, d), dtype), _sds((h, bk, d), dtype))
+
+
 F32, BF16, I8 = jnp.float32, jnp.bfloat16, jnp.int8
 MiB = 1 << 20
 
@@ -275,3 +298,8 @@ for mib in (1, 4):
          functools.partial(rows, 8192, 1024, 512, F32, internal=mib * MiB))
 # An 8-bit float, copied.
 _add("rows_fp8_8192x1024_bm1024", functools.partial(rows, 8192, 1024, 1024, jnp.float8_e4m3fn))
+# Unrolled heads: the logits of h heads in one step (ragged paged attention's shape).
+for h in (1, 2, 4, 8, 16):
+    _add(f"heads_bf16_h{h}_q512_k512", functools.partial(heads, h, 2048, 128, 512, 512, BF16))
+for h in (1, 4, 16):
+    _add(f"heads_bf16_h{h}_q256_k256", functools.partial(heads, h, 2048, 128, 256, 256, BF16))
