@@ -786,6 +786,8 @@ typedef struct vmem_allocation {
   uint64_t unpadded_bytes; /* all buffers */
   uint64_t offset;         /* stack offset, aligned */
   const char *note;        /* what it is, for modelled lines */
+  size_t alike;            /* modelled: how many alike copies the body unrolls, charged as held at once
+                              (0 or 1: one value) */
 } vmem_allocation;
 
 typedef struct vmem_plan_options {

@@ -158,6 +158,46 @@ static void test_small_values_stay_in_registers(void **state) {
   vmem_kernel_free(k);
 }
 
+/* A kept 256x256 f32 logits value (256 KiB: the register file) and its
+ * reduction, as one unrolled head; `r` names the result, `m` its max. */
+#define HEAD(r, m)                                                                                                  \
+  "  %z" r " = arith.constant dense<0.000000e+00> : vector<256x256xf32>\n"                                          \
+  "  " r " = \"tpu.matmul\"(%0, %1, %z" r ") : (vector<256x256xbf16>, vector<256x256xbf16>, vector<256x256xf32>) " \
+  "-> vector<256x256xf32>\n"                                                                                        \
+  "  %zr" r " = arith.constant dense<0.000000e+00> : vector<256xf32>\n"                                             \
+  "  " m " = \"vector.multi_reduction\"(" r ", %zr" r ") : (vector<256x256xf32>, vector<256xf32>) -> "              \
+  "vector<256xf32>\n"                                                                                               \
+  "  %e" r " = \"arith.mulf\"(" r ", " r ") : (vector<256x256xf32>, vector<256x256xf32>) -> vector<256x256xf32>\n"
+
+/* Copies of one value that a Python loop unrolls (the same op making the
+ * same type) are charged as held at once, less the register file: each is
+ * live alone in the sweep, yet the compiler's charge grows with the heads. */
+static void test_unrolled_copies_are_held_at_once(void **state) {
+  (void)state;
+  static const char loads[] =
+      "  %0 = \"vector.load\"(%arg1, %c0, %c0) : (memref<1024x1024xbf16, #tpu.memory_space<vmem>>, index, index) -> "
+      "vector<256x256xbf16>\n"
+      "  %1 = \"vector.load\"(%arg2, %c0, %c0) : (memref<1024x1024xbf16, #tpu.memory_space<vmem>>, index, index) -> "
+      "vector<256x256xbf16>\n";
+  char body[8192];
+  snprintf(body, sizeof body, "%s%s%s%s%s", loads, HEAD("%2", "%3"), HEAD("%4", "%5"), HEAD("%6", "%7"),
+           HEAD("%8", "%9"));
+  vmem_kernel *k = kernel_with(body);
+  char notes[2048];
+  /* 4 x 256 KiB, less the 256 KiB file: 768 KiB, named as 4 alike */
+  assert_int_equal(modelled(k, "v5e", notes, sizeof notes), 768u << 10);
+  assert_non_null(strstr(notes, "%2 = tpu.matmul, kept whole over lines"));
+  assert_non_null(strstr(notes, "%8 = tpu.matmul, kept whole over lines"));
+  assert_non_null(strstr(notes, "1 of 4 alike (unrolled)"));
+  vmem_kernel_free(k);
+
+  /* one head alone fits the registers: nothing charged */
+  snprintf(body, sizeof body, "%s%s", loads, HEAD("%2", "%3"));
+  k = kernel_with(body);
+  assert_int_equal(modelled(k, "v5e", notes, sizeof notes), 0);
+  vmem_kernel_free(k);
+}
+
 /* A JSON spec has no body: nothing modelled, and the kernel says so. */
 static void test_a_spec_has_no_body(void **state) {
   (void)state;
@@ -179,7 +219,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_streaming_costs_nothing),       cmocka_unit_test(test_kept_value_and_lhs_staging),
       cmocka_unit_test(test_a_loop_extends_liveness),        cmocka_unit_test(test_small_values_stay_in_registers),
-      cmocka_unit_test(test_a_spec_has_no_body),
+      cmocka_unit_test(test_a_spec_has_no_body),             cmocka_unit_test(test_unrolled_copies_are_held_at_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -175,17 +175,25 @@ static void print_verdict(const kreport *r) {
 }
 
 /* The body's largest charged value: what to shrink when the exact part fits. */
-static void print_body_remedy(const kreport *r) {
+static const vmem_allocation *largest_modelled(const kreport *r) {
   const vmem_allocation *big = NULL;
   for (size_t a = 0; a < r->f.count; a++)
     if (r->f.allocs[a].kind == VMEM_ALLOC_MODELLED && (!big || r->f.allocs[a].bytes > big->bytes))
       big = &r->f.allocs[a];
+  return big;
+}
+
+static void print_body_remedy(const kreport *r) {
+  const vmem_allocation *big = largest_modelled(r);
   if (!big)
     return;
   char b[48];
   fprintf(CLI_OUT, "0. the body's largest value, %s (%s, modelled): it follows the blocks, so a smaller block on the "
           "axes it spans shrinks it; or compute it in a loop over tiles (lax.fori_loop over row blocks) so that no "
           "whole copy is live\n", big->note, cli_bytes(b, sizeof b, big->bytes));
+  if (big->alike > 1)
+    fprintf(CLI_OUT, "   the body unrolls %zu copies of it (a Python loop, one per head), charged as held at once: "
+            "a lax.fori_loop over them keeps one live, or fewer of them per grid step\n", big->alike);
 }
 
 static void print_remedies(const kreport *r) {
@@ -317,6 +325,8 @@ static json_t *json_kernel(const kreport *r) {
     json_object_set_new(e, "bytes", json_integer((json_int_t)al->bytes));
     json_object_set_new(e, "unpadded_bytes", json_integer((json_int_t)al->unpadded_bytes));
     json_object_set_new(e, "offset", json_integer((json_int_t)al->offset));
+    if (al->kind == VMEM_ALLOC_MODELLED)
+      json_object_set_new(e, "alike", json_integer((json_int_t)(al->alike > 1 ? al->alike : 1)));
     json_object_set_new(e, "exact", json_boolean(al->kind == VMEM_ALLOC_WINDOW || al->kind == VMEM_ALLOC_SCRATCH));
     json_array_append_new(allocs, e);
   }
@@ -344,6 +354,14 @@ static json_t *json_kernel(const kreport *r) {
     for (size_t i = 0; i < r->rem.nbuffered1; i++)
       json_array_append_new(b1, json_string(vmem_kernel_operand(r->k, r->rem.buffered1[i].operand)->name));
     json_object_set_new(rm, "buffered1", b1);
+    const vmem_allocation *big = largest_modelled(r);
+    if (r->verdict == LIKELY && big) {
+      json_t *bv = json_object();
+      json_object_set_new(bv, "value", json_string(big->note ? big->note : ""));
+      json_object_set_new(bv, "bytes", json_integer((json_int_t)big->bytes));
+      json_object_set_new(bv, "alike", json_integer((json_int_t)(big->alike > 1 ? big->alike : 1)));
+      json_object_set_new(rm, "body_value", bv);
+    }
     json_object_set_new(o, "remedies", rm);
   }
   return o;

@@ -46,6 +46,8 @@ typedef struct kernel_modelled {
   int columns_param;        /* the parameter N follows, or -1 */
   int param[VMEM_KERNEL_MAX_RANK]; /* the parameter each dim follows in fit, or -1 */
   int contracted_param;     /* the parameter K follows, or -1 */
+  size_t repeats;           /* VALUE_KEPT: values alike in the body (same op and type; 0 or 1: none) */
+  size_t group;             /* 1 + the index of the first of them in k->modelled; 0 when alone */
 } kernel_modelled;
 
 struct vmem_kernel {

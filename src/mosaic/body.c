@@ -387,8 +387,40 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
   insert(b, (int)b->n++);
 }
 
+static bool kept(const bscan *b, size_t i) {
+  const bval *v = &b->v[i];
+  bool gathered = v->oplen == 15 && !memcmp(v->op, "tpu.concatenate", 15);
+  return v->root == (int)i && v->computed && (gathered || (v->whole_use && v->uses >= 2));
+}
+
+/* Two kept values are alike when the same op makes the same vector type:
+ * the copies a Python loop unrolls in the body (one per head). */
+static bool alike(const bval *x, const bval *y) {
+  return x->oplen == y->oplen && !memcmp(x->op, y->op, x->oplen) && x->dt == y->dt && x->t.rank == y->t.rank &&
+         !memcmp(x->t.dims, y->t.dims, x->t.rank * sizeof *x->t.dims);
+}
+
+/* lead[i]: the first kept value alike with kept value i (itself if none
+ * before it); count[j] for each first one: how many are alike with it.
+ * Quadratic in the kept values only, which are few next to the body's. */
+static void group_kept(const bscan *b, size_t *lead, size_t *count) {
+  for (size_t i = 0; i < b->n; i++) {
+    lead[i] = i, count[i] = 0;
+    if (!kept(b, i))
+      continue;
+    for (size_t j = 0; j < i; j++)
+      if (lead[j] == j && count[j] && alike(&b->v[j], &b->v[i])) {
+        lead[i] = j;
+        break;
+      }
+    count[lead[i]]++;
+  }
+}
+
 /* Loops extend a value used inside them to their end; then every computed
- * value used again after a use that needs all of it is kept. */
+ * value used again after a use that needs all of it is kept, with the
+ * values alike with it counted (the model charges unrolled copies as held
+ * at once: src/scoped/footprint.c). */
 static bool finish(bscan *b) {
   for (size_t l = 0; l < b->nloops; l++)
     for (size_t i = 0; i < b->n; i++) {
@@ -396,15 +428,33 @@ static bool finish(bscan *b) {
       if (v->root == (int)i && v->start < b->loops[l].start && v->end >= b->loops[l].start && v->end < b->loops[l].end)
         v->end = b->loops[l].end;
     }
+  if (!b->n)
+    return b->ok;
+  size_t *lead = arena_alloc(&b->k->a, b->n * sizeof *lead), *count = arena_alloc(&b->k->a, b->n * sizeof *count);
+  size_t *recorded = arena_alloc(&b->k->a, b->n * sizeof *recorded);
+  if (!lead || !count || !recorded)
+    return b->ok = false;
+  group_kept(b, lead, count);
   for (size_t i = 0; i < b->n && b->ok; i++) {
     const bval *v = &b->v[i];
-    char note[160];
-    bool gathered = v->oplen == 15 && !memcmp(v->op, "tpu.concatenate", 15);
-    if (v->root != (int)i || !v->computed || (!gathered && (!v->whole_use || v->uses < 2)))
+    char note[192];
+    if (!kept(b, i))
       continue;
-    snprintf(note, sizeof note, "%%%.*s = %.*s, kept whole over lines %zu-%zu", (int)v->nlen, v->name, (int)v->oplen,
-             v->op, v->start, v->end);
+    size_t alike_n = count[lead[i]];
+    int len = snprintf(note, sizeof note, "%%%.*s = %.*s, kept whole over lines %zu-%zu", (int)v->nlen, v->name,
+                       (int)v->oplen, v->op, v->start, v->end);
+    if (alike_n > 1 && len > 0 && (size_t)len < sizeof note)
+      snprintf(note + len, sizeof note - (size_t)len, ", 1 of %zu alike (unrolled)", alike_n);
+    size_t at = b->k->nmodelled;
     b->ok = record(b, VALUE_KEPT, &v->t, v->dt, v->start, v->end, note);
+    recorded[i] = b->k->nmodelled > at ? at : SIZE_MAX;
+    if (b->ok && recorded[i] != SIZE_MAX && alike_n > 1) {
+      kernel_modelled *m = &b->k->modelled[at];
+      m->repeats = alike_n;
+      if (recorded[lead[i]] == SIZE_MAX) /* the first was past the model's room: this one leads */
+        recorded[lead[i]] = at;
+      m->group = recorded[lead[i]] + 1;
+    }
   }
   return b->ok;
 }
