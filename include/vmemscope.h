@@ -1025,6 +1025,20 @@ VMEM_API size_t vmem_template_buffer_choice_operand(const vmem_template *tpl,
 VMEM_API void vmem_template_eval_buffers(const vmem_template *tpl,
                                          const int64_t *values,
                                          const int *buffers, vmem_eval *out);
+/** The grid's rank, and whether axis g may move in the grid's order: every
+ *  output's block follows it, so the body carries no output state across it
+ *  (an axis an output does not follow is a reduction whose accumulator needs
+ *  its place, and keeps it). */
+VMEM_API size_t vmem_template_grid_rank(const vmem_template *tpl);
+VMEM_API bool vmem_template_axis_reorderable(const vmem_template *tpl, size_t g);
+/** As vmem_template_eval_buffers, with the grid run in `order` (order[p]:
+ *  the axis at position p, outermost first; NULL: the kernel's order). The
+ *  order changes which blocks move along the innermost axis, and so the HBM
+ *  bytes and what a single buffer costs; the footprint is the same. An order
+ *  that is not a permutation, or that moves an axis that is not
+ *  reorderable, is illegal. */
+VMEM_API void vmem_template_eval_order(const vmem_template *tpl, const int64_t *values, const int *buffers,
+                                       const int *order, vmem_eval *out);
 /** The body's values the template charges (the planner's peak at the
  *  kernel's own blocks; each dim that follows a parameter scales with it),
  *  their notes, and the parameters each follows (at most cap names). */

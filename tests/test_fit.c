@@ -177,6 +177,58 @@ static void test_single_buffer(void **state) {
   vmem_kernel_free(k);
 }
 
+/* The grid's order changes which blocks move and so the HBM bytes, not
+ * the footprint: x[i, 0] and w[0, j] each move once per value of the outer
+ * axis they follow, or on every step when theirs is the inner one. An order
+ * that is no permutation, or that moves a reduction axis (one the output
+ * does not follow: the matmul's k), is illegal. */
+static void test_grid_order(void **state) {
+  (void)state;
+  static const char spec[] =
+      "{\"name\": \"g\", \"grid_axes\": [\"i\", \"j\"], \"params\": {\"bm\": 256, \"bn\": 256},"
+      " \"in_specs\": [{\"name\": \"x\", \"array\": \"bf16[1024,4096]\", \"block\": [\"bm\", 4096], \"index_map\": [\"i\", 0]},"
+      "              {\"name\": \"w\", \"array\": \"bf16[4096,2048]\", \"block\": [4096, \"bn\"], \"index_map\": [0, \"j\"]}],"
+      " \"out_specs\": [{\"name\": \"o\", \"array\": \"bf16[1024,2048]\", \"block\": [\"bm\", \"bn\"], \"index_map\": [\"i\", \"j\"]}]}";
+  vmem_error err;
+  vmem_kernel *k = vmem_kernel_from_spec(spec, strlen(spec), NULL, &err);
+  if (!k)
+    fail_msg("%s", err.message);
+  vmem_cost_options c = {.step_overhead_s = 0, .flops = 1};
+  vmem_template *tpl = vmem_template_new(k, vmem_target_find("v5e", 3), NULL, &c, NULL, &err);
+  assert_non_null(tpl);
+  assert_int_equal(vmem_template_grid_rank(tpl), 2);
+  assert_true(vmem_template_axis_reorderable(tpl, 0) && vmem_template_axis_reorderable(tpl, 1));
+  int64_t v[2] = {256, 256};
+  int ji[2] = {1, 0}, dup[2] = {0, 0};
+  vmem_eval own, swapped, bad;
+  vmem_template_eval(tpl, v, &own);
+  vmem_template_eval_order(tpl, v, NULL, ji, &swapped);
+  vmem_template_eval_order(tpl, v, NULL, dup, &bad);
+  assert_true(own.legal && swapped.legal && !bad.legal);
+  assert_int_equal(own.scoped_bytes, swapped.scoped_bytes);
+  /* grid 4 x 8; x's block 2 MiB, w's 2 MiB, o's 128 KiB. (i, j): x moves 4
+   * times, w 32; (j, i): w 8 times, x 32. o moves 32 times either way. */
+  double mib2 = 2.0 * 1024 * 1024, o = 32 * 256.0 * 256 * 2;
+  assert_true(own.hbm_bytes == 4 * mib2 + 32 * mib2 + o);
+  assert_true(swapped.hbm_bytes == 32 * mib2 + 8 * mib2 + o);
+  vmem_template_free(tpl);
+  vmem_kernel_free(k);
+
+  /* the matmul's k: its output does not follow it, so it keeps its place */
+  char mm[2048];
+  vmem_template *m = v6e_matmul(mm, sizeof mm, 1024, 256, 256, &c, &k);
+  assert_true(vmem_template_axis_reorderable(m, 0) && vmem_template_axis_reorderable(m, 1));
+  assert_false(vmem_template_axis_reorderable(m, 2));
+  int kij[3] = {2, 0, 1}, jik[3] = {1, 0, 2};
+  int64_t b[3] = {256, 256, 256};
+  vmem_template_eval_order(m, b, NULL, kij, &bad);
+  vmem_template_eval_order(m, b, NULL, jik, &swapped);
+  assert_false(bad.legal);
+  assert_true(swapped.legal);
+  vmem_template_free(m);
+  vmem_kernel_free(k);
+}
+
 /* A block that overhangs its array: the same footprint as the planner
  * (which pads it too), the grid rounds up, only in-bounds bytes move, the
  * spec's total FLOPs grow by the covered share, and the waste is reported. */
@@ -286,6 +338,7 @@ int main(void) {
       cmocka_unit_test(test_mlir_body_values_follow_the_blocks),
       cmocka_unit_test(test_cost_by_hand),
       cmocka_unit_test(test_single_buffer),
+      cmocka_unit_test(test_grid_order),
       cmocka_unit_test(test_padding_blocks),
       cmocka_unit_test(test_color),
   };

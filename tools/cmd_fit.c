@@ -13,11 +13,28 @@
 
 #include "cli.h"
 
+/* The next permutation of a[0..n) in lexicographic order; false after the last. */
+static bool next_permutation(int *a, int n) {
+  int i = n - 2;
+  while (i >= 0 && a[i] >= a[i + 1])
+    i--;
+  if (i < 0)
+    return false;
+  int j = n - 1;
+  while (a[j] <= a[i])
+    j--;
+  int t = a[i];
+  a[i] = a[j], a[j] = t;
+  for (int l = i + 1, r = n - 1; l < r; l++, r--)
+    t = a[l], a[l] = a[r], a[r] = t;
+  return true;
+}
+
 static const char help[] =
     "usage: vmemscope fit KERNEL [--target T] [--top K] [--param NAME=VALUES]... [--array NAME=SHAPE]...\n"
     "                     [--instruction NAME] [--buffers] [--color] [--allow-padding-blocks]\n"
     "                     [--vmem-limit-bytes N | --physical] [--flags \"...\"] [--no-env] [--json]\n"
-    "                     [--fixed-scratch NAME]... [--explain] [--all]\n\n"
+    "                     [--fixed-scratch NAME]... [--explain] [--all] [--grid-order]\n\n"
     "Searches the block sizes of a kernel that fit: a spec's named \"params\", or for\n"
     "a Mosaic kernel one parameter per grid axis (g0, g1, ...). KERNEL is any input\n"
     "check reads; a Pallas custom call in an HLO module or StableHLO text (named by\n"
@@ -32,6 +49,10 @@ static const char help[] =
     "                        default: every divisor of the array dims the parameter sets\n"
     "                        that the block rules allow\n"
     "  --buffers             also try pl.Buffered(1) on each double-buffered input\n"
+    "  --grid-order          also try each order of the grid axes that every output follows (an axis an\n"
+    "                        output does not follow is a reduction and keeps its place): the order\n"
+    "                        decides which blocks move along the innermost axis, so the HBM bytes and\n"
+    "                        what Buffered(1) costs; the result says the order to write\n"
     "  --color               also try coloring each such input to VMEM (whole array resident,\n"
     "                        program-scoped; it must fit the VMEM above the scoped limit)\n"
     "  --allow-padding-blocks  also try sizes that do not divide the array (the last block\n"
@@ -56,7 +77,7 @@ static const char help[] =
     "  vmemscope fit kernel.json --param bm=128..2048:pow2 --buffers --physical\n"
     "  vmemscope fit module.hlo --instruction flash_attention_kernel.7 --target v6e\n";
 
-enum { MAX_VALUES = 4096, MAX_P = 16, MAX_OPS_B = 8 };
+enum { MAX_VALUES = 4096, MAX_P = 16, MAX_OPS_B = 8, MAX_ORDERS = 24 };
 
 typedef struct cand {
   uint64_t index;  /* mixed-radix number of the assignment */
@@ -74,7 +95,7 @@ typedef struct fit_opts {
   size_t nfixed;
   const char *instr;          /* --instruction NAME */
   size_t top;
-  bool physical, json, buffers, padding, color, explain, all;
+  bool physical, json, buffers, padding, color, explain, all, grid_order;
 } fit_opts;
 
 typedef struct space {
@@ -86,12 +107,18 @@ typedef struct space {
   size_t nchoice;
   uint64_t room;                  /* VMEM above the scoped limit, for colored inputs */
   bool padding;                   /* --allow-padding-blocks */
+  size_t rank, norders;           /* --grid-order: the orders tried (1: the kernel's) */
+  bool want_orders;               /* --grid-order was given */
+  int orders[MAX_ORDERS][VMEM_KERNEL_MAX_RANK];
   uint64_t total;
 } space;
 
-/* The candidate's parameter values, and its buffer counts when searched:
- * the low digits of the index, base nchoice, are the buffer choices. */
-static void decode_all(const space *sp, uint64_t idx, int64_t *out, int *bufs) {
+/* The candidate's parameter values, its buffer counts when searched and
+ * its grid order: the lowest digit of the index, base norders, is the
+ * order; the next, base nchoice, are the buffer choices. */
+static const int *decode_all(const space *sp, uint64_t idx, int64_t *out, int *bufs) {
+  const int *order = sp->norders > 1 ? sp->orders[idx % sp->norders] : NULL;
+  idx /= sp->norders;
   for (size_t j = sp->nb; j-- > 0;) {
     if (bufs)
       bufs[j] = sp->choice[idx % sp->nchoice];
@@ -101,14 +128,35 @@ static void decode_all(const space *sp, uint64_t idx, int64_t *out, int *bufs) {
     out[p] = sp->values[p][idx % sp->count[p]];
     idx /= sp->count[p];
   }
+  return order;
+}
+
+/* Whether the order is the kernel's own (NULL is). */
+static bool own_order(const space *sp, const int *order) {
+  for (size_t p = 0; order && p < sp->rank; p++)
+    if (order[p] != (int)p)
+      return false;
+  return true;
+}
+
+/* "(g1, g0)": the order by the grid axes' names. */
+static void order_text(const vmem_kernel *k, const space *sp, const int *order, char *buf, size_t cap) {
+  size_t n = (size_t)snprintf(buf, cap, "(");
+  for (size_t p = 0; p < sp->rank && n < cap; p++) {
+    const char *name = vmem_kernel_grid_axis_name(k, (size_t)order[p]);
+    n += name ? (size_t)snprintf(buf + n, cap - n, "%s%s", p ? ", " : "", name)
+              : (size_t)snprintf(buf + n, cap - n, "%sg%d", p ? ", " : "", order[p]);
+  }
+  if (n < cap)
+    snprintf(buf + n, cap - n, ")");
 }
 
 
 static void eval_cand(const vmem_template *tpl, const space *sp, uint64_t idx, vmem_eval *e) {
   int64_t v[MAX_P];
   int bufs[MAX_OPS_B];
-  decode_all(sp, idx, v, bufs);
-  vmem_template_eval_buffers(tpl, v, sp->nb ? bufs : NULL, e);
+  const int *order = decode_all(sp, idx, v, bufs);
+  vmem_template_eval_order(tpl, v, sp->nb ? bufs : NULL, order, e);
 }
 
 /* No block dimension is larger: 2^40 elements are past any TPU's memory,
@@ -172,7 +220,7 @@ static void params_text(const vmem_kernel *k, const vmem_template *tpl, const sp
                         size_t cap) {
   int64_t v[MAX_P];
   int bufs[MAX_OPS_B];
-  decode_all(sp, idx, v, bufs);
+  const int *order = decode_all(sp, idx, v, bufs);
   size_t n = 0;
   buf[0] = '\0';
   for (size_t p = 0; p < vmem_template_param_count(tpl) && n + 2 < cap; p++)
@@ -182,13 +230,18 @@ static void params_text(const vmem_kernel *k, const vmem_template *tpl, const sp
       n += (size_t)snprintf(buf + n, cap - n, " %s:%s",
                             vmem_kernel_operand(k, vmem_template_buffer_choice_operand(tpl, j))->name,
                             bufs[j] ? "Buffered(1)" : "VMEM");
+  if (!own_order(sp, order) && n + 2 < cap) {
+    char ot[96];
+    order_text(k, sp, order, ot, sizeof ot);
+    snprintf(buf + n, cap - n, " order=%s", ot);
+  }
 }
 
 static json_t *json_cand(const vmem_kernel *k, const vmem_template *tpl, const space *sp, const cand *c,
                          uint64_t limit) {
   int64_t v[MAX_P];
   int bufs[MAX_OPS_B];
-  decode_all(sp, c->index, v, bufs);
+  const int *order = decode_all(sp, c->index, v, bufs);
   vmem_eval e;
   eval_cand(tpl, sp, c->index, &e);
   json_t *o = json_object(), *ps = json_object();
@@ -201,6 +254,13 @@ static json_t *json_cand(const vmem_kernel *k, const vmem_template *tpl, const s
       json_object_set_new(b, vmem_kernel_operand(k, vmem_template_buffer_choice_operand(tpl, j))->name,
                           json_integer(bufs[j]));
     json_object_set_new(o, "buffers", b);
+  }
+  if (sp->norders > 1) {
+    json_t *g = json_array();
+    for (size_t p = 0; p < sp->rank; p++)
+      json_array_append_new(g, json_integer(order[p]));
+    json_object_set_new(o, "grid_order", g);
+    json_object_set_new(o, "grid_order_changed", json_boolean(!own_order(sp, order)));
   }
   json_t *blocks = json_object();
   for (size_t i = 0; i < vmem_kernel_operand_count(k); i++) {
@@ -232,7 +292,7 @@ static json_t *json_cand(const vmem_kernel *k, const vmem_template *tpl, const s
 
 /* The code change for the chosen candidate: each BlockSpec's block shape. */
 static void print_change(const vmem_kernel *k, const vmem_template *tpl, const space *sp, const int64_t *v,
-                         const int *bufs, uint64_t needed, uint64_t limit_default, bool request) {
+                         const int *bufs, const int *order, uint64_t needed, uint64_t limit_default, bool request) {
   fprintf(CLI_OUT, "\nthe change, for the best candidate:\n");
   for (size_t p = 0; p < vmem_template_param_count(tpl); p++)
     fprintf(CLI_OUT, "  %s = %" PRId64 "\n", vmem_template_param_name(tpl, p), v[p]);
@@ -253,8 +313,14 @@ static void print_change(const vmem_kernel *k, const vmem_template *tpl, const s
         fprintf(CLI_OUT, "  %-8s %s = pltpu.with_memory_space_constraint(%s, pltpu.VMEM)  # before the call\n", "", o->name,
                o->name);
   }
+  if (!own_order(sp, order)) {
+    char ot[96];
+    order_text(k, sp, order, ot, sizeof ot);
+    fprintf(CLI_OUT, "  grid order %s, outermost first: permute grid= and the arguments of every index_map (and each "
+            "pl.program_id) to match\n", ot);
+  }
   vmem_eval e;
-  vmem_template_eval_buffers(tpl, v, sp->nb ? bufs : NULL, &e);
+  vmem_template_eval_order(tpl, v, sp->nb ? bufs : NULL, order, &e);
   if (e.program_bytes) {
     char a[48], b[48];
     fprintf(CLI_OUT, "  (colored inputs: %s program-scoped, of the %s above the scoped limit; modelled)\n",
@@ -269,6 +335,31 @@ static void print_change(const vmem_kernel *k, const vmem_template *tpl, const s
 static const char *values_for(const char *given, const char *name) {
   size_t n = strlen(name);
   return !strncmp(given, name, n) && given[n] == '=' ? given + n + 1 : NULL;
+}
+
+/* The grid orders to try: the kernel's, then with --grid-order every
+ * permutation of the reorderable axes over the places they hold (the
+ * others keep theirs), in lexicographic order; at most MAX_ORDERS. */
+static void grid_orders(const vmem_template *tpl, bool all, space *sp) {
+  sp->rank = vmem_template_grid_rank(tpl);
+  if (sp->rank > VMEM_KERNEL_MAX_RANK)
+    sp->rank = VMEM_KERNEL_MAX_RANK;
+  int movable[VMEM_KERNEL_MAX_RANK], nm = 0;
+  for (size_t a = 0; a < sp->rank; a++) {
+    sp->orders[0][a] = (int)a;
+    if (vmem_template_axis_reorderable(tpl, a))
+      movable[nm++] = (int)a;
+  }
+  sp->norders = 1;
+  sp->want_orders = all;
+  int perm[VMEM_KERNEL_MAX_RANK];
+  memcpy(perm, movable, sizeof perm);
+  while (all && nm > 1 && sp->norders < MAX_ORDERS && next_permutation(perm, nm)) {
+    int *o = sp->orders[sp->norders++];
+    memcpy(o, sp->orders[0], sizeof sp->orders[0]);
+    for (int m = 0; m < nm; m++)
+      o[movable[m]] = perm[m];
+  }
 }
 
 /* The values to try for each parameter: --param, else the defaults. */
@@ -286,7 +377,8 @@ static bool build_space(const vmem_template *tpl, const fit_opts *o, space *sp) 
   sp->nb = sp->nchoice > 1 ? vmem_template_buffer_choices(tpl) : 0;
   if (sp->nb > MAX_OPS_B)
     sp->nb = MAX_OPS_B;
-  sp->total = 1;
+  grid_orders(tpl, o->grid_order, sp);
+  sp->total = sp->norders;
   for (size_t j = 0; j < sp->nb; j++)
     sp->total *= sp->nchoice;
   for (size_t p = 0; p < sp->n; p++) {
@@ -479,6 +571,26 @@ static void print_follows(const vmem_kernel *k, const vmem_template *tpl) {
 
 /* Why a runner-up lost to the best: the term of the roofline that differs
  * most (grid steps, HBM bytes, compute), or the VMEM it would need. */
+/* With --grid-order: how many orders, which axes move and which keep their place. */
+static void print_orders(const vmem_kernel *k, const vmem_template *tpl, const space *sp) {
+  if (sp->norders <= 1 && !sp->want_orders)
+    return;
+  char moving[256] = "", fixed[256] = "";
+  size_t nm = 0, nf = 0;
+  for (size_t a = 0; a < sp->rank; a++) {
+    const char *name = vmem_kernel_grid_axis_name(k, a);
+    char *buf = vmem_template_axis_reorderable(tpl, a) ? moving : fixed;
+    size_t *n = buf == moving ? &nm : &nf;
+    if (*n < sizeof moving)
+      *n += (size_t)snprintf(buf + *n, sizeof moving - *n, "%s%s", *n ? ", " : "", name ? name : "?");
+  }
+  fprintf(CLI_OUT, "  grid orders: %zu tried; %s %s", sp->norders, nm ? moving : "no axis", nm == 1 ? "moves" : "move");
+  if (nf)
+    fprintf(CLI_OUT, "; %s %s its place (an output does not follow it: a reduction)", fixed,
+            nf == 1 ? "keeps" : "keep");
+  fprintf(CLI_OUT, "\n");
+}
+
 static void explain_one(const vmem_kernel *k, const vmem_template *tpl, const space *sp, const cand *c,
                         const vmem_eval *best, uint64_t limit) {
   char ps[256], a[48], b[48], t1[32], t2[32];
@@ -539,6 +651,7 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
     fprintf(CLI_OUT, "  %s: %zu values, %" PRId64 "..%" PRId64 "\n", vmem_template_param_name(tpl, p), sp->count[p],
            sp->values[p][0], sp->values[p][sp->count[p] - 1]);
   print_follows(k, tpl);
+  print_orders(k, tpl, sp);
   fprintf(CLI_OUT, "considered %" PRIu64 ", legal %" PRIu64 ", fitting %" PRIu64 "\n", s->considered, s->legal, s->fitting);
   if (s->overhang)
     fprintf(CLI_OUT, "(%" PRIu64 " more would overhang their arrays; --allow-padding-blocks tries them)\n", s->overhang);
@@ -604,8 +717,8 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
   }
   int64_t v[MAX_P];
   int bufs[MAX_OPS_B];
-  decode_all(sp, s->fit[0].index, v, bufs);
-  print_change(k, tpl, sp, v, bufs, s->fit[0].needed, limit, physical);
+  const int *order = decode_all(sp, s->fit[0].index, v, bufs);
+  print_change(k, tpl, sp, v, bufs, order, s->fit[0].needed, limit, physical);
 }
 
 /* Reads the kernel from any reader (cli_load_kernel): a spec, or a Mosaic
@@ -757,6 +870,7 @@ int cmd_fit(int argc, char **argv) {
                           {"--flops", &flops, NULL, NULL},
                           {"--physical", NULL, &o.physical, NULL},
                           {"--buffers", NULL, &o.buffers, NULL},
+                          {"--grid-order", NULL, &o.grid_order, NULL},
                           {"--allow-padding-blocks", NULL, &o.padding, NULL},
                           {"--color", NULL, &o.color, NULL},
                           {"--no-env", NULL, &no_env, NULL},

@@ -134,6 +134,15 @@ def test_fit_ranks_blocks_that_fit():
     assert all(c["fits"] and c["needed_bytes"] <= doc["limit_bytes"] for c in doc["candidates"])
 
 
+def test_fit_tries_the_grid_order_and_says_which():
+    doc = vmemscope.fit(spec(), top=3, target="v5e", buffers=True, grid_order=True, vmem_limit_bytes=4 << 20)
+    best = doc["best"]
+    assert best["grid_order"] == [1, 0] and best["grid_order_changed"] is True
+    assert best["buffers"] == {"x": 2, "w": 1} and best["needed_bytes"] <= 4 << 20
+    own = vmemscope.fit(spec(), top=3, target="v5e", buffers=True, vmem_limit_bytes=4 << 20)["best"]
+    assert "grid_order" not in own and best["time_s"] < own["time_s"]
+
+
 def test_report_is_a_self_contained_page():
     page = vmemscope.report(read("examples", "gated_matmul.json"), fit=True, name="gated.json")
     assert page.startswith("<!DOCTYPE html>") and "DOES NOT FIT (E1001)" in page and 'id="pareto"' in page

@@ -384,23 +384,61 @@ static bool legal_dim(const tpl_operand *o, size_t d, int64_t v) {
   return true;
 }
 
-/* Blocks fetched over the grid: a block moves when an axis it follows
- * changes, so the count is the product of the bounds up to the innermost
- * followed axis that takes more than one value. */
-static double fetches(const vmem_template *tpl, const tpl_operand *o, const int64_t *grid, double steps) {
+/* Blocks fetched over the grid run in order pos (pos[a]: axis a's
+ * position, outermost 0): a block moves when an axis it follows changes, so
+ * the count is the product of the bounds of the axes up to the innermost
+ * followed one that takes more than one value. */
+static double fetches(const vmem_template *tpl, const tpl_operand *o, const int64_t *grid, const int *pos,
+                      double steps) {
   int inner = -1;
   for (size_t d = 0; d < o->rank; d++) {
     int a = o->index_axis[d];
     if (a == VMEM_INDEX_UNKNOWN)
       return steps;
-    if (a >= 0 && grid[a] > 1 && a > inner)
-      inner = a;
+    if (a >= 0 && grid[a] > 1 && pos[a] > inner)
+      inner = pos[a];
   }
   double f = 1;
-  for (int a = 0; a <= inner; a++)
-    f *= (double)grid[a];
-  (void)tpl;
+  for (size_t a = 0; a < tpl->grid_rank; a++)
+    if (pos[a] <= inner)
+      f *= (double)grid[a];
   return f;
+}
+
+size_t vmem_template_grid_rank(const vmem_template *tpl) { return tpl ? tpl->grid_rank : 0; }
+
+bool vmem_template_axis_reorderable(const vmem_template *tpl, size_t g) {
+  if (!tpl || g >= tpl->grid_rank)
+    return false;
+  bool any = false;
+  for (size_t i = 0; i < tpl->nops; i++) {
+    const tpl_operand *o = &tpl->ops[i];
+    if (o->role != VMEM_ROLE_OUTPUT)
+      continue;
+    bool follows = false;
+    for (size_t d = 0; d < o->rank; d++)
+      follows = follows || o->index_axis[d] == (int)g;
+    if (!follows)
+      return false;
+    any = true;
+  }
+  return any;
+}
+
+/* pos[a] for the order (the kernel's when NULL); false when the order is no
+ * permutation or moves an axis that must keep its place. */
+static bool order_positions(const vmem_template *tpl, const int *order, int *pos) {
+  for (size_t a = 0; a < tpl->grid_rank; a++)
+    pos[a] = order ? -1 : (int)a;
+  for (size_t p = 0; order && p < tpl->grid_rank; p++) {
+    int a = order[p];
+    if (a < 0 || (size_t)a >= tpl->grid_rank || pos[a] >= 0)
+      return false;
+    if ((size_t)a != p && !vmem_template_axis_reorderable(tpl, (size_t)a))
+      return false;
+    pos[a] = (int)p;
+  }
+  return true;
 }
 
 /* covered / valid iteration space: over each grid axis, grid · block
@@ -441,6 +479,7 @@ typedef struct eval_ctx {
   int64_t dims[MAX_OPS][VMEM_KERNEL_MAX_RANK]; /* each operand's block */
   double steps;
   double single_bytes;                         /* transfers a single buffer cannot overlap */
+  int pos[VMEM_KERNEL_MAX_RANK];               /* each axis's position in the grid's order */
 } eval_ctx;
 
 /* Buffer counts: the kernel's, then the choices. 0 buffers: the input is
@@ -520,7 +559,7 @@ static void add_operand(const vmem_template *tpl, size_t i, eval_ctx *cx, vmem_e
   }
   if (1 - valid > out->edge_waste)
     out->edge_waste = 1 - valid;
-  double moved = fetches(tpl, o, cx->grid, cx->steps) * block * valid;
+  double moved = fetches(tpl, o, cx->grid, cx->pos, cx->steps) * block * valid;
   out->hbm_bytes += moved;
   if (cx->nbuf[i] == 1 && o->role == VMEM_ROLE_INPUT)
     cx->single_bytes += moved;
@@ -560,10 +599,15 @@ static void roofline(const vmem_template *tpl, const eval_ctx *cx, vmem_eval *ou
 
 void vmem_template_eval_buffers(const vmem_template *tpl, const int64_t *values, const int *buffers,
                                 vmem_eval *out) {
+  vmem_template_eval_order(tpl, values, buffers, NULL, out);
+}
+
+void vmem_template_eval_order(const vmem_template *tpl, const int64_t *values, const int *buffers, const int *order,
+                              vmem_eval *out) {
   eval_ctx cx;
   cx.single_bytes = 0;
   memset(out, 0, sizeof *out);
-  out->legal = true;
+  out->legal = order_positions(tpl, order, cx.pos);
   choose_buffers(tpl, buffers, &cx, out);
   shape_blocks(tpl, values, &cx, out);
   never_moving(tpl, &cx);
