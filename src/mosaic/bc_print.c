@@ -151,6 +151,23 @@ typedef struct elem_info {
   unsigned bits;
 } elem_info;
 
+/* The narrow floats newer MLIR codes as builtin types 21 onwards (in the
+ * order of BuiltinDialectBytecode.td's type list; older bytecode stores
+ * them as text), with their widths in bits. */
+enum { SMALL_FLOAT_FIRST = 21 };
+static const struct {
+  const char *name;
+  unsigned bits;
+} small_floats[] = {
+    {"tf32", 19},     {"f8E5M2", 8},       {"f8E4M3", 8},        {"f8E4M3FN", 8},
+    {"f8E5M2FNUZ", 8}, {"f8E4M3FNUZ", 8},  {"f8E4M3B11FNUZ", 8}, {"f8E3M4", 8},
+    {"f4E2M1FN", 4},  {"f6E2M3FN", 6},     {"f6E3M2FN", 6},      {"f8E8M0FNU", 8},
+};
+
+static bool small_float(uint64_t code) {
+  return code >= SMALL_FLOAT_FIRST && code - SMALL_FLOAT_FIRST < sizeof small_floats / sizeof *small_floats;
+}
+
 static bool elem_of(printer *p, uint64_t type, elem_info *out) {
   const bc_entry *e = type_entry(p, type);
   bc_cursor c;
@@ -182,6 +199,9 @@ static bool elem_of(printer *p, uint64_t type, elem_info *out) {
   } else if (code >= 3 && code <= 8) {
     out->kind = E_FLOAT;
     out->bits = float_bits[code];
+  } else if (small_float(code)) {
+    out->kind = E_FLOAT;
+    out->bits = small_floats[code - SMALL_FLOAT_FIRST].bits;
   }
   return true;
 }
@@ -314,6 +334,10 @@ static bool print_builtin_type(printer *p, const bc_entry *e, bc_cursor *c, uint
     return true;
   }
   default:
+    if (small_float(code)) {
+      sb_puts(p->out, small_floats[code - SMALL_FLOAT_FIRST].name);
+      return true;
+    }
     if (p->err->code == VMEM_OK)
       err_set(p->err, VMEM_ERR_UNSUPPORTED, e->start, "bytecode: undecodable builtin type code %llu at byte %zu",
               (unsigned long long)code, e->start);

@@ -108,8 +108,15 @@ def heads():
     return fn, [S((4, 2048, 128), jnp.bfloat16), S((4, 512, 128), jnp.bfloat16), S((4, 512, 128), jnp.bfloat16)]
 
 
+def fp8():
+    """A copy of fp8 blocks: newer MLIR codes f8E4M3FN as builtin type 24."""
+    def k(x_ref, o_ref):
+        o_ref[...] = x_ref[...]
+    return call(k, [S((4096, 1024), jnp.float8_e4m3fn)], S((4096, 1024), jnp.float8_e4m3fn), 1024)
+
+
 KINDS = {"transpose": transpose, "widen": widen, "reshape": reshape, "reduction": reduction, "matmul": matmul,
-         "attention": attention, "heads": heads}
+         "attention": attention, "heads": heads, "fp8": fp8}
 
 
 def body_of(text):
