@@ -915,7 +915,28 @@ typedef struct vmem_log_error {
   size_t nallocs;
   const vmem_log_alloc *allocs;
   size_t mentions;              /* mentions without figures (quoted titles, prose) folded into this one */
+  unsigned forms;               /* VMEM_FORM_* bits: what the text was read out of (0: a clean log) */
+  unsigned derived;             /* VMEM_DERIVED_* bits: figures the log lacked, derived from the others */
 } vmem_log_error;
+
+/* The forms a pasted log comes in, each undone before the report is read. */
+enum {
+  VMEM_FORM_WRAPPED = 1u << 0,  /* lines broken inside the message (and re-indented) */
+  VMEM_FORM_QUOTED = 1u << 1,   /* markdown quote markers ("> ") */
+  VMEM_FORM_FENCED = 1u << 2,   /* inside a markdown code fence */
+  VMEM_FORM_HTML = 1u << 3,     /* HTML-escaped (&gt; &quot; &#39;) */
+  VMEM_FORM_ESCAPED = 1u << 4,  /* a Python repr's or a JSON string's escapes (\n \" \uXXXX) */
+  VMEM_FORM_ANSI = 1u << 5,     /* ANSI colour codes */
+  VMEM_FORM_PREFIXED = 1u << 6, /* logger prefixes (glog, absl, Python logging, timestamps, pods) */
+  VMEM_FORM_JSON = 1u << 7,     /* JSON log lines ({"severity": ..., "message": "..."}) */
+  VMEM_FORM_COUNT = 8
+};
+/** The name of form bit i (0 .. VMEM_FORM_COUNT-1): "wrapped", "quoted", ... */
+VMEM_API const char *vmem_log_form_name(unsigned i);
+
+/* A scoped report's figures derived as size = limit + excess, an exact
+ * interval from the two rounded figures the log has. */
+enum { VMEM_DERIVED_SIZE = 1u << 0, VMEM_DERIVED_LIMIT = 1u << 1, VMEM_DERIVED_EXCESS = 1u << 2 };
 
 typedef struct vmem_log_report vmem_log_report;
 

@@ -127,6 +127,79 @@ static void test_other_kinds(void **state) {
   vmem_log_report_free(r);
 }
 
+/* The same E1001 pasted in the forms people paste it in reads like the
+ * clean log: the same kind, instruction, kernel and figures, and the forms
+ * it was read from are named. */
+static void test_pasted_forms_read_as_the_clean_log(void **state) {
+  (void)state;
+  static const char clean[] =
+      "RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack for %run.1 = "
+      "bf16[8,128]{1,0} custom-call(%x), custom_call_target=\"tpu_custom_call\". Scoped allocation with size "
+      "21.50M and limit 16.00M exceeded scoped vmem limit by 5.50M.\n";
+  static const struct {
+    const char *log;
+    unsigned forms;
+  } pasted[] = {
+      {"RESOURCE_EXHAUSTED: Ran out of memory in\n  memory space vmem while allocating on stack for\n  %run.1 = "
+       "bf16[8,128]{1,0} custom-call(%x), custom_call_target=\"tpu_custom_call\". Scoped allocation with size\n"
+       "  21.50M and limit 16.00M exceeded scoped vmem limit by 5.50M.\n",
+       VMEM_FORM_WRAPPED},
+      {"> RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack for %run.1 = "
+       "bf16[8,128]{1,0} custom-call(%x), custom_call_target=&quot;tpu_custom_call&quot;. Scoped allocation with "
+       "size\n> 21.50M and limit 16.00M exceeded scoped vmem limit by 5.50M.\n",
+       VMEM_FORM_QUOTED | VMEM_FORM_HTML | VMEM_FORM_WRAPPED},
+      {"XlaRuntimeError('RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack for "
+       "%run.1 = bf16[8,128]{1,0} custom-call(%x), custom_call_target=\\\"tpu_custom_call\\\".\\nScoped "
+       "allocation with size 21.50M and limit 16.00M exceeded scoped vmem limit by 5.50M.')\n",
+       VMEM_FORM_ESCAPED},
+      {"{\"severity\": \"ERROR\", \"message\": \"RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while "
+       "allocating on stack for %run.1 = bf16[8,128]{1,0} custom-call(%x), custom_call_target=\\\"tpu_custom_call"
+       "\\\". Scoped allocation with size 21.50M and limit 16.00M exceeded scoped vmem limit by 5.50M.\"}\r\n",
+       VMEM_FORM_JSON | VMEM_FORM_ESCAPED},
+      {"\x1b[31mE1130 08:00:01.000000  77 main.py:12]\x1b[0m RESOURCE_EXHAUSTED: Ran out of memory in memory space "
+       "vmem while allocating on stack for %run.1 = bf16[8,128]{1,0} custom-call(%x), "
+       "custom_call_target=\"tpu_custom_call\".\tScoped allocation with size 21.50M and limit 16.00M exceeded "
+       "scoped vmem limit by 5.50M.\n",
+       VMEM_FORM_ANSI | VMEM_FORM_PREFIXED},
+  };
+  vmem_log_report *c = explain(clean);
+  const vmem_log_error *want = vmem_log_error_at(c, 0);
+  assert_non_null(want);
+  assert_int_equal(want->forms, 0);
+  for (size_t i = 0; i < sizeof pasted / sizeof *pasted; i++) {
+    vmem_log_report *r = explain(pasted[i].log);
+    assert_int_equal(vmem_log_error_count(r), 1);
+    const vmem_log_error *e = vmem_log_error_at(r, 0);
+    assert_int_equal(e->kind, want->kind);
+    assert_string_equal(e->instruction, want->instruction);
+    assert_string_equal(e->kernel, want->kernel);
+    assert_int_equal(e->custom_kernel, 1);
+    assert_int_equal(e->size.lo, want->size.lo);
+    assert_int_equal(e->limit.hi, want->limit.hi);
+    assert_int_equal(e->excess.lo, want->excess.lo);
+    if (e->forms != pasted[i].forms)
+      fail_msg("paste %zu: forms %#x, expected %#x", i, e->forms, pasted[i].forms);
+    vmem_log_report_free(r);
+  }
+  vmem_log_report_free(c);
+}
+
+/* A figure cut out of a paste is derived from the other two, as an exact
+ * interval, and said to be derived. */
+static void test_a_missing_figure_is_derived(void **state) {
+  (void)state;
+  vmem_log_report *r = explain("Ran out of memory in memory space vmem while allocating on stack for %k.1 = "
+                               "f32[8,128]{1,0} custom-call(%a) ... and limit 16.00M exceeded scoped vmem limit by "
+                               "5.50M.\n");
+  const vmem_log_error *e = vmem_log_error_at(r, 0);
+  assert_non_null(e);
+  assert_int_equal(e->derived, VMEM_DERIVED_SIZE);
+  assert_true(e->size.present);
+  assert_int_equal(e->size.lo, e->limit.lo + e->excess.lo);
+  assert_int_equal(e->size.hi, e->limit.hi + e->excess.hi);
+  vmem_log_report_free(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_scoped_custom_kernel),
@@ -134,6 +207,8 @@ int main(void) {
       cmocka_unit_test(test_mentions_fold),
       cmocka_unit_test(test_program_listing),
       cmocka_unit_test(test_other_kinds),
+      cmocka_unit_test(test_pasted_forms_read_as_the_clean_log),
+      cmocka_unit_test(test_a_missing_figure_is_derived),
   };
   return RUN(tests);
 }

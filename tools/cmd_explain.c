@@ -18,7 +18,9 @@ static const char help[] =
     "each listing entry's shape recomputed, and the remedies with numbers.\n"
     "Identical errors are folded with a count; a mention without figures (a\n"
     "pasted issue's quoted title, a sentence naming the error) folds into the\n"
-    "printed report it stands for.\n\n"
+    "printed report it stands for. Logs read as pasted: wrapped lines, markdown\n"
+    "quotes and fences, HTML entities, repr and JSON escapes, colour codes and\n"
+    "logger prefixes are undone, and each report says which it was read from.\n\n"
     "options:\n"
     "  --target T   size listing shapes and check the figures for this generation\n"
     "  --kernel K   the kernel (any input check reads with one kernel): its exact footprint is set\n"
@@ -54,13 +56,24 @@ static const char *kind_title(vmem_oom_kind k) {
   }
 }
 
-static void print_printed(const char *what, const vmem_printed *p) {
+/* A figure as printed and as its byte interval; a derived one says from what. */
+static void print_printed(const char *what, const vmem_printed *p, bool derived) {
   if (!p->present)
     return;
   if (p->lo == p->hi)
-    fprintf(CLI_OUT, "  %-9s %s = %" PRIu64 " bytes\n", what, p->text, p->lo);
+    fprintf(CLI_OUT, "  %-9s %s = %" PRIu64 " bytes", what, p->text, p->lo);
   else
-    fprintf(CLI_OUT, "  %-9s %s = %" PRIu64 "..%" PRIu64 " bytes\n", what, p->text, p->lo, p->hi);
+    fprintf(CLI_OUT, "  %-9s %s = %" PRIu64 "..%" PRIu64 " bytes", what, p->text, p->lo, p->hi);
+  fprintf(CLI_OUT, "%s\n", derived ? " (derived: the log lacks it; size = limit + excess)" : "");
+}
+
+/* "quoted, wrapped": the forms the report was read out of. */
+static void forms_text(unsigned forms, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (unsigned i = 0; i < VMEM_FORM_COUNT && n < cap; i++)
+    if (forms & (1u << i))
+      n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", vmem_log_form_name(i));
 }
 
 /* Generations whose fact lies in the printed interval. */
@@ -372,6 +385,11 @@ static void print_error(const vmem_log_error *e, size_t i, size_t n, const char 
     fprintf(CLI_OUT, "  mentions  %zu more without figures (a quoted title, prose), folded into this one\n",
             e->mentions);
   fprintf(CLI_OUT, "  message   %s\n", e->message ? e->message : "");
+  if (e->forms) {
+    char f[128];
+    forms_text(e->forms, f, sizeof f);
+    fprintf(CLI_OUT, "  read from %s text\n", f);
+  }
   if (e->instruction && e->shape)
     fprintf(CLI_OUT, "  instr     %s = %s %s\n", e->instruction, e->shape, e->opcode ? e->opcode : "");
   else if (e->instruction)
@@ -379,11 +397,11 @@ static void print_error(const vmem_log_error *e, size_t i, size_t n, const char 
   if (e->kind == VMEM_OOM_SCOPED_VMEM || e->kind == VMEM_OOM_VMEM_REQUEST)
     fprintf(CLI_OUT, "  custom kernel: %s (%s)%s%s\n", e->custom_kernel > 0 ? "yes" : e->custom_kernel == 0 ? "no" : "unknown",
            e->evidence, e->kernel ? "; kernel " : "", e->kernel ? e->kernel : "");
-  print_printed("size", &e->size);
-  print_printed("limit", &e->limit);
-  print_printed("used", &e->used);
-  print_printed(e->kind == VMEM_OOM_HBM && !e->used.present ? "has" : "capacity", &e->capacity);
-  print_printed("excess", &e->excess);
+  print_printed("size", &e->size, e->derived & VMEM_DERIVED_SIZE);
+  print_printed("limit", &e->limit, e->derived & VMEM_DERIVED_LIMIT);
+  print_printed("used", &e->used, false);
+  print_printed(e->kind == VMEM_OOM_HBM && !e->used.present ? "has" : "capacity", &e->capacity, false);
+  print_printed("excess", &e->excess, e->derived & VMEM_DERIVED_EXCESS);
   print_targets(e);
   print_listing(e);
   char b[32], c[32];
@@ -446,11 +464,24 @@ static json_t *json_error(const vmem_log_error *e, const linked *ln) {
   json_object_set_new(o, "opcode", jstr(e->opcode));
   json_object_set_new(o, "custom_call_target", jstr(e->custom_call_target));
   json_object_set_new(o, "kernel", jstr(e->kernel));
-  json_object_set_new(o, "size_bytes", jprinted(&e->size));
-  json_object_set_new(o, "limit_bytes", jprinted(&e->limit));
-  json_object_set_new(o, "used_bytes", jprinted(&e->used));
-  json_object_set_new(o, "capacity_bytes", jprinted(&e->capacity));
-  json_object_set_new(o, "excess_bytes", jprinted(&e->excess));
+  const struct { const char *lo, *hi; const vmem_printed *p; } figs[] = {
+      {"size_bytes", "size_max_bytes", &e->size},       {"limit_bytes", "limit_max_bytes", &e->limit},
+      {"used_bytes", "used_max_bytes", &e->used},       {"capacity_bytes", "capacity_max_bytes", &e->capacity},
+      {"excess_bytes", "excess_max_bytes", &e->excess}};
+  for (size_t i = 0; i < sizeof figs / sizeof *figs; i++) { /* a rounded figure: both ends of its interval */
+    json_object_set_new(o, figs[i].lo, jprinted(figs[i].p));
+    json_object_set_new(o, figs[i].hi, figs[i].p->present ? json_integer((json_int_t)figs[i].p->hi) : json_null());
+  }
+  json_t *forms = json_array(), *derived = json_array();
+  for (unsigned i = 0; i < VMEM_FORM_COUNT; i++)
+    if (e->forms & (1u << i))
+      json_array_append_new(forms, json_string(vmem_log_form_name(i)));
+  json_object_set_new(o, "source_form", forms);
+  static const char *const dnames[] = {"size", "limit", "excess"};
+  for (unsigned i = 0; i < 3; i++)
+    if (e->derived & (1u << i))
+      json_array_append_new(derived, json_string(dnames[i]));
+  json_object_set_new(o, "derived", derived);
   for (size_t i = 0; i < e->nallocs; i++) {
     const vmem_log_alloc *a = &e->allocs[i];
     json_t *x = json_object();

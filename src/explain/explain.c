@@ -39,12 +39,59 @@ typedef struct explainer {
 
 /* ---- cleaning a region ------------------------------------------------- */
 
+/* An ISO timestamp "2024-05-01T12:00:00.123Z" or "2024-05-01 12:00:00,123"
+ * (Kubernetes, Python logging, torch_xla) and the space after it: its end,
+ * or p when there is none. */
+static const char *skip_timestamp(const char *p, const char *end) {
+  const char *q = p;
+  if (end - q < 19 || !ch_is_digit(q[0]) || !ch_is_digit(q[3]) || q[4] != '-' || q[7] != '-' ||
+      (q[10] != 'T' && q[10] != ' ') || q[13] != ':' || q[16] != ':')
+    return p;
+  q += 19;
+  while (q < end && !ch_is_space(*q))
+    q++;
+  return q < end && *q == ' ' ? q + 1 : p;
+}
+
+/* Python logging's "ERROR:absl:" / "WARNING:root:" before the message. */
+static const char *skip_python_level(const char *p, const char *end) {
+  static const char *const levels[] = {"ERROR:", "WARNING:", "INFO:", "CRITICAL:", "DEBUG:"};
+  for (size_t i = 0; i < sizeof levels / sizeof *levels; i++) {
+    size_t n = strlen(levels[i]);
+    if ((size_t)(end - p) > n && !memcmp(p, levels[i], n)) {
+      const char *c = memchr(p + n, ':', (size_t)(end - p - (ptrdiff_t)n) < 64 ? (size_t)(end - p) - n : 64);
+      if (c && !memchr(p + n, ' ', (size_t)(c - p) - n))
+        return c + 1 < end && c[1] == ' ' ? c + 2 : c + 1;
+    }
+  }
+  return p;
+}
+
 /* Skips a logger prefix at the start of a line: vLLM's
- * "(EngineCore pid=106339) ERROR 06-03 07:41:11 [core.py:1184] " and glog's
- * "E1111 07:35:00.272763  1234 error_handling.py:81] ". */
+ * "(EngineCore pid=106339) ERROR 06-03 07:41:11 [core.py:1184] ", glog's and
+ * absl's "E1111 07:35:00.272763  1234 error_handling.py:81] ", kubectl's
+ * "[pod/trainer-0/main] ", a timestamp, Python logging's "ERROR:absl:". */
 static const char *skip_prefix(const char *p, const char *end) {
-  for (int round = 0; round < 3; round++) {
+  for (int round = 0; round < 4; round++) {
     const char *q = p;
+    if (q < end && *q == '{') { /* a JSON log line: its "message" string */
+      const char *m = memmem(q, (size_t)(end - q) < 400 ? (size_t)(end - q) : 400, "\"message\": \"", 12);
+      if (m) {
+        p = m + 12;
+        continue;
+      }
+    }
+    if (skip_timestamp(q, end) != q || skip_python_level(q, end) != q) {
+      p = skip_python_level(skip_timestamp(q, end), end);
+      continue;
+    }
+    if (end - q > 5 && !memcmp(q, "[pod/", 5)) {
+      const char *c = memchr(q, ']', (size_t)(end - q) < 200 ? (size_t)(end - q) : 200);
+      if (c && c + 1 < end && c[1] == ' ') {
+        p = c + 2;
+        continue;
+      }
+    }
     if (q < end && *q == '(') {
       const char *c = memchr(q, ')', (size_t)(end - q));
       if (c && c - q < 80 && memmem(q, (size_t)(c - q), "pid=", 4) && c + 1 < end && c[1] == ' ') {
@@ -69,9 +116,114 @@ static const char *skip_prefix(const char *p, const char *end) {
   return p;
 }
 
-/* Copies text[from, to) into the arena as clean lines: prefixes dropped,
- * CR dropped, the escapes of a Python repr (\n, \", \') undone. */
-static char *clean(arena *a, const char *s, size_t from, size_t to, size_t *out_len) {
+/* The forms a pasted log comes in, undone by clean() (vmem_log_error.forms). */
+static void mark(unsigned *forms, unsigned f) {
+  if (forms)
+    *forms |= f;
+}
+
+/* A line's markdown quote markers ("> ", ">> ", "> > ") and indentation. */
+static const char *skip_quote(const char *p, const char *end, unsigned *forms) {
+  const char *q = p;
+  while (q < end && (*q == ' ' || *q == '\t'))
+    q++;
+  if (q >= end || *q != '>')
+    return p;
+  while (q < end && (*q == '>' || *q == ' ' || *q == '\t'))
+    q++;
+  mark(forms, VMEM_FORM_QUOTED);
+  return q;
+}
+
+/* An HTML entity at q (&gt; &lt; &amp; &quot; &#39; &#x27; &#NN;): its
+ * character in *c and its length, or 0. */
+static size_t html_entity(const char *q, const char *end, char *c) {
+  static const struct { const char *e; char c; } named[] = {
+      {"&gt;", '>'}, {"&lt;", '<'}, {"&amp;", '&'}, {"&quot;", '"'}, {"&apos;", '\''}, {"&nbsp;", ' '}};
+  for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
+    size_t n = strlen(named[i].e);
+    if ((size_t)(end - q) >= n && !memcmp(q, named[i].e, n))
+      return *c = named[i].c, n;
+  }
+  if (end - q < 4 || q[1] != '#')
+    return 0;
+  bool hex = q[2] == 'x' || q[2] == 'X';
+  unsigned v = 0;
+  const char *d = q + 2 + hex;
+  for (; d < end && d - q < 8 && (ch_is_digit(*d) || (hex && strchr("abcdefABCDEF", *d))); d++)
+    v = v * (hex ? 16 : 10) + (unsigned)(ch_is_digit(*d) ? *d - '0' : (*d | 0x20) - 'a' + 10);
+  if (d >= end || *d != ';' || d == q + 2 + hex || v == 0 || v > 126)
+    return 0;
+  *c = (char)v;
+  return (size_t)(d + 1 - q);
+}
+
+/* A backslash escape at q (a Python repr's or a JSON string's: \n \" \'
+ * \\ \t \/ \uXXXX): its character in *c and its length, or 0. */
+static size_t escape(const char *q, const char *end, char *c) {
+  if (q + 1 >= end || *q != '\\')
+    return 0;
+  switch (q[1]) {
+  case 'n': *c = '\n'; return 2;
+  case 't': *c = ' '; return 2;
+  case '"': case '\'': case '/': *c = q[1]; return 2;
+  case '\\': /* a repr of a repr: "\\n" is still a line break */
+    if (q + 2 < end && (q[2] == 'n' || q[2] == '"' || q[2] == '\''))
+      return *c = q[2] == 'n' ? '\n' : q[2], 3;
+    *c = '\\';
+    return 2;
+  case 'u': {
+    unsigned v = 0;
+    for (int i = 2; i < 6; i++) {
+      if (q + i >= end || !strchr("0123456789abcdefABCDEF", q[i]))
+        return 0;
+      v = v * 16 + (unsigned)(ch_is_digit(q[i]) ? q[i] - '0' : (q[i] | 0x20) - 'a' + 10);
+    }
+    *c = v && v < 127 ? (char)v : '?';
+    return 6;
+  }
+  default: return 0;
+  }
+}
+
+/* An ANSI escape sequence (ESC '[' params letter) at q: its length, or 0. */
+static size_t ansi(const char *q, const char *end) {
+  if (end - q < 3 || q[0] != '\x1b' || q[1] != '[')
+    return 0;
+  const char *d = q + 2;
+  while (d < end && (ch_is_digit(*d) || *d == ';'))
+    d++;
+  return d < end && ((*d >= 'A' && *d <= 'Z') || (*d >= 'a' && *d <= 'z')) ? (size_t)(d + 1 - q) : 0;
+}
+
+/* One line's text after its prefixes into out: escapes, entities and ANSI
+ * codes undone, CR dropped, tabs as spaces. Returns the bytes written. */
+static size_t clean_line(const char *q, const char *le, char *out, unsigned *forms) {
+  size_t n = 0, k;
+  char c;
+  for (; q < le; q++) {
+    if (*q == '\r')
+      continue;
+    if ((k = ansi(q, le))) {
+      mark(forms, VMEM_FORM_ANSI);
+      q += k - 1;
+    } else if (*q == '&' && (k = html_entity(q, le, &c))) {
+      mark(forms, VMEM_FORM_HTML);
+      out[n++] = c, q += k - 1;
+    } else if (*q == '\\' && (k = escape(q, le, &c))) {
+      mark(forms, VMEM_FORM_ESCAPED);
+      out[n++] = c, q += k - 1;
+    } else {
+      out[n++] = *q == '\t' ? ' ' : *q;
+    }
+  }
+  return n;
+}
+
+/* Copies text[from, to) into the arena as clean lines: logger prefixes,
+ * markdown quotes and code fences dropped, then each line as clean_line()
+ * makes it. What was undone is marked in *forms. */
+static char *clean(arena *a, const char *s, size_t from, size_t to, size_t *out_len, unsigned *forms) {
   char *out = arena_alloc(a, 2 * (to - from) + 1);
   if (!out)
     return NULL;
@@ -80,17 +232,28 @@ static char *clean(arena *a, const char *s, size_t from, size_t to, size_t *out_
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     const char *le = nl ? nl : end;
-    for (const char *q = skip_prefix(p, le); q < le; q++) {
-      if (*q == '\r')
-        continue;
-      if (*q == '\\' && q + 1 < le && (q[1] == 'n' || q[1] == '"' || q[1] == '\'')) {
-        q++;
-        out[n++] = *q == 'n' ? '\n' : *q;
-        continue;
-      }
-      out[n++] = *q;
+    /* The line cleaned first (a colour code may hide a logger prefix), then
+     * its prefix dropped; a JSON line's escapes are undone after its
+     * "message" is found, so the prefix is looked for in the raw line. */
+    const char *q = skip_quote(p, le, forms);
+    if (q < le && *q == '{' && skip_prefix(q, le) != q) {
+      mark(forms, VMEM_FORM_JSON);
+      q = skip_prefix(q, le);
     }
-    out[n++] = '\n';
+    char *line = out + n;
+    size_t m = clean_line(q, le, line, forms);
+    const char *body = skip_prefix(line, line + m);
+    if (body != line) {
+      mark(forms, VMEM_FORM_PREFIXED);
+      m -= (size_t)(body - line);
+      memmove(line, body, m);
+    }
+    if (m >= 3 && !memcmp(line, "```", 3)) {
+      mark(forms, VMEM_FORM_FENCED); /* a fence line: nothing of the log */
+    } else {
+      n += m;
+      out[n++] = '\n';
+    }
     p = le + 1;
   }
   out[n] = '\0';
@@ -100,13 +263,58 @@ static char *clean(arena *a, const char *s, size_t from, size_t to, size_t *out_
 
 /* ---- small parsers ------------------------------------------------------ */
 
+static bool blank(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* Whether needle matches at p, each of its spaces matching a run of blanks
+ * and line breaks (a message wrapped or re-indented when pasted); where
+ * the match ends in *stop. */
+static bool match_at(const char *p, const char *end, const char *needle, const char **stop) {
+  for (const char *n = needle; *n; n++) {
+    if (*n == ' ') {
+      if (p >= end || !blank(*p))
+        return false;
+      while (p < end && blank(*p))
+        p++;
+    } else if (p >= end || *p++ != *n) {
+      return false;
+    }
+  }
+  *stop = p;
+  return true;
+}
+
+/* The first match of needle in [hay, end) (its first word found by memmem,
+ * the rest by match_at), and where it ends in *stop when stop is given. */
+static const char *find_to(const char *hay, const char *end, const char *needle, const char **stop) {
+  size_t w = strcspn(needle, " ");
+  for (const char *at = hay; end > at;) {
+    const char *h = memmem(at, (size_t)(end - at), needle, w ? w : strlen(needle));
+    const char *e;
+    if (!h)
+      return NULL;
+    if (match_at(h, end, needle, &e)) {
+      if (stop)
+        *stop = e;
+      return h;
+    }
+    at = h + 1;
+  }
+  return NULL;
+}
+
 static const char *find(const char *hay, const char *end, const char *needle) {
-  return end > hay ? memmem(hay, (size_t)(end - hay), needle, strlen(needle)) : NULL;
+  return find_to(hay, end, needle, NULL);
+}
+
+/* Where the first match of needle ends, or NULL. */
+static const char *after(const char *hay, const char *end, const char *needle) {
+  const char *e;
+  return find_to(hay, end, needle, &e) ? e : NULL;
 }
 
 /* size ::= [0-9.]+ [BKMGTPE]    (the compiler's format) */
 static bool read_printed(const char *p, const char *end, vmem_printed *out) {
-  while (p < end && *p == ' ')
+  while (p < end && blank(*p))
     p++;
   const char *b = p;
   while (p < end && (ch_is_digit(*p) || *p == '.'))
@@ -124,18 +332,22 @@ static bool read_printed(const char *p, const char *end, vmem_printed *out) {
 }
 
 static bool printed_after(const char *hay, const char *end, const char *key, vmem_printed *out) {
-  const char *k = find(hay, end, key);
-  return k && read_printed(k + strlen(key), end, out);
+  const char *k = after(hay, end, key);
+  return k && read_printed(k, end, out);
 }
 
 /* used ::= 'Used' X 'of' Y */
 static void read_used(const char *p, const char *end, vmem_printed *used, vmem_printed *cap) {
-  const char *u = find(p, end, "Used ");
-  if (!u || !read_printed(u + 5, end, used))
+  const char *u = after(p, end, "Used ");
+  if (!u || !read_printed(u, end, used))
     return;
-  const char *of = find(u + 5, end, " of ");
-  if (of && of - u < 40)
-    read_printed(of + 4, end, cap);
+  const char *q = u;
+  while (q < end && blank(*q))
+    q++;
+  q += strlen(used->text); /* read_printed read exactly these bytes there */
+  const char *of;
+  if (match_at(q, end, " of ", &of) && of - u < 60)
+    read_printed(of, end, cap);
 }
 
 static char *dup_until(arena *a, const char *p, const char *end, const char *stops) {
@@ -149,10 +361,9 @@ static char *dup_until(arena *a, const char *p, const char *end, const char *sto
 
 /* The rest of the line after `key`, trimmed; NULL when absent. */
 static char *field(arena *a, const char *line, const char *le, const char *key) {
-  const char *k = find(line, le, key);
+  const char *k = after(line, le, key);
   if (!k)
     return NULL;
-  k += strlen(key);
   while (k < le && *k == ' ')
     k++;
   const char *e = le;
@@ -242,17 +453,20 @@ static char *kernel_from_op_name(arena *a, const char *op) {
   const char *b = pc;
   while (b > op && b[-1] != '/')
     b--;
+  /* "jit(mlp)/pallas_call": the jit wrapper, not the kernel; the custom
+   * call's own name says more */
+  if (pc - b >= 4 && !memcmp(b, "jit(", 4))
+    return NULL;
   return b < pc ? arena_strndup(a, b, (size_t)(pc - b)) : NULL;
 }
 
 /* The instruction after "allocating on stack for": %name = shape opcode(...) */
 static void read_instruction(explainer *x, vmem_log_error *e, const char *p, const char *end) {
   arena *a = &x->r->a;
-  const char *k = find(p, end, "allocating on stack for");
+  const char *k = after(p, end, "allocating on stack for");
   if (!k)
     return;
-  k += strlen("allocating on stack for");
-  while (k < end && *k == ' ')
+  while (k < end && blank(*k))
     k++;
   const char *eq = find(k, end, " = ");
   const char *stop = find(k, end, "Scoped allocation");
@@ -371,11 +585,11 @@ static void read_report(explainer *x, vmem_log_error *e, const char *p, const ch
     e->kind = VMEM_OOM_SCOPED_VMEM;
     read_instruction(x, e, p, rend);
     const char *sa = find(p, rend, "Scoped allocation with size");
-    if (sa) {
+    const char *from = sa ? sa : p; /* a paste may have cut the line's start out */
+    if (sa)
       printed_after(sa, rend, "with size", &e->size);
-      printed_after(sa, rend, "and limit", &e->limit);
-      printed_after(sa, rend, "limit by", &e->excess);
-    }
+    printed_after(from, rend, "and limit", &e->limit);
+    printed_after(from, rend, "limit by", &e->excess);
   } else if (find(p, rend, "memory space smem")) {
     e->kind = VMEM_OOM_SMEM;
     read_used(p, rend, &e->used, &e->capacity);
@@ -438,17 +652,46 @@ static size_t line_start(const char *s, size_t at) {
   return at;
 }
 
-/* Is a trigger at `at`? Its index, or -1. */
-static int trigger_at(const char *s, size_t len, size_t at) {
-  for (int t = 0; t < NTRIGGERS; t++) {
-    size_t n = strlen(triggers[t]);
-    if (at + n <= len && !memcmp(s + at, triggers[t], n))
-      return t;
+/* In the raw log, a trigger's space also matches a line break with the
+ * next line's indentation and markdown quote markers: a message wrapped
+ * when it was pasted. */
+static bool raw_blank(int c) { return blank(c) || c == '>'; }
+
+/* Does trigger t's text from its byte `from` on match s at `at`
+ * (forward)? */
+static bool raw_forward(const char *s, size_t len, size_t at, const char *t, size_t from) {
+  for (const char *n = t + from; *n; n++) {
+    if (*n == ' ') {
+      if (at >= len || !blank(s[at]))
+        return false;
+      while (at < len && raw_blank(s[at]))
+        at++;
+    } else if (at >= len || s[at++] != *n) {
+      return false;
+    }
   }
-  return -1;
+  return true;
 }
 
-/* The earliest trigger at or after `from`; its index in *which. */
+/* Does trigger t's text before its byte `upto` end just before s[at]
+ * (backward)? Its start in *start. */
+static bool raw_backward(const char *s, size_t at, const char *t, size_t upto, size_t *start) {
+  for (size_t i = upto; i-- > 0;) {
+    if (t[i] == ' ') {
+      if (at == 0 || !raw_blank(s[at - 1]))
+        return false;
+      while (at > 0 && raw_blank(s[at - 1]))
+        at--;
+    } else if (at == 0 || s[--at] != t[i]) {
+      return false;
+    }
+  }
+  *start = at;
+  return true;
+}
+
+/* The earliest trigger at or after `from`; its index in *which. A trigger
+ * is found by its anchor, then matched around it. */
 static size_t next_trigger(const char *s, size_t len, size_t from, size_t *which) {
   size_t best = len;
   for (int g = 0; g < NANCHORS; g++) {
@@ -457,13 +700,14 @@ static size_t next_trigger(const char *s, size_t len, size_t from, size_t *which
       const char *h = memmem(s + at, len - at, anchors[g], an);
       if (!h || (size_t)(h - s) >= best)
         break;
-      size_t hp = (size_t)(h - s);
+      size_t hp = (size_t)(h - s), start;
       /* Every trigger whose anchor starts this hit, at its own offset. */
       for (int t = 0; t < NTRIGGERS; t++) {
         const char *in = strstr(triggers[t], anchors[g]);
         size_t off = in ? (size_t)(in - triggers[t]) : 0;
-        if (in && hp >= off && hp - off >= from && hp - off < best && trigger_at(s, len, hp - off) == t) {
-          best = hp - off;
+        if (in && raw_backward(s, hp, triggers[t], off, &start) && start >= from && start < best &&
+            raw_forward(s, len, hp, triggers[t], off)) {
+          best = start;
           *which = (size_t)t;
         }
       }
@@ -471,6 +715,42 @@ static size_t next_trigger(const char *s, size_t len, size_t from, size_t *which
     }
   }
   return best;
+}
+
+/* Did the message's keys or their figures cross a line break? (The cleaned
+ * region's lines are the log's, so a key matched across one was wrapped.) */
+static bool wrapped(const char *buf, const char *end) {
+  static const char *const keys[] = {"Ran out of memory in memory space", "allocating on stack for",
+                                     "Scoped allocation with size", "and limit", "exceeded scoped vmem limit by",
+                                     "Used", "capacity by"};
+  for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+    const char *stop, *k = find_to(buf, end, keys[i], &stop);
+    if (!k)
+      continue;
+    while (stop < end && blank(*stop) && *stop != '\n')
+      stop++;
+    if (memchr(k, '\n', (size_t)(stop - k)) || (stop < end && *stop == '\n' && i >= 2))
+      return true;
+  }
+  return false;
+}
+
+/* size = limit + excess: the one of the three a scoped report lacks (a
+ * line cut out of a paste), as the exact interval of the other two. */
+static void derive(vmem_log_error *e) {
+  vmem_printed *s = &e->size, *l = &e->limit, *x = &e->excess;
+  if (e->kind != VMEM_OOM_SCOPED_VMEM)
+    return;
+  if (!s->present && l->present && x->present) {
+    *s = (vmem_printed){true, "limit+excess", l->lo + x->lo, l->hi + x->hi};
+    e->derived |= VMEM_DERIVED_SIZE;
+  } else if (s->present && !l->present && x->present && s->hi >= x->lo) {
+    *l = (vmem_printed){true, "size-excess", s->lo > x->hi ? s->lo - x->hi : 0, s->hi - x->lo};
+    e->derived |= VMEM_DERIVED_LIMIT;
+  } else if (s->present && l->present && !x->present && s->hi >= l->lo) {
+    *x = (vmem_printed){true, "size-limit", s->lo > l->hi ? s->lo - l->hi : 0, s->hi - l->lo};
+    e->derived |= VMEM_DERIVED_EXCESS;
+  }
 }
 
 static bool same_text(const char *a, const char *b) { return !strcmp(a ? a : "", b ? b : ""); }
@@ -556,15 +836,18 @@ static bool explain_all(explainer *x) {
       probe = after + 1;
     }
     size_t n;
-    char *buf = clean(&r->a, s, start, stop, &n);
+    unsigned forms = 0;
+    char *buf = clean(&r->a, s, start, stop, &n, &forms);
     if (!buf)
       return false;
     vmem_log_error *e = &r->errors[r->count];
     *e = (vmem_log_error){0}; /* the slot of a report folded just before holds its fields */
     explainer sub = {r, x->t, buf, n, x->err};
-    const char *t = memmem(buf, n, triggers[which], strlen(triggers[which]));
+    const char *t = find(buf, buf + n, triggers[which]);
     const char *begin = t ? buf + line_start(buf, (size_t)(t - buf)) : buf;
     read_report(&sub, e, begin, buf + n);
+    e->forms = forms | (wrapped(buf, buf + n) ? VMEM_FORM_WRAPPED : 0);
+    derive(e);
     e->offset = start; /* the line the report starts on */
     e->count = 1;
     bool folded = false;
@@ -620,4 +903,10 @@ const char *vmem_oom_kind_name(vmem_oom_kind kind) {
   static const char *const names[] = {"scoped_vmem", "program_vmem", "vmem_request_exceeds_memory", "smem", "hbm",
                                       "not_compiler", "listing"};
   return (unsigned)kind < sizeof names / sizeof *names ? names[kind] : "invalid";
+}
+
+const char *vmem_log_form_name(unsigned i) {
+  static const char *const names[VMEM_FORM_COUNT] = {"wrapped", "quoted", "fenced", "html", "escaped", "ansi",
+                                                     "prefixed", "json"};
+  return i < VMEM_FORM_COUNT ? names[i] : "invalid";
 }

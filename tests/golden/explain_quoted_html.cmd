@@ -1,0 +1,1 @@
+$VMEMSCOPE explain explain_quoted_html.log
