@@ -173,6 +173,13 @@ json_t *cli_json_root(const char *command);
  * NULL when it cannot be opened or memory runs out. */
 char *cli_read_stream(FILE *f, size_t *len);
 char *cli_read_file(const char *path, size_t *len);
+/* A buffer read whole that is a gzip or zstd stream (by its magic bytes) is
+ * replaced by its text (cli_compress.c). CLI_PLAIN: not compressed, kept;
+ * CLI_GZIP / CLI_ZSTD: decompressed, with *why saying so when the stream
+ * was cut (what it held is read); CLI_BAD_STREAM: damaged, *why says
+ * where, *text kept for the caller to free. */
+enum { CLI_PLAIN, CLI_GZIP, CLI_ZSTD, CLI_BAD_STREAM };
+int cli_decompress(char **text, size_t *len, char *why, size_t cap);
 /* A whole number of bytes (>= 0) from an option value. */
 bool cli_parse_bytes(const char *val, int64_t *out);
 

@@ -20,7 +20,9 @@ static const char help[] =
     "pasted issue's quoted title, a sentence naming the error) folds into the\n"
     "printed report it stands for. Logs read as pasted: wrapped lines, markdown\n"
     "quotes and fences, HTML entities, repr and JSON escapes, colour codes and\n"
-    "logger prefixes are undone, and each report says which it was read from.\n\n"
+    "logger prefixes are undone, and each report says which it was read from.\n"
+    "A .gz or .zst log (by its magic bytes, a file or standard input) is read\n"
+    "directly.\n\n"
     "options:\n"
     "  --target T   size listing shapes and check the figures for this generation\n"
     "  --kernel K   the kernel (any input check reads with one kernel): its exact footprint is set\n"
@@ -631,6 +633,16 @@ int cmd_explain(int argc, char **argv) {
     char *text = cli_read_stream(in, &len);
     if (in != stdin)
       fclose(in);
+    char why[256] = "";
+    int packed = text ? cli_decompress(&text, &len, why, sizeof why) : CLI_PLAIN;
+    if (packed == CLI_BAD_STREAM) {
+      cli_error("explain", "%s: cannot read: %s", path, why);
+      free(text);
+      rc = EXIT_BAD;
+      break;
+    }
+    if (why[0] && packed != CLI_PLAIN)
+      fprintf(stderr, "vmemscope explain: %s: %s\n", path, why);
     vmem_error err;
     if (text && in != stdin && cli_blank(text, len)) { /* a named log with nothing in it: a wrong path, not "no error" */
       cli_error("explain", "%s: empty file: no log to read", path);
@@ -655,6 +667,9 @@ int cmd_explain(int argc, char **argv) {
       if (json) {
         json_t *e = json_error(vmem_log_error_at(r, i), &ln);
         json_object_set_new(e, "file", json_string(path));
+        json_object_set_new(e, "compression", packed == CLI_GZIP   ? json_string("gzip")
+                                              : packed == CLI_ZSTD ? json_string("zstd")
+                                                                   : json_null());
         json_array_append_new(errs, e);
       } else {
         print_error(vmem_log_error_at(r, i), i, n, text, len, &ln);

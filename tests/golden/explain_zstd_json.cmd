@@ -1,0 +1,1 @@
+$VMEMSCOPE explain --json explain_quoted_html.log.zst
