@@ -917,6 +917,8 @@ typedef struct vmem_log_error {
   size_t mentions;              /* mentions without figures (quoted titles, prose) folded into this one */
   unsigned forms;               /* VMEM_FORM_* bits: what the text was read out of (0: a clean log) */
   unsigned derived;             /* VMEM_DERIVED_* bits: figures the log lacked, derived from the others */
+  bool listing_cut;             /* the log ends inside the listing's last entry (what it saw is listed) */
+  vmem_printed requirement, requirement_scoped; /* "Program vmem requirement X:" and its "scoped Y" line */
 } vmem_log_error;
 
 /* The forms a pasted log comes in, each undone before the report is read. */

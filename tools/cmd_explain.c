@@ -141,7 +141,8 @@ static void print_listing(const vmem_log_error *e) {
     else if (a->size.present && a->unpadded.present && a->size.lo > a->unpadded.hi)
       pad += a->size.lo - a->unpadded.hi;
   }
-  fprintf(CLI_OUT, "  listing (%zu entries%s):\n", e->nallocs, e->nallocs >= 64 ? ", the first 64" : "");
+  fprintf(CLI_OUT, "  listing (%zu entries%s%s):\n", e->nallocs, e->nallocs >= 64 ? ", the first 64" : "",
+          e->listing_cut ? "; the log is cut inside the last, which is shown as far as it goes" : "");
   table_print(&tb, CLI_OUT);
   table_free(&tb);
   if (total)
@@ -151,6 +152,15 @@ static void print_listing(const vmem_log_error *e) {
 
 /* The smallest MiB-rounded request that covers the printed size. */
 static uint64_t request_for(const vmem_printed *size) { return (size->hi + MIB - 1) / MIB * MIB; }
+
+/* The largest physical VMEM of any generation: a request above it is no remedy. */
+static uint64_t max_physical(void) {
+  uint64_t m = 0;
+  for (size_t i = 0; i < vmem_target_count(); i++)
+    if (vmem_target_u64(vmem_target_at(i), VMEM_FACT_VMEM_BYTES) > m)
+      m = vmem_target_u64(vmem_target_at(i), VMEM_FACT_VMEM_BYTES);
+  return m;
+}
 
 static void print_physical_fit(uint64_t request) {
   char b[256];
@@ -175,24 +185,42 @@ static void remedies_scoped(const vmem_log_error *e) {
            "force (LIBTPU_INIT_ARGS, XLA_FLAGS), and this message\n");
     fprintf(CLI_OUT, "  2. stop-gap: LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64 "  # %s, the printed size rounded "
            "up to a MiB\n", req / 1024, cli_human(b, sizeof b, req));
+    fprintf(CLI_OUT, "  3. a small reproducer to attach: vmemscope repro DUMP/MODULE.after_optimizations.txt --instruction %s\n",
+            e->instruction ? e->instruction : "NAME");
     return;
   }
   fprintf(CLI_OUT, "  remedies, in the order of the seed's advice%s:\n", e->custom_kernel < 0 ? " (if this is a custom kernel)" : "");
   if (e->limit.present && e->limit.lo)
     fprintf(CLI_OUT, "  1. smaller blocks: the windows must shrink by a factor of at least %.2f (size / limit), e.g. halve "
            "the largest block dimension\n", (double)e->size.lo / (double)e->limit.hi);
-  fprintf(CLI_OUT, "  2. pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # %s, the printed size rounded up to a MiB\n", req,
-         cli_human(b, sizeof b, req));
-  print_physical_fit(req);
+  bool limit_helps = e->size.lo <= max_physical();
+  if (limit_helps) {
+    fprintf(CLI_OUT, "  2. pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # %s, the printed size rounded up to a MiB\n", req,
+           cli_human(b, sizeof b, req));
+    print_physical_fit(req);
+  } else {
+    fprintf(CLI_OUT, "  2. no limit can help: %s is more than the physical VMEM of any generation (%s at most); only "
+            "smaller blocks (1) or fewer buffers (3) make it fit\n", e->size.text, cli_human(b, sizeof b, max_physical()));
+  }
   fprintf(CLI_OUT, "  3. pl.Buffered(1) for inputs whose block does not change along the innermost grid axis; "
          "pltpu.with_memory_space_constraint to color an input to VMEM (its whole array becomes program-scoped)\n");
-  fprintf(CLI_OUT, "  4. many kernels over: LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64 "\n", req / 1024);
+  if (limit_helps)
+    fprintf(CLI_OUT, "  4. many kernels over: LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64 "\n", req / 1024);
   fprintf(CLI_OUT, "  check the kernel offline with 'vmemscope check kernel.json' for the exact footprint and block sizes\n");
 }
 
-static void remedies_program(const vmem_log_error *e) {
-  fprintf(CLI_OUT, "  remedies:\n");
+/* One remedy for a program-wide error: what kind, and what to do. The
+ * text prints them and --json lists them, from this one list. */
+typedef struct remedy {
+  const char *kind;
+  char text[400];
+} remedy;
+enum { MAX_REMEDIES = 6 };
+
+static size_t program_remedies(const vmem_log_error *e, remedy *r) {
+  size_t n = 0;
   uint64_t spill = 0, scoped = 0, total = 0;
+  char b[32];
   for (size_t i = 0; i < e->nallocs; i++) {
     total += e->allocs[i].size.lo;
     if (e->allocs[i].spill)
@@ -200,19 +228,56 @@ static void remedies_program(const vmem_log_error *e) {
     else if (e->allocs[i].allocation_type && !strcmp(e->allocs[i].allocation_type, "scoped"))
       scoped += e->allocs[i].size.lo;
   }
+  /* "Program vmem requirement X: scoped X": all of it is instructions' scoped
+   * allocations, so no program-scoped value is there to uncolor */
+  bool all_scoped = e->requirement.present && e->requirement_scoped.present &&
+                    e->requirement_scoped.hi >= e->requirement.lo;
   if (e->nallocs && e->allocs[0].size.present && total)
-    fprintf(CLI_OUT, "  - the largest allocation, %s (%.0f%% of the listed bytes; %s), dominates: start there\n",
-           e->allocs[0].size.text, 100.0 * (double)e->allocs[0].size.lo / (double)total,
-           e->allocs[0].label ? e->allocs[0].label : "no label");
+    r[n].kind = "largest", snprintf(r[n++].text, sizeof r->text,
+                                    "the largest allocation, %s (%.0f%% of the listed bytes; %s), dominates: start there",
+                                    e->allocs[0].size.text, 100.0 * (double)e->allocs[0].size.lo / (double)total,
+                                    e->allocs[0].label ? e->allocs[0].label : "no label");
+  bool custom = false; /* a Pallas kernel among the listed allocations */
+  for (size_t i = 0; i < e->nallocs; i++)
+    custom = custom || (e->allocs[i].label && strstr(e->allocs[i].label, "custom-call"));
   if (spill)
-    fprintf(CLI_OUT, "  - register-allocator spill slots: smaller live values (smaller blocks, or loop over row chunks inside "
-           "the kernel) free them\n");
-  if (scoped)
-    fprintf(CLI_OUT, "  - scoped allocations: a lower --xla_tpu_scoped_vmem_limit_kib, or smaller vmem_limit_bytes, leaves "
-           "more VMEM to the program\n");
-  fprintf(CLI_OUT, "  - values colored to VMEM (S(1), with_memory_space_constraint): uncolor the largest\n");
+    r[n].kind = "spill", snprintf(r[n++].text, sizeof r->text,
+                                  "register-allocator spill slots: in a Pallas kernel, smaller live values (smaller "
+                                  "blocks, or loop over row chunks inside the kernel) free them");
+  /* The log seldom says whose spill slots they are: a standard op's (no
+   * Pallas kernel in the program) belong to the E1001 page's compiler-bug
+   * branch, not to block advice. */
+  if (spill && !custom && 2 * spill >= total)
+    r[n].kind = "compiler_bug", snprintf(r[n++].text, sizeof r->text,
+                                         "if no Pallas kernel is in the program, they are a standard op's: likely a "
+                                         "compiler issue; report it with the dump (--xla_dump_to=DIR "
+                                         "--xla_dump_hlo_as_text) and a reproducer: vmemscope repro "
+                                         "DIR/MODULE.after_optimizations.txt --instruction NAME");
+  if (all_scoped)
+    r[n].kind = "scoped", snprintf(r[n++].text, sizeof r->text,
+                                   "the requirement is all scoped (%s of %s): instructions' scoped allocations fill VMEM, "
+                                   "not program-scoped values; lower the scoped limit (--xla_tpu_scoped_vmem_limit_kib, "
+                                   "or a kernel's vmem_limit_bytes) or shrink the blocks of the kernel that sets it",
+                                   e->requirement_scoped.text, e->requirement.text);
+  else if (scoped)
+    r[n].kind = "scoped", snprintf(r[n++].text, sizeof r->text,
+                                   "scoped allocations: a lower --xla_tpu_scoped_vmem_limit_kib, or smaller "
+                                   "vmem_limit_bytes, leaves more VMEM to the program");
+  if (!all_scoped)
+    r[n].kind = "uncolor", snprintf(r[n++].text, sizeof r->text,
+                                    "values colored to VMEM (S(1), with_memory_space_constraint): uncolor the largest");
   if (e->excess.present)
-    fprintf(CLI_OUT, "  - to fit, free at least %s\n", e->excess.text);
+    r[n].kind = "free", snprintf(r[n++].text, sizeof r->text, "to fit, free at least %s",
+                                 e->excess.text[0] ? e->excess.text : cli_human(b, sizeof b, e->excess.lo));
+  return n;
+}
+
+static void remedies_program(const vmem_log_error *e) {
+  remedy r[MAX_REMEDIES];
+  size_t n = program_remedies(e, r);
+  fprintf(CLI_OUT, "  remedies:\n");
+  for (size_t i = 0; i < n; i++)
+    fprintf(CLI_OUT, "  - %s\n", r[i].text);
 }
 
 /* What --kernel and --hlo give: the kernel's exact footprint, or the HLO
@@ -404,6 +469,8 @@ static void print_error(const vmem_log_error *e, size_t i, size_t n, const char 
   print_printed("used", &e->used, false);
   print_printed(e->kind == VMEM_OOM_HBM && !e->used.present ? "has" : "capacity", &e->capacity, false);
   print_printed("excess", &e->excess, e->derived & VMEM_DERIVED_EXCESS);
+  print_printed("required", &e->requirement, false);
+  print_printed("  scoped", &e->requirement_scoped, false);
   print_targets(e);
   print_listing(e);
   char b[32], c[32];
@@ -474,6 +541,8 @@ static json_t *json_error(const vmem_log_error *e, const linked *ln) {
     json_object_set_new(o, figs[i].lo, jprinted(figs[i].p));
     json_object_set_new(o, figs[i].hi, figs[i].p->present ? json_integer((json_int_t)figs[i].p->hi) : json_null());
   }
+  json_object_set_new(o, "requirement_bytes", jprinted(&e->requirement));
+  json_object_set_new(o, "requirement_scoped_bytes", jprinted(&e->requirement_scoped));
   json_t *forms = json_array(), *derived = json_array();
   for (unsigned i = 0; i < VMEM_FORM_COUNT; i++)
     if (e->forms & (1u << i))
@@ -497,6 +566,7 @@ static json_t *json_error(const vmem_log_error *e, const linked *ln) {
     json_array_append_new(al, x);
   }
   json_object_set_new(o, "allocations", al);
+  json_object_set_new(o, "listing_cut", json_boolean(e->listing_cut));
   json_t *rem = json_array();
   if (e->kind == VMEM_OOM_SCOPED_VMEM && e->size.present) {
     uint64_t req = request_for(&e->size);
@@ -506,7 +576,18 @@ static json_t *json_error(const vmem_log_error *e, const linked *ln) {
     if (e->limit.present && e->limit.hi)
       json_object_set_new(r, "shrink_factor", json_real((double)e->size.lo / (double)e->limit.hi));
     json_object_set_new(r, "likely_compiler_bug", json_boolean(e->custom_kernel == 0));
+    json_object_set_new(r, "limit_can_help", json_boolean(e->size.lo <= max_physical()));
     json_array_append_new(rem, r);
+  }
+  if (e->kind == VMEM_OOM_PROGRAM_VMEM) {
+    remedy r[MAX_REMEDIES];
+    size_t n = program_remedies(e, r);
+    for (size_t i = 0; i < n; i++) {
+      json_t *x = json_object();
+      json_object_set_new(x, "kind", json_string(r[i].kind));
+      json_object_set_new(x, "text", json_string(r[i].text));
+      json_array_append_new(rem, x);
+    }
   }
   json_object_set_new(o, "remedies", rem);
   if (ln->k || ln->m)

@@ -35,6 +35,7 @@ typedef struct explainer {
   const char *s;
   size_t len;
   vmem_error *err;
+  bool at_end; /* the region reaches the end of the log */
 } explainer;
 
 /* ---- cleaning a region ------------------------------------------------- */
@@ -398,9 +399,11 @@ static void recompute(explainer *x, vmem_log_alloc *al) {
 /* Reads listing entries from the cleaned region; each starts at "Size:"
  * (or, in old logs, at "XLA label:"). Unrelated lines in between (an
  * interleaved log) are skipped. */
-static size_t read_listing(explainer *x, const char *p, const char *end, vmem_log_alloc *out, size_t cap) {
+/* The listing's entries; *cut when the entries end each with a "=====" line
+ * and the last has none: the log stops inside it. */
+static size_t read_listing(explainer *x, const char *p, const char *end, vmem_log_alloc *out, size_t cap, bool *cut) {
   arena *a = &x->r->a;
-  size_t n = 0;
+  size_t n = 0, closed = 0;
   vmem_log_alloc *cur = NULL;
   for (const char *line = p; line < end && n <= cap;) {
     const char *nl = memchr(line, '\n', (size_t)(end - line));
@@ -413,6 +416,8 @@ static size_t read_listing(explainer *x, const char *p, const char *end, vmem_lo
       cur = &out[n++];
       memset(cur, 0, sizeof *cur);
     }
+    if (cur && find(line, le, "=========="))
+      closed = n;
     if (cur) {
       if (size_line)
         printed_after(line, le, "Size:", &cur->size);
@@ -436,6 +441,7 @@ static size_t read_listing(explainer *x, const char *p, const char *end, vmem_lo
   }
   for (size_t i = 0; i < n; i++)
     recompute(x, &out[i]);
+  *cut = closed && closed < n;
   return n;
 }
 
@@ -595,9 +601,12 @@ static void read_report(explainer *x, vmem_log_error *e, const char *p, const ch
     read_used(p, rend, &e->used, &e->capacity);
     printed_after(p, rend, "capacity by", &e->excess);
   } else if (find(p, rend, "memory space hbm") || find(p, rend, "Hbm usage") || find(p, rend, "Aborting compilation early") ||
-             find(p, rend, "Attempting to")) {
+             find(p, rend, "Attempting to") || find(p, rend, "Total hbm usage >=") ||
+             find(p, rend, "allocations in hbm")) {
     e->kind = VMEM_OOM_HBM;
     read_used(p, rend, &e->used, &e->capacity);
+    if (!e->used.present)
+      printed_after(p, rend, "Total hbm usage >=", &e->used); /* the profile without its first line */
     printed_after(p, rend, "capacity by", &e->excess);
     if (printed_after(p, rend, "Requires", &e->size))
       printed_after(p, rend, "has", &e->capacity);
@@ -606,15 +615,26 @@ static void read_report(explainer *x, vmem_log_error *e, const char *p, const ch
     if (printed_after(p, rend, "Attempting to allocate", &e->size) ||
         printed_after(p, rend, "Attempting to reserve", &e->size))
       printed_after(p, rend, "There are", &e->capacity);
-  } else if (find(p, rend, "memory space vmem")) {
+  } else if (find(p, rend, "memory space vmem") || find(p, rend, "allocations in vmem") ||
+             find(p, rend, "Total vmem usage >=")) {
     e->kind = VMEM_OOM_PROGRAM_VMEM;
     read_used(p, rend, &e->used, &e->capacity);
+    if (!e->used.present)
+      printed_after(p, rend, "Total vmem usage >=", &e->used);
+    const char *req = after(p, rend, "Program vmem requirement");
+    if (req && read_printed(req, rend, &e->requirement)) {
+      const char *nl2 = memchr(req, '\n', (size_t)(rend - req)), *lim = nl2 && rend - nl2 > 400 ? nl2 + 400 : rend;
+      if (nl2)
+        printed_after(nl2, lim, "scoped", &e->requirement_scoped); /* its breakdown's first lines */
+    }
     printed_after(p, rend, "capacity by", &e->excess);
   } else {
     e->kind = VMEM_OOM_LISTING;
   }
   vmem_log_alloc tmp[MAX_ALLOCS];
-  e->nallocs = e->kind == VMEM_OOM_NOT_COMPILER ? 0 : read_listing(x, p, rend, tmp, MAX_ALLOCS);
+  bool cut = false;
+  e->nallocs = e->kind == VMEM_OOM_NOT_COMPILER ? 0 : read_listing(x, p, rend, tmp, MAX_ALLOCS, &cut);
+  e->listing_cut = cut && x->at_end; /* only the log's end cuts an entry; the next report's start does not */
   vmem_log_alloc *al = e->nallocs ? arena_alloc(&x->r->a, e->nallocs * sizeof *al) : NULL;
   if (al)
     memcpy(al, tmp, e->nallocs * sizeof *al);
@@ -635,7 +655,11 @@ static const char *const triggers[] = {
     "Attempting to allocate",
     "at the bottom of memory", /* "Attempting to reserve X at the bottom of memory" */
     "Allocation type:",
+    "Largest program allocations in", /* a listing's header, the older profile's too */
 };
+/* Triggers that belong to the report before them (a "Scoped allocation"
+ * line, a listing) rather than start one of their own. */
+static bool joins(size_t t) { return t == 1 || t == 7 || t == 8; }
 enum { NTRIGGERS = sizeof triggers / sizeof *triggers };
 
 /* The log is searched once per anchor, not once per trigger: each trigger
@@ -808,6 +832,23 @@ static void fold_mentions(vmem_log_report *r) {
   r->count = w;
 }
 
+/* The older TPU memory profile (2019-2022) heads its listing with totals:
+ * "Total hbm usage >= X:" (reserved, program, arguments), "Output size",
+ * "Program hbm requirement X:" (reserved, global, HLO temp). A listing
+ * whose "Ran out of memory" line was cut off starts at the first of those
+ * within a few KB above it (not before `from`, the end of the last report). */
+static size_t profile_start(const char *s, size_t from, size_t at) {
+  size_t lo = at > from + 4096 ? at - 4096 : from, best = at;
+  static const char *const heads[] = {"Total hbm usage >=", "Total vmem usage >=", "Program hbm requirement",
+                                      "Program vmem requirement"};
+  for (size_t h = 0; h < sizeof heads / sizeof *heads; h++) {
+    const char *k = find(s + lo, s + at, heads[h]);
+    if (k && (size_t)(k - s) < best)
+      best = line_start(s, (size_t)(k - s));
+  }
+  return best < from ? from : best;
+}
+
 /* A "Scoped allocation" line or a listing right after a report belongs to
  * it: the region of a report reaches REGION_MAX bytes past its start. */
 static bool explain_all(explainer *x) {
@@ -821,6 +862,8 @@ static bool explain_all(explainer *x) {
     if (hit >= len)
       break;
     size_t start = line_start(s, hit);
+    if (which == 8) /* the older profile's totals stand above its listing */
+      start = profile_start(s, from, start);
     size_t stop = start + REGION_MAX < len ? start + REGION_MAX : len;
     /* The region ends before the next report; a "Scoped allocation" line or
      * a listing entry after this report's start belongs to it. */
@@ -828,7 +871,7 @@ static bool explain_all(explainer *x) {
       size_t after = next_trigger(s, stop, probe, &w2);
       if (after >= stop)
         break;
-      if (w2 != 1 && w2 != 7) {
+      if (!joins(w2)) {
         size_t ls = line_start(s, after);
         stop = ls > start ? ls : after;
         break;
@@ -842,9 +885,9 @@ static bool explain_all(explainer *x) {
       return false;
     vmem_log_error *e = &r->errors[r->count];
     *e = (vmem_log_error){0}; /* the slot of a report folded just before holds its fields */
-    explainer sub = {r, x->t, buf, n, x->err};
+    explainer sub = {r, x->t, buf, n, x->err, stop == len};
     const char *t = find(buf, buf + n, triggers[which]);
-    const char *begin = t ? buf + line_start(buf, (size_t)(t - buf)) : buf;
+    const char *begin = t && which != 8 ? buf + line_start(buf, (size_t)(t - buf)) : buf;
     read_report(&sub, e, begin, buf + n);
     e->forms = forms | (wrapped(buf, buf + n) ? VMEM_FORM_WRAPPED : 0);
     derive(e);
@@ -878,7 +921,7 @@ vmem_log_report *vmem_explain(const char *text, size_t len, const vmem_target *t
   r->a = a;
   vmem_error local;
   err_clear(&local);
-  explainer x = {r, t ? t : vmem_target_find("v5e", 3), text ? text : "", text ? len : 0, &local};
+  explainer x = {r, t ? t : vmem_target_find("v5e", 3), text ? text : "", text ? len : 0, &local, true};
   if (!explain_all(&x)) {
     vmem_log_report_free(r);
     err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");

@@ -1,0 +1,1 @@
+$VMEMSCOPE explain explain_old_profile.log --target v3

@@ -1,0 +1,1 @@
+$VMEMSCOPE explain explain_old_profile_truncated.log --json
