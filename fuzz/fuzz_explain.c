@@ -21,7 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const vmem_log_error *e = vmem_log_error_at(r, i);
     if ((unsigned)e->kind > VMEM_OOM_LISTING || e->offset > size || e->count < 1)
       abort();
-    if (e->forms >> VMEM_FORM_COUNT || e->derived > 7 || (e->derived && !e->size.present))
+    if (e->forms >> VMEM_FORM_COUNT || e->derived > 7 || ((e->derived & VMEM_DERIVED_SIZE) && !e->size.present) ||
+        ((e->derived & VMEM_DERIVED_EXCESS) && !e->excess.present))
       abort(); /* forms and derived figures name only what exists */
     check_printed(&e->size);
     check_printed(&e->limit);

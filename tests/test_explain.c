@@ -200,6 +200,35 @@ static void test_a_missing_figure_is_derived(void **state) {
   vmem_log_report_free(r);
 }
 
+/* Figures people abbreviate or scatter: an excess as "(+X)" or "exceeded
+ * by X", a report's "Used X of Y" on a line of its own or in parentheses. */
+static void test_abbreviated_figures(void **state) {
+  (void)state;
+  vmem_log_report *r = explain("Scoped allocation with size 20.50M and limit 16.00M (+4.50M)\n");
+  const vmem_log_error *e = vmem_log_error_at(r, 0);
+  assert_non_null(e);
+  assert_true(e->excess.present && !e->derived);
+  assert_string_equal(e->excess.text, "4.50M");
+  vmem_log_report_free(r);
+
+  r = explain("step 3 failed\nUsed 1.40M of 1.00M smem\nnext: (Used 71.20M of 63.94M)\nUsed 3 GPUs of 8\n");
+  assert_int_equal(vmem_log_error_count(r), 2); /* "Used 3 GPUs" has no printed sizes */
+  e = vmem_log_error_at(r, 0);
+  assert_int_equal(e->kind, VMEM_OOM_SMEM);
+  assert_string_equal(e->capacity.text, "1.00M");
+  e = vmem_log_error_at(r, 1);
+  assert_int_equal(e->kind, VMEM_OOM_PROGRAM_VMEM);
+  assert_string_equal(e->used.text, "71.20M");
+  assert_int_equal(e->derived, VMEM_DERIVED_EXCESS); /* used - capacity */
+  assert_int_equal(e->excess.lo, e->used.lo - e->capacity.hi);
+  vmem_log_report_free(r);
+
+  /* a report's own "Used X of Y" is no second report */
+  r = explain("Ran out of memory in memory space vmem. Used 29.95M of 16.00M vmem. Exceeded vmem capacity by 13.95M.\n");
+  assert_int_equal(vmem_log_error_count(r), 1);
+  vmem_log_report_free(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_scoped_custom_kernel),
@@ -209,6 +238,7 @@ int main(void) {
       cmocka_unit_test(test_other_kinds),
       cmocka_unit_test(test_pasted_forms_read_as_the_clean_log),
       cmocka_unit_test(test_a_missing_figure_is_derived),
+      cmocka_unit_test(test_abbreviated_figures),
   };
   return RUN(tests);
 }

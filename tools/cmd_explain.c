@@ -66,7 +66,8 @@ static void print_printed(const char *what, const vmem_printed *p, bool derived)
     fprintf(CLI_OUT, "  %-9s %s = %" PRIu64 " bytes", what, p->text, p->lo);
   else
     fprintf(CLI_OUT, "  %-9s %s = %" PRIu64 "..%" PRIu64 " bytes", what, p->text, p->lo, p->hi);
-  fprintf(CLI_OUT, "%s\n", derived ? " (derived: the log lacks it; size = limit + excess)" : "");
+  fprintf(CLI_OUT, "%s\n", !derived ? "" : strchr(p->text, '+') || strstr(p->text, "size-") ? " (derived: the log lacks it; size = limit + excess)"
+                                                                                  : " (derived: the log lacks it; excess = used - capacity)");
 }
 
 /* "quoted, wrapped": the forms the report was read out of. */
@@ -93,6 +94,24 @@ static size_t consistent(const vmem_printed *p, vmem_fact_id id, char *buf, size
   return n;
 }
 
+/* The generations whose fact is nearest the printed interval (a capacity
+ * less some reserve, 64 MiB less 64 KiB): their names, and the figure. */
+static uint64_t nearest(const vmem_printed *p, vmem_fact_id id, char *buf, size_t cap) {
+  uint64_t best = UINT64_MAX, at = 0;
+  for (size_t i = 0; i < vmem_target_count(); i++) {
+    uint64_t v = vmem_target_u64(vmem_target_at(i), id);
+    uint64_t d = v > p->hi ? v - p->hi : v < p->lo ? p->lo - v : 0;
+    if (v && d < best)
+      best = d, at = v;
+  }
+  size_t len = 0, n = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; at && i < vmem_target_count(); i++)
+    if (vmem_target_u64(vmem_target_at(i), id) == at && len + 8 < cap)
+      len += (size_t)snprintf(buf + len, cap - len, "%s%s", n++ ? ", " : "", vmem_target_name(vmem_target_at(i)));
+  return at;
+}
+
 static void print_targets(const vmem_log_error *e) {
   char b[128];
   if (e->kind == VMEM_OOM_SCOPED_VMEM && e->limit.present) {
@@ -107,8 +126,12 @@ static void print_targets(const vmem_log_error *e) {
     if (consistent(&e->capacity, id, b, sizeof b))
       fprintf(CLI_OUT, "  targets   a capacity of %s means %s\n", e->capacity.text, b);
     else
-      fprintf(CLI_OUT, "  targets   no generation has %s of %s\n", e->capacity.text,
-             e->kind == VMEM_OOM_SMEM ? "SMEM" : "VMEM");
+    {
+      char nb[128], h[32];
+      uint64_t at = nearest(&e->capacity, id, nb, sizeof nb);
+      fprintf(CLI_OUT, "  targets   no generation has %s of %s (a capacity less a reserve?); nearest: %s on %s\n",
+              e->capacity.text, e->kind == VMEM_OOM_SMEM ? "SMEM" : "VMEM", cli_human(h, sizeof h, at), nb);
+    }
   }
 }
 
@@ -268,7 +291,7 @@ static size_t program_remedies(const vmem_log_error *e, remedy *r) {
                                     "values colored to VMEM (S(1), with_memory_space_constraint): uncolor the largest");
   if (e->excess.present)
     r[n].kind = "free", snprintf(r[n++].text, sizeof r->text, "to fit, free at least %s",
-                                 e->excess.text[0] ? e->excess.text : cli_human(b, sizeof b, e->excess.lo));
+                                 e->derived & VMEM_DERIVED_EXCESS ? cli_human(b, sizeof b, e->excess.lo) : e->excess.text);
   return n;
 }
 

@@ -309,8 +309,9 @@ static const char *find(const char *hay, const char *end, const char *needle) {
 
 /* Where the first match of needle ends, or NULL. */
 static const char *after(const char *hay, const char *end, const char *needle) {
-  const char *e;
-  return find_to(hay, end, needle, &e) ? e : NULL;
+  const char *stop = NULL;
+  const char *k = find_to(hay, end, needle, &stop);
+  return k ? stop : NULL;
 }
 
 /* size ::= [0-9.]+ [BKMGTPE]    (the compiler's format) */
@@ -573,6 +574,21 @@ static void read_message(explainer *x, vmem_log_error *e, const char *p, const c
   e->message = arena_strndup(&x->r->a, p, n > 600 ? 600 : n);
 }
 
+/* "Program vmem requirement X:" and the "scoped Y" line of the breakdown
+ * below it (within its next few lines). */
+static void read_requirement(const char *p, const char *end, vmem_log_error *e) {
+  const char *k = find(p, end, "Program vmem requirement");
+  if (!k)
+    return;
+  size_t at = (size_t)(k - p) + strlen("Program vmem requirement"), n = (size_t)(end - p);
+  if (!read_printed(p + at, end, &e->requirement))
+    return;
+  while (at < n && p[at] != '\n') /* an index, not a pointer: gcc 12 takes a pointer here for a dangling one */
+    at++;
+  if (at < n)
+    printed_after(p + at, p + (n - at > 400 ? at + 400 : n), "scoped", &e->requirement_scoped);
+}
+
 /* Classifies and reads one report from a cleaned region that starts at
  * its trigger line. */
 static void read_report(explainer *x, vmem_log_error *e, const char *p, const char *end) {
@@ -595,7 +611,15 @@ static void read_report(explainer *x, vmem_log_error *e, const char *p, const ch
     if (sa)
       printed_after(sa, rend, "with size", &e->size);
     printed_after(from, rend, "and limit", &e->limit);
-    printed_after(from, rend, "limit by", &e->excess);
+    /* the excess as the compiler words it, or as people shorten it */
+    if (!printed_after(from, rend, "limit by", &e->excess) && !printed_after(from, rend, "exceeded by", &e->excess))
+      printed_after(from, rend, "(+", &e->excess);
+  } else if (!find(p, first_end, "memory space") && find(p, first_end, "Used ") && !find(p, rend, "allocations in")) {
+    read_used(p, first_end, &e->used, &e->capacity); /* figures alone: the word after them names the space */
+    const char *u = after(p, first_end, "Used ");
+    e->kind = u && find(u, first_end, " smem") ? VMEM_OOM_SMEM
+              : u && find(u, first_end, " hbm") ? VMEM_OOM_HBM
+                                                : VMEM_OOM_PROGRAM_VMEM;
   } else if (find(p, rend, "memory space smem")) {
     e->kind = VMEM_OOM_SMEM;
     read_used(p, rend, &e->used, &e->capacity);
@@ -621,12 +645,7 @@ static void read_report(explainer *x, vmem_log_error *e, const char *p, const ch
     read_used(p, rend, &e->used, &e->capacity);
     if (!e->used.present)
       printed_after(p, rend, "Total vmem usage >=", &e->used);
-    const char *req = after(p, rend, "Program vmem requirement");
-    if (req && read_printed(req, rend, &e->requirement)) {
-      const char *nl2 = memchr(req, '\n', (size_t)(rend - req)), *lim = nl2 && rend - nl2 > 400 ? nl2 + 400 : rend;
-      if (nl2)
-        printed_after(nl2, lim, "scoped", &e->requirement_scoped); /* its breakdown's first lines */
-    }
+    read_requirement(p, rend, e);
     printed_after(p, rend, "capacity by", &e->excess);
   } else {
     e->kind = VMEM_OOM_LISTING;
@@ -656,7 +675,9 @@ static const char *const triggers[] = {
     "at the bottom of memory", /* "Attempting to reserve X at the bottom of memory" */
     "Allocation type:",
     "Largest program allocations in", /* a listing's header, the older profile's too */
+    "Used ", /* a report's figures on a line of their own, or quoted: "(Used 71.20M of 63.94M)" */
 };
+enum { TRIGGER_USED = 9 };
 /* Triggers that belong to the report before them (a "Scoped allocation"
  * line, a listing) rather than start one of their own. */
 static bool joins(size_t t) { return t == 1 || t == 7 || t == 8; }
@@ -666,7 +687,7 @@ enum { NTRIGGERS = sizeof triggers / sizeof *triggers };
  * holds one of these short anchors, and a hit is then checked against the
  * triggers that hold it. Three passes instead of eight keep explain within
  * a few times a plain newline scan on a 100 MB log. */
-static const char *const anchors[] = {"memory", "llocat", "Hbm usage"};
+static const char *const anchors[] = {"memory", "llocat", "Hbm usage", "Used "};
 enum { NANCHORS = sizeof anchors / sizeof *anchors };
 
 /* The start of the line holding `p`. */
@@ -714,23 +735,56 @@ static bool raw_backward(const char *s, size_t at, const char *t, size_t upto, s
   return true;
 }
 
-/* The earliest trigger at or after `from`; its index in *which. A trigger
- * is found by its anchor, then matched around it. */
-static size_t next_trigger(const char *s, size_t len, size_t from, size_t *which) {
+/* A lone "Used X of Y" counts only as the compiler's figures, X and Y
+ * printed sizes, and not inside a report's own first line (whose
+ * "Ran out of memory in memory space" comes before it on the line). */
+static bool used_figures(const char *s, size_t len, size_t at) {
+  size_t ls = line_start(s, at);
+  if (memmem(s + ls, at - ls, "memory", 6))
+    return false;
+  vmem_printed a, b;
+  const char *end = s + (len - at > 64 ? at + 64 : len), *p = s + at + 5;
+  if (!read_printed(p, end, &a))
+    return false;
+  const char *of = memmem(p, (size_t)(end - p), " of ", 4);
+  return of && of - p < 24 && read_printed(of + 4, end, &b);
+}
+
+/* Each anchor's next hit in the whole log, remembered: hit[g] is the
+ * first at or after from[g] (full when there is none). A report's search
+ * and its region's probes ask again and again from nearby places; without
+ * this an anchor that is absent was searched for to the log's end each time. */
+typedef struct anchor_cache {
+  const char *s;
+  size_t full;
+  size_t from[NANCHORS], hit[NANCHORS];
+} anchor_cache;
+
+static size_t anchor_hit(anchor_cache *c, int g, size_t at) {
+  if (at >= c->from[g] && at <= c->hit[g])
+    return c->hit[g];
+  const char *h = at < c->full ? memmem(c->s + at, c->full - at, anchors[g], strlen(anchors[g])) : NULL;
+  c->from[g] = at;
+  c->hit[g] = h ? (size_t)(h - c->s) : c->full;
+  return c->hit[g];
+}
+
+/* The earliest trigger at or after `from` and before len; its index in
+ * *which. A trigger is found by its anchor, then matched around it. */
+static size_t next_trigger(anchor_cache *c, size_t len, size_t from, size_t *which) {
+  const char *s = c->s;
   size_t best = len;
   for (int g = 0; g < NANCHORS; g++) {
-    size_t an = strlen(anchors[g]);
     for (size_t at = from; at < best;) {
-      const char *h = memmem(s + at, len - at, anchors[g], an);
-      if (!h || (size_t)(h - s) >= best)
+      size_t hp = anchor_hit(c, g, at), start;
+      if (hp >= best)
         break;
-      size_t hp = (size_t)(h - s), start;
       /* Every trigger whose anchor starts this hit, at its own offset. */
       for (int t = 0; t < NTRIGGERS; t++) {
         const char *in = strstr(triggers[t], anchors[g]);
         size_t off = in ? (size_t)(in - triggers[t]) : 0;
         if (in && raw_backward(s, hp, triggers[t], off, &start) && start >= from && start < best &&
-            raw_forward(s, len, hp, triggers[t], off)) {
+            raw_forward(s, len, hp, triggers[t], off) && (t != TRIGGER_USED || used_figures(s, len, hp))) {
           best = start;
           *which = (size_t)t;
         }
@@ -763,8 +817,14 @@ static bool wrapped(const char *buf, const char *end) {
  * line cut out of a paste), as the exact interval of the other two. */
 static void derive(vmem_log_error *e) {
   vmem_printed *s = &e->size, *l = &e->limit, *x = &e->excess;
-  if (e->kind != VMEM_OOM_SCOPED_VMEM)
+  if (e->kind != VMEM_OOM_SCOPED_VMEM) { /* program-wide: excess = used - capacity */
+    const vmem_printed *u = &e->used, *c = &e->capacity;
+    if (u->present && c->present && !x->present && u->hi >= c->lo) {
+      *x = (vmem_printed){true, "used-capacity", u->lo > c->hi ? u->lo - c->hi : 0, u->hi - c->lo};
+      e->derived |= VMEM_DERIVED_EXCESS;
+    }
     return;
+  }
   if (!s->present && l->present && x->present) {
     *s = (vmem_printed){true, "limit+excess", l->lo + x->lo, l->hi + x->hi};
     e->derived |= VMEM_DERIVED_SIZE;
@@ -857,8 +917,11 @@ static bool explain_all(explainer *x) {
   size_t len = x->len, from = 0, which = 0;
   if (!(r->errors = arena_calloc(&r->a, MAX_ERRORS, sizeof *r->errors)))
     return false;
+  anchor_cache cache = {.s = s, .full = len};
+  for (int g = 0; g < NANCHORS; g++)
+    cache.from[g] = SIZE_MAX; /* nothing remembered yet */
   while (r->count < MAX_ERRORS) {
-    size_t hit = next_trigger(s, len, from, &which);
+    size_t hit = next_trigger(&cache, len, from, &which);
     if (hit >= len)
       break;
     size_t start = line_start(s, hit);
@@ -868,7 +931,7 @@ static bool explain_all(explainer *x) {
     /* The region ends before the next report; a "Scoped allocation" line or
      * a listing entry after this report's start belongs to it. */
     for (size_t probe = hit + strlen(triggers[which]), w2 = 0; probe < stop;) {
-      size_t after = next_trigger(s, stop, probe, &w2);
+      size_t after = next_trigger(&cache, stop, probe, &w2);
       if (after >= stop)
         break;
       if (!joins(w2)) {
