@@ -919,6 +919,9 @@ typedef struct vmem_log_error {
   unsigned derived;             /* VMEM_DERIVED_* bits: figures the log lacked, derived from the others */
   bool listing_cut;             /* the log ends inside the listing's last entry (what it saw is listed) */
   vmem_printed requirement, requirement_scoped; /* "Program vmem requirement X:" and its "scoped Y" line */
+  const char *hosts;            /* the hosts or pods whose prefixes printed it, ", "-separated (at most 16;
+                                   NULL when no prefix names one) */
+  size_t nhosts;                /* how many distinct hosts printed it */
 } vmem_log_error;
 
 /* The forms a pasted log comes in, each undone before the report is read. */

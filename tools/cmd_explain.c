@@ -471,6 +471,9 @@ static void print_error(const vmem_log_error *e, size_t i, size_t n, const char 
          e->count > 1 ? ", and identical ones folded" : "", kind_title(e->kind));
   if (e->count > 1)
     fprintf(CLI_OUT, "  occurrences %zu\n", e->count);
+  if (e->nhosts)
+    fprintf(CLI_OUT, "  hosts     %zu printed it: %s%s\n", e->nhosts, e->hosts ? e->hosts : "",
+            e->nhosts > 16 ? ", ..." : "");
   if (e->mentions)
     fprintf(CLI_OUT, "  mentions  %zu more without figures (a quoted title, prose), folded into this one\n",
             e->mentions);
@@ -564,6 +567,15 @@ static json_t *json_error(const vmem_log_error *e, const linked *ln) {
     json_object_set_new(o, figs[i].lo, jprinted(figs[i].p));
     json_object_set_new(o, figs[i].hi, figs[i].p->present ? json_integer((json_int_t)figs[i].p->hi) : json_null());
   }
+  json_t *hosts = json_array();
+  for (const char *h = e->hosts; h && *h;) {
+    const char *c = strstr(h, ", ");
+    size_t l = c ? (size_t)(c - h) : strlen(h);
+    json_array_append_new(hosts, json_stringn(h, l));
+    h = c ? c + 2 : h + l;
+  }
+  json_object_set_new(o, "hosts", hosts);
+  json_object_set_new(o, "host_count", json_integer((json_int_t)e->nhosts));
   json_object_set_new(o, "requirement_bytes", jprinted(&e->requirement));
   json_object_set_new(o, "requirement_scoped_bytes", jprinted(&e->requirement_scoped));
   json_t *forms = json_array(), *derived = json_array();

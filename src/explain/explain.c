@@ -72,9 +72,46 @@ static const char *skip_python_level(const char *p, const char *end) {
  * "(EngineCore pid=106339) ERROR 06-03 07:41:11 [core.py:1184] ", glog's and
  * absl's "E1111 07:35:00.272763  1234 error_handling.py:81] ", kubectl's
  * "[pod/trainer-0/main] ", a timestamp, Python logging's "ERROR:absl:". */
+static bool host_char(int c) {
+  return ch_is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' || c == '_' || c == ':' ||
+         c == '-';
+}
+
+/* A host named by a line's prefix: kubectl's "[pod/NAME/CONTAINER] " or a
+ * bracketed "[worker-3] " / "[tpu-vm-1] " (a letter, then letters, digits
+ * and ._:- only). Its length at *name, or 0. */
+static size_t host_prefix(const char *p, const char *end, const char **name) {
+  if (end - p < 4 || *p != '[')
+    return 0;
+  const char *b = p + 1;
+  if (end - p > 5 && !memcmp(p, "[pod/", 5))
+    b = p + 5;
+  const char *q = b;
+  bool letter = false;
+  for (; q < end && host_char(*q); q++)
+    letter = letter || ((*q | 0x20) >= 'a' && (*q | 0x20) <= 'z');
+  if (q == b || !letter || q - b > 63 || q >= end || (*q != ']' && *q != '/'))
+    return 0;
+  *name = b;
+  return (size_t)(q - b);
+}
+
+/* The end of a host prefix ("[...] "), or p. */
+static const char *skip_host(const char *p, const char *end) {
+  const char *name;
+  if (!host_prefix(p, end, &name))
+    return p;
+  const char *c = memchr(p, ']', (size_t)(end - p) < 200 ? (size_t)(end - p) : 200);
+  return c && c + 1 < end && c[1] == ' ' ? c + 2 : p;
+}
+
 static const char *skip_prefix(const char *p, const char *end) {
   for (int round = 0; round < 4; round++) {
     const char *q = p;
+    if (skip_host(q, end) != q) {
+      p = skip_host(q, end);
+      continue;
+    }
     if (q < end && *q == '{') { /* a JSON log line: its "message" string */
       const char *m = memmem(q, (size_t)(end - q) < 400 ? (size_t)(end - q) : 400, "\"message\": \"", 12);
       if (m) {
@@ -85,13 +122,6 @@ static const char *skip_prefix(const char *p, const char *end) {
     if (skip_timestamp(q, end) != q || skip_python_level(q, end) != q) {
       p = skip_python_level(skip_timestamp(q, end), end);
       continue;
-    }
-    if (end - q > 5 && !memcmp(q, "[pod/", 5)) {
-      const char *c = memchr(q, ']', (size_t)(end - q) < 200 ? (size_t)(end - q) : 200);
-      if (c && c + 1 < end && c[1] == ' ') {
-        p = c + 2;
-        continue;
-      }
     }
     if (q < end && *q == '(') {
       const char *c = memchr(q, ')', (size_t)(end - q));
@@ -224,7 +254,8 @@ static size_t clean_line(const char *q, const char *le, char *out, unsigned *for
 /* Copies text[from, to) into the arena as clean lines: logger prefixes,
  * markdown quotes and code fences dropped, then each line as clean_line()
  * makes it. What was undone is marked in *forms. */
-static char *clean(arena *a, const char *s, size_t from, size_t to, size_t *out_len, unsigned *forms) {
+static char *clean(arena *a, const char *s, size_t from, size_t to, size_t *out_len, unsigned *forms, char *host,
+                   size_t host_cap) {
   char *out = arena_alloc(a, 2 * (to - from) + 1);
   if (!out)
     return NULL;
@@ -243,6 +274,10 @@ static char *clean(arena *a, const char *s, size_t from, size_t to, size_t *out_
     }
     char *line = out + n;
     size_t m = clean_line(q, le, line, forms);
+    const char *hn;
+    size_t hl = p == s + from ? host_prefix(line, line + m, &hn) : 0; /* the report's first line names its host */
+    if (hl && hl < host_cap)
+      memcpy(host, hn, hl), host[hl] = '\0';
     const char *body = skip_prefix(line, line + m);
     if (body != line) {
       mark(forms, VMEM_FORM_PREFIXED);
@@ -909,6 +944,31 @@ static size_t profile_start(const char *s, size_t from, size_t at) {
   return best < from ? from : best;
 }
 
+/* Adds host (when the line named one) to the hosts that printed e, once;
+ * the list keeps the first 16, the count all. False when out of memory. */
+static bool add_host(arena *a, vmem_log_error *e, const char *host) {
+  enum { MAX_HOSTS = 16 };
+  if (!host[0])
+    return true;
+  size_t hl = strlen(host);
+  for (const char *h = e->hosts; h && *h;) { /* already listed? */
+    const char *c = strchr(h, ',');
+    size_t l = c ? (size_t)(c - h) : strlen(h);
+    if (l == hl && !memcmp(h, host, hl))
+      return true;
+    h = c ? c + 2 : h + l;
+  }
+  if (e->nhosts++ >= MAX_HOSTS)
+    return true;
+  size_t old = e->hosts ? strlen(e->hosts) : 0;
+  char *n = arena_alloc(a, old + hl + 3);
+  if (!n)
+    return false;
+  snprintf(n, old + hl + 3, "%s%s%s", e->hosts ? e->hosts : "", old ? ", " : "", host);
+  e->hosts = n;
+  return true;
+}
+
 /* A "Scoped allocation" line or a listing right after a report belongs to
  * it: the region of a report reaches REGION_MAX bytes past its start. */
 static bool explain_all(explainer *x) {
@@ -943,7 +1003,8 @@ static bool explain_all(explainer *x) {
     }
     size_t n;
     unsigned forms = 0;
-    char *buf = clean(&r->a, s, start, stop, &n, &forms);
+    char host[64] = "";
+    char *buf = clean(&r->a, s, start, stop, &n, &forms, host, sizeof host);
     if (!buf)
       return false;
     vmem_log_error *e = &r->errors[r->count];
@@ -961,7 +1022,12 @@ static bool explain_all(explainer *x) {
       if (same(&r->errors[i], e)) {
         r->errors[i].count++;
         folded = true;
+        if (!add_host(&r->a, &r->errors[i], host))
+          return false;
       }
+    e->hosts = NULL, e->nhosts = 0;
+    if (!folded && !add_host(&r->a, e, host))
+      return false;
     if (!folded)
       r->count++;
     from = stop > hit ? stop : hit + 1;
