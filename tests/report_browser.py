@@ -172,6 +172,33 @@ def train_log(browser):
     assert "vmem_limit_bytes=%d" % e["remedies"][0]["vmem_limit_bytes"] in dom.text
 
 
+def pasted_logs(browser):
+    """A log's page shows what explain prints: the listing, the remedies, the
+    target the figures imply, and no unknown figure as 0B."""
+    log = "tests/golden/explain_old_profile_truncated.log"
+    page, status = report("old_profile", log)
+    assert status == 1
+    dom = render(browser, page, os.path.join(OUT, "old_profile.png"))
+    text = lambda d: " ".join(d.text)
+    e = vmemscope_json("explain", log)["errors"][0]
+    check_common(dom, log)
+    assert "used 17.12G of unknown" in text(dom) and "0B" not in text(dom), text(dom)[:400]
+    for a in e["allocations"]:
+        assert a["shape"] in text(dom), a["shape"]
+    assert "cut inside the last entry" in text(dom)
+    page, _ = report("hosts", "tests/golden/explain_hosts.log")
+    dom = render(browser, page, os.path.join(OUT, "hosts.png"))
+    assert "target v6e" in text(dom), "a 32 MiB limit is v6e's default, not v5e's"
+    assert "Printed by 4 hosts" in text(dom)
+    log = "tests/golden/explain_program_scoped.log"
+    page, _ = report("program", log)
+    dom = render(browser, page, os.path.join(OUT, "program.png"))
+    e = vmemscope_json("explain", log)["errors"][0]
+    assert e["remedies"], "program-wide remedies are in the JSON"
+    for r in e["remedies"]:
+        assert r["text"][:40] in text(dom), r["text"]
+
+
 def stablehlo(browser):
     page, _ = report("jit_model", "examples/jit_model.stablehlo.mlir", "--instruction", "matmul_kernel")
     dom = render(browser, page, os.path.join(OUT, "jit_model.png"))
@@ -199,7 +226,7 @@ def main():
         print("SKIP: report_browser: Chromium is not installed (scripts/bootstrap installs Debian's chromium)")
         return 77
     os.makedirs(OUT, exist_ok=True)
-    for case in (attention, gated_matmul, train_log, stablehlo, stablehlo_module):
+    for case in (attention, gated_matmul, train_log, pasted_logs, stablehlo, stablehlo_module):
         case(browser)
         print("ok", case.__name__)
     print("screenshots in", OUT)

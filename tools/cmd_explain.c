@@ -567,6 +567,17 @@ static json_t *json_error(const vmem_log_error *e, const linked *ln) {
     json_object_set_new(o, figs[i].lo, jprinted(figs[i].p));
     json_object_set_new(o, figs[i].hi, figs[i].p->present ? json_integer((json_int_t)figs[i].p->hi) : json_null());
   }
+  json_t *tg = json_array(); /* the generations the figures fit, as "targets" prints them */
+  const vmem_printed *by = e->kind == VMEM_OOM_SCOPED_VMEM ? &e->limit : &e->capacity;
+  vmem_fact_id fid = e->kind == VMEM_OOM_SCOPED_VMEM ? VMEM_FACT_SCOPED_DEFAULT_BYTES
+                     : e->kind == VMEM_OOM_SMEM      ? VMEM_FACT_SMEM_BYTES
+                                                     : VMEM_FACT_VMEM_BYTES;
+  for (size_t i = 0; by->present && e->kind != VMEM_OOM_HBM && i < vmem_target_count(); i++) {
+    uint64_t v = vmem_target_u64(vmem_target_at(i), fid);
+    if (v && v >= by->lo && v <= by->hi)
+      json_array_append_new(tg, json_string(vmem_target_name(vmem_target_at(i))));
+  }
+  json_object_set_new(o, "targets", tg);
   json_t *hosts = json_array();
   for (const char *h = e->hosts; h && *h;) {
     const char *c = strstr(h, ", ");

@@ -99,10 +99,17 @@ static bool looks_like_log(const char *path) {
   if (f)
     fclose(f);
   bool log = false;
-  if (head && !memchr(head, '\0', n)) {
+  const unsigned char *u = (const unsigned char *)head;
+  if (head && n >= 4 && ((u[0] == 0x1f && u[1] == 0x8b) || (u[0] == 0x28 && u[1] == 0xb5 && u[2] == 0x2f && u[3] == 0xfd)))
+    log = true; /* a gzip or zstd stream: explain reads compressed logs, check reads no compressed input */
+  else if (head && !memchr(head, '\0', n)) {
     head[n] = '\0';
-    log = !strstr(head, "HloModule ") && !strstr(head, "func.func") && !strcmp(cli_detect_format(head, n), "hlo") &&
-          (strstr(head, "Ran out of memory") || strstr(head, "RESOURCE_EXHAUSTED"));
+    static const char *const marks[] = {"Ran out of memory", "RESOURCE_EXHAUSTED", "Scoped allocation with size",
+                                        "Largest program allocations in", "Total hbm usage >="};
+    bool mark = false;
+    for (size_t i = 0; i < sizeof marks / sizeof *marks; i++)
+      mark = mark || strstr(head, marks[i]);
+    log = !strstr(head, "HloModule ") && !strstr(head, "func.func") && !strcmp(cli_detect_format(head, n), "hlo") && mark;
   }
   free(head);
   return log;
@@ -162,6 +169,24 @@ static int write_page(const rargs *r, const report_docs *d, int status) {
   return status;
 }
 
+/* The generation a log's first error implies by its figures (explain's
+ * "targets": a default limit or a capacity): `deflt` when it is among
+ * them (16 MiB is the default limit of five), else the first; NULL when
+ * no error names one. */
+static const vmem_target *log_target(const json_t *doc, const vmem_target *deflt) {
+  const json_t *es = json_object_get(doc, "errors");
+  for (size_t i = 0; i < json_array_size(es); i++) {
+    const json_t *ts = json_object_get(json_array_get(es, i), "targets");
+    for (size_t k = 0; k < json_array_size(ts); k++)
+      if (!strcmp(json_string_value(json_array_get(ts, k)), vmem_target_name(deflt)))
+        return deflt;
+    const char *t = json_string_value(json_array_get(ts, 0));
+    if (t)
+      return vmem_target_find(t, strlen(t));
+  }
+  return NULL;
+}
+
 int cmd_report(int argc, char **argv) {
   rargs r = {0};
   if (parse_args(&r, argc, argv) != EXIT_OK)
@@ -180,6 +205,9 @@ int cmd_report(int argc, char **argv) {
   if (log && r.fit)
     return cli_usage_error("report", "--fit searches a kernel's block sizes; %s is a compiler log", r.input);
   int rc = run_json(log ? cmd_explain : cmd_check, &r, r.pass, r.n, false, log ? &d.explain : &d.check);
+  const vmem_target *implied = log && !r.target ? log_target(d.explain, t) : NULL;
+  if (implied) /* a log names its generation by its figures; the default would be a guess */
+    d.target = vmem_target_name(implied), d.physical = vmem_target_u64(implied, VMEM_FACT_VMEM_BYTES);
   if (rc == EXIT_OK || rc == EXIT_OOM) {
     if (r.fit && !log) {
       char *extra[80];

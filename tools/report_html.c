@@ -626,18 +626,95 @@ static void check_doc(FILE *f, const json_t *doc, uint64_t physical) {
   free(items);
 }
 
+/* A figure of an explain error: its bytes, or "unknown" when the log does not say (never "0B"). */
+static const char *figure(char *buf, size_t cap, const json_t *e, const char *key) {
+  const json_t *v = json_object_get(e, key);
+  return json_is_integer(v) ? human(buf, cap, (uint64_t)json_integer_value(v)) : "unknown";
+}
+
 static void explain_sizes(FILE *f, const json_t *e) {
   char a[32], b[32], c[32];
-  if (jbytes(e, "limit_bytes"))
-    fprintf(f, "%s of limit %s", human(a, sizeof a, jbytes(e, "size_bytes")),
-            human(b, sizeof b, jbytes(e, "limit_bytes")));
-  else if (jbytes(e, "capacity_bytes"))
-    fprintf(f, "used %s of %s", human(a, sizeof a, jbytes(e, "used_bytes")),
-            human(b, sizeof b, jbytes(e, "capacity_bytes")));
+  if (json_is_integer(json_object_get(e, "limit_bytes")) || json_is_integer(json_object_get(e, "size_bytes")))
+    fprintf(f, "%s of limit %s", figure(a, sizeof a, e, "size_bytes"), figure(b, sizeof b, e, "limit_bytes"));
   else
-    fprintf(f, "size %s", human(a, sizeof a, jbytes(e, "size_bytes")));
-  if (jbytes(e, "excess_bytes"))
-    fprintf(f, "; excess %s", human(c, sizeof c, jbytes(e, "excess_bytes")));
+    fprintf(f, "used %s of %s", figure(a, sizeof a, e, "used_bytes"), figure(b, sizeof b, e, "capacity_bytes"));
+  if (json_is_integer(json_object_get(e, "excess_bytes")))
+    fprintf(f, "; excess %s", figure(c, sizeof c, e, "excess_bytes"));
+  const json_t *d = json_object_get(e, "derived");
+  for (size_t i = 0; i < json_array_size(d); i++) {
+    fputs(i ? ", " : " (derived, the log lacks it: ", f);
+    esc(f, json_string_value(json_array_get(d, i)));
+    fputs(i + 1 == json_array_size(d) ? ")" : "", f);
+  }
+}
+
+/* The listing the log printed, each entry's size checked against vmemscope's. */
+static void explain_listing(FILE *f, const json_t *e) {
+  const json_t *al = json_object_get(e, "allocations");
+  if (!json_array_size(al))
+    return;
+  char a[32], b[32];
+  fprintf(f, "<table class=\"listing\"><tr><th>#</th><th>size</th><th>shape</th><th>unpadded</th><th>recomputed</th>"
+             "<th>type</th><th>label</th></tr>\n");
+  for (size_t i = 0; i < json_array_size(al); i++) {
+    const json_t *x = json_array_get(al, i);
+    const json_t *ag = json_object_get(x, "agrees");
+    fprintf(f, "<tr><td>%zu</td><td>%s</td><td><code>", i + 1, figure(a, sizeof a, x, "size_bytes"));
+    esc(f, jstr(x, "shape"));
+    fprintf(f, "</code></td><td>%s</td><td>%s</td><td>", figure(b, sizeof b, x, "unpadded_bytes"),
+            json_is_true(ag) ? "agrees" : json_is_false(ag) ? "DISAGREES" : "-");
+    esc(f, jstr(x, "allocation_type"));
+    fputs("</td><td>", f);
+    esc(f, jstr(x, "label"));
+    fputs("</td></tr>\n", f);
+  }
+  fprintf(f, "</table>%s\n", jtrue(e, "listing_cut") ? "<p>The log is cut inside the last entry.</p>" : "");
+}
+
+/* The remedies explain gives: a scoped error's numbers, or the list a
+ * program-wide error's text prints. */
+static void explain_remedies(FILE *f, const json_t *e) {
+  const json_t *rs = json_object_get(e, "remedies");
+  fputs("<ul class=\"remedies\">\n", f);
+  for (size_t i = 0; i < json_array_size(rs); i++) {
+    const json_t *r = json_array_get(rs, i);
+    if (json_is_string(json_object_get(r, "text"))) {
+      fputs("<li>", f);
+      esc(f, jstr(r, "text"));
+      fputs("</li>\n", f);
+    } else if (json_is_false(json_object_get(r, "limit_can_help"))) {
+      fprintf(f, "<li>shrink blocks by %.2fx: no limit can help, the size exceeds every generation's physical "
+                 "VMEM</li>\n", json_number_value(json_object_get(r, "shrink_factor")));
+    } else {
+      fprintf(f, "<li>request <code>vmem_limit_bytes=%" PRIu64 "</code> or "
+                 "<code>--xla_tpu_scoped_vmem_limit_kib=%" PRIu64 "</code>; or shrink blocks by %.2fx%s</li>\n",
+              jbytes(r, "vmem_limit_bytes"), jbytes(r, "xla_tpu_scoped_vmem_limit_kib"),
+              json_number_value(json_object_get(r, "shrink_factor")),
+              jtrue(r, "likely_compiler_bug") ? "; likely a compiler bug: report it with the HLO dump" : "");
+    }
+  }
+  fputs("</ul>\n", f);
+}
+
+/* "read from quoted, html text; printed by 4 hosts: ..." */
+static void explain_provenance(FILE *f, const json_t *e) {
+  const json_t *forms = json_object_get(e, "source_form"), *hosts = json_object_get(e, "hosts");
+  if (!json_array_size(forms) && !json_array_size(hosts))
+    return;
+  fputs("<p class=\"note\">", f);
+  for (size_t i = 0; i < json_array_size(forms); i++) {
+    fputs(i ? ", " : "Read from ", f);
+    esc(f, json_string_value(json_array_get(forms, i)));
+  }
+  if (json_array_size(forms))
+    fputs(" text. ", f);
+  for (size_t i = 0; i < json_array_size(hosts); i++) {
+    if (!i)
+      fprintf(f, "Printed by %" PRIu64 " hosts: ", jbytes(e, "host_count"));
+    fputs(i ? ", " : "", f);
+    esc(f, json_string_value(json_array_get(hosts, i)));
+  }
+  fputs("</p>\n", f);
 }
 
 static void explain_error(FILE *f, const json_t *e) {
@@ -654,17 +731,11 @@ static void explain_error(FILE *f, const json_t *e) {
                                                                                           : "cannot tell");
   fputs(" (", f);
   esc(f, jstr(e, "evidence"));
-  fputs(").</p><ul class=\"remedies\">\n", f);
-  const json_t *rs = json_object_get(e, "remedies");
-  for (size_t i = 0; i < json_array_size(rs); i++) {
-    const json_t *r = json_array_get(rs, i);
-    fprintf(f, "<li>request <code>vmem_limit_bytes=%" PRIu64 "</code> or "
-               "<code>--xla_tpu_scoped_vmem_limit_kib=%" PRIu64 "</code>; or shrink blocks by %.2fx%s</li>\n",
-            jbytes(r, "vmem_limit_bytes"), jbytes(r, "xla_tpu_scoped_vmem_limit_kib"),
-            json_number_value(json_object_get(r, "shrink_factor")),
-            jtrue(r, "likely_compiler_bug") ? "; likely a compiler bug: report it with the HLO dump" : "");
-  }
-  fputs("</ul></div>\n", f);
+  fputs(").</p>\n", f);
+  explain_provenance(f, e);
+  explain_listing(f, e);
+  explain_remedies(f, e);
+  fputs("</div>\n", f);
 }
 
 static void explain_doc(FILE *f, const json_t *doc) {

@@ -1,0 +1,1 @@
+$VMEMSCOPE explain explain_program_scoped.log
