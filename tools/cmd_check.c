@@ -173,7 +173,7 @@ static vmem_hlo_module *open_module(const char *cmd, const char *path) {
       len = fread(text, 1, (size_t)n, f);
     fclose(f);
   }
-  cli_file_error("check", path, text ? text : "", len, &err);
+  cli_file_error(cmd, path, text ? text : "", len, &err);
   free(text);
   return NULL;
 }
@@ -831,7 +831,7 @@ static void print_models(const report *r) {
   vmem_str n = vmem_hlo_instruction_name(first->in);
   uint64_t need = (first->model.min_bytes + 1024 * 1024 - 1) / (1024 * 1024) * 1024 * 1024;
   uint64_t physical = vmem_target_u64(r->t, VMEM_FACT_VMEM_BYTES);
-  fprintf(CLI_OUT, "  The seed's advice for a standard op: it is the compiler's to fix. Report it with a standalone\n"
+  fprintf(CLI_OUT, "  For a standard op the E1001 page's advice is that it is the compiler's to fix. Report it with a standalone\n"
                    "  module: vmemscope repro %s --instruction %.*s -o repro.hlo, and the compiler's error, at\n"
                    "  https://github.com/openxla/xla/issues.",
           r->path, (int)n.len, n.ptr);

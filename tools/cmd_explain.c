@@ -212,7 +212,7 @@ static void remedies_scoped(const vmem_log_error *e) {
             e->instruction ? e->instruction : "NAME");
     return;
   }
-  fprintf(CLI_OUT, "  remedies, in the order of the seed's advice%s:\n", e->custom_kernel < 0 ? " (if this is a custom kernel)" : "");
+  fprintf(CLI_OUT, "  remedies, in this order: smaller blocks, a per-kernel limit, Buffered(1) or coloring, the global flag%s:\n", e->custom_kernel < 0 ? " (if this is a custom kernel)" : "");
   if (e->limit.present && e->limit.lo)
     fprintf(CLI_OUT, "  1. smaller blocks: the windows must shrink by a factor of at least %.2f (size / limit), e.g. halve "
            "the largest block dimension\n", (double)e->size.lo / (double)e->limit.hi);

@@ -78,7 +78,7 @@ static void print_e1001(const kreport *r, FILE *out) {
   vmem_format_bytes((int64_t)r->l.effective_bytes, y, sizeof y);
   vmem_format_bytes((int64_t)(r->f.scoped_bytes - r->l.effective_bytes), z, sizeof z);
   fprintf(out,
-          "RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack for %%%s = %s "
+          "predicted: RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack for %%%s = %s "
           "custom-call(...), custom_call_target=\"tpu_custom_call\" ... Scoped allocation with size %s and limit %s "
           "exceeded scoped vmem limit by %s.\n",
           vmem_kernel_name(r->k), shape ? shape : "(...)", x, y, z);
@@ -199,7 +199,7 @@ static void print_body_remedy(const kreport *r) {
 static void print_remedies(const kreport *r) {
   const vmem_remedies *m = &r->rem;
   char b[48], c[48];
-  fprintf(CLI_OUT, "\nremedies, in the order of the seed's advice:\n");
+  fprintf(CLI_OUT, "\nremedies, in this order: smaller blocks, a per-kernel limit, Buffered(1), coloring, the global flag:\n");
   if (r->verdict == LIKELY)
     print_body_remedy(r);
   fprintf(CLI_OUT, "1. smaller blocks (each alone fits the limit with the internal scratch counted):\n");

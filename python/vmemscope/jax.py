@@ -198,8 +198,10 @@ class KernelResult:
 
     def e1001(self):
         """The compiler's E1001 message for this kernel, as vmemscope
-        predicts it ('' when it fits)."""
-        return next((l for l in self.text.splitlines() if l.startswith("RESOURCE_EXHAUSTED")), "")
+        predicts it ('' when it fits); check prints it after "predicted: "
+        so that no log scraper takes it for the compiler's own."""
+        tag = "predicted: "
+        return next((l[len(tag):] for l in self.text.splitlines() if l.startswith(tag + "RESOURCE_EXHAUSTED")), "")
 
     def to_json(self):
         return _json.dumps(self.doc, indent=2)

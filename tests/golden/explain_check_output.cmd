@@ -1,0 +1,1 @@
+$VMEMSCOPE check ../../examples/gated_matmul.json | $VMEMSCOPE explain
