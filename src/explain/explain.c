@@ -135,6 +135,11 @@ static const char *skip_prefix(const char *p, const char *end) {
     for (size_t i = 0; i < 5 && !level; i++)
       level = (size_t)(end - q) > strlen(levels[i]) && !memcmp(q, levels[i], strlen(levels[i]));
     bool glog = (end - q) > 6 && strchr("IWEF", *q) && ch_is_digit(q[1]) && ch_is_digit(q[4]) && q[5] == ' ';
+    /* torch_xla's "E    1578 tensorflow/.../xla_util.cc:76] " after its timestamp */
+    bool tfl = (end - q) > 6 && strchr("IWEF", *q) && q[1] == ' ';
+    for (const char *d = q + 1; tfl && d < end && *d == ' ';)
+      tfl = ++d < end && (*d == ' ' || ch_is_digit(*d));
+    level = level || tfl;
     if (level || glog) {
       const char *b = memchr(q, ']', (size_t)(end - q) < 120 ? (size_t)(end - q) : 120);
       if (b && b + 1 < end && b[1] == ' ' && memchr(q, ':', (size_t)(b - q))) {

@@ -1,0 +1,1 @@
+$VMEMSCOPE explain explain_torch_xla.log
