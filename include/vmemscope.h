@@ -955,6 +955,10 @@ VMEM_API size_t vmem_log_error_count(const vmem_log_report *r);
 VMEM_API const vmem_log_error *vmem_log_error_at(const vmem_log_report *r,
                                                  size_t i);
 VMEM_API void vmem_log_report_free(vmem_log_report *r);
+/** Whether two reports are the same error, whatever prefixes each copy
+ *  carried: the rule vmem_explain folds copies by (count), for a caller
+ *  that explains a log in pieces and merges them. */
+VMEM_API bool vmem_log_error_same(const vmem_log_error *a, const vmem_log_error *b);
 VMEM_API const char *vmem_oom_kind_name(vmem_oom_kind kind);
 
 /* ## Fitting block sizes

@@ -463,10 +463,7 @@ static json_t *json_links(const linked *ln, const vmem_log_error *e) {
   return o;
 }
 
-static void print_error(const vmem_log_error *e, size_t i, size_t n, const char *text, size_t len,
-                        const linked *ln) {
-  size_t line;
-  vmem_locate(text, len, e->offset, &line, NULL);
+static void print_error(const vmem_log_error *e, size_t i, size_t n, size_t line, const linked *ln) {
   fprintf(CLI_OUT, "%serror %zu of %zu (line %zu%s): %s\n", i ? "\n" : "", i + 1, n, line,
          e->count > 1 ? ", and identical ones folded" : "", kind_title(e->kind));
   if (e->count > 1)
@@ -693,6 +690,204 @@ static bool expand_folders(const char ***files, size_t *nfiles, char ***owned, s
   return true;
 }
 
+/* ---- a log read in windows -------------------------------------------------
+ * A log larger than a window is explained a window at a time, so that a
+ * 1 GB log takes a window's memory, not its size. A report belongs to the
+ * window its first line starts in, before the window's last TAIL bytes
+ * (its region, at most 64 KiB, lies inside the window then); the next
+ * window starts LOOKBACK bytes before that point, so the totals above a
+ * listing and a report's first lines are in it, and any report it finds
+ * again there starts before the point and is dropped. A report whose region
+ * began before the next window's start ends before the point too, so no
+ * tail of it is taken for a report of its own. Copies of one error in
+ * several windows merge by vmem_log_error_same. A compressed log is
+ * decompressed whole and read as one window. */
+enum { WINDOW = 64 << 20, TAIL = 128 << 10, LOOKBACK = 72 << 10, MAX_FOUND = 4096 };
+
+typedef struct found {
+  vmem_log_error e; /* a copy: its strings stay in their window's report */
+  size_t line;
+} found;
+
+typedef struct gathered {
+  found *v;
+  size_t n, cap;
+  vmem_log_report **reports;
+  size_t nr, rcap;
+  char **strings; /* merged host lists */
+  size_t ns, scap;
+} gathered;
+
+static void gathered_free(gathered *g) {
+  for (size_t i = 0; i < g->nr; i++)
+    vmem_log_report_free(g->reports[i]);
+  for (size_t i = 0; i < g->ns; i++)
+    free(g->strings[i]);
+  free(g->v), free(g->reports), free(g->strings);
+  memset(g, 0, sizeof *g);
+}
+
+static bool grow(void **p, size_t *cap, size_t n, size_t size) {
+  if (n < *cap)
+    return true;
+  size_t c = *cap ? 2 * *cap : 16;
+  void *q = realloc(*p, c * size);
+  if (!q)
+    return false;
+  *p = q, *cap = c;
+  return true;
+}
+
+/* The hosts of two copies of an error as one list (each host once). */
+static bool merge_hosts(gathered *g, vmem_log_error *into, const vmem_log_error *e) {
+  if (!e->hosts)
+    return true;
+  size_t cap = (into->hosts ? strlen(into->hosts) : 0) + strlen(e->hosts) + 3;
+  char *m = malloc(cap);
+  if (!m || !grow((void **)&g->strings, &g->scap, g->ns, sizeof *g->strings)) {
+    free(m);
+    return false;
+  }
+  snprintf(m, cap, "%s", into->hosts ? into->hosts : "");
+  size_t extra = 0;
+  for (const char *h = e->hosts; *h;) {
+    const char *c = strstr(h, ", ");
+    size_t l = c ? (size_t)(c - h) : strlen(h);
+    bool have = false;
+    for (const char *k = m; *k && !have;) {
+      const char *kc = strstr(k, ", ");
+      size_t kl = kc ? (size_t)(kc - k) : strlen(k);
+      have = kl == l && !memcmp(k, h, l);
+      k = kc ? kc + 2 : k + kl;
+    }
+    if (!have) {
+      size_t ml = strlen(m);
+      snprintf(m + ml, cap - ml, "%s%.*s", ml ? ", " : "", (int)l, h);
+      extra++;
+    }
+    h = c ? c + 2 : h + l;
+  }
+  g->strings[g->ns++] = m;
+  into->hosts = m;
+  into->nhosts += extra;
+  return true;
+}
+
+/* Explains buf[0..have), the log from byte `base` (line base_line) on, and
+ * keeps the reports that start before `core` and at or after the log's
+ * byte `done` (the windows before took those before it). */
+static bool gather_window(gathered *g, const char *buf, size_t have, uint64_t base, size_t base_line, size_t core,
+                          uint64_t done, const vmem_target *t, vmem_error *err) {
+  vmem_log_report *r = vmem_explain(buf, have, t, NULL, err);
+  if (!r || !grow((void **)&g->reports, &g->rcap, g->nr, sizeof *g->reports)) {
+    vmem_log_report_free(r);
+    return false;
+  }
+  g->reports[g->nr++] = r;
+  for (size_t i = 0; i < vmem_log_error_count(r); i++) {
+    const vmem_log_error *e = vmem_log_error_at(r, i);
+    if (e->offset >= core || base + e->offset < done)
+      continue;
+    found *into = NULL;
+    for (size_t k = 0; k < g->n && !into; k++)
+      into = vmem_log_error_same(&g->v[k].e, e) ? &g->v[k] : NULL;
+    if (into) {
+      into->e.count += e->count, into->e.mentions += e->mentions, into->e.forms |= e->forms;
+      if (!merge_hosts(g, &into->e, e))
+        return false;
+      continue;
+    }
+    if (g->n >= MAX_FOUND || !grow((void **)&g->v, &g->cap, g->n, sizeof *g->v))
+      continue; /* past MAX_FOUND distinct errors, the first are what a reader needs */
+    size_t line;
+    vmem_locate(buf, have, e->offset, &line, NULL);
+    g->v[g->n] = (found){*e, base_line + line - 1};
+    g->v[g->n++].e.offset = (size_t)(base + e->offset);
+  }
+  return true;
+}
+
+static size_t newlines(const char *p, size_t n) {
+  size_t k = 0;
+  for (const char *q = p, *end = p + n; (q = memchr(q, '\n', (size_t)(end - q))); q++)
+    k++;
+  return k;
+}
+
+/* The window the CLI reads a plain log in: WINDOW, or VMEMSCOPE_EXPLAIN_WINDOW
+ * bytes (the tests make it small, to cut their logs in many places). */
+static size_t window_size(void) {
+  const char *v = getenv("VMEMSCOPE_EXPLAIN_WINDOW");
+  long long w = v ? atoll(v) : 0;
+  return w >= 2 * (TAIL + LOOKBACK) ? (size_t)w : WINDOW;
+}
+
+/* Reads and explains one log (a FILE, stdin included) into g: in windows, or
+ * whole when it is compressed. *packed says which. */
+static int explain_log(FILE *in, const char *path, bool named, const vmem_target *t, gathered *g, int *packed) {
+  size_t win = window_size(), have = 0;
+  char *buf = malloc(win + 1);
+  if (!buf)
+    return cli_error("explain", "out of memory"), EXIT_BAD;
+  have = fread(buf, 1, win, in);
+  const unsigned char *u = (const unsigned char *)buf;
+  bool compressed = have >= 4 && ((u[0] == 0x1f && u[1] == 0x8b) || (u[0] == 0x28 && u[1] == 0xb5 && u[2] == 0x2f));
+  *packed = CLI_PLAIN;
+  if (compressed) { /* the rest of the stream, then the whole of it decompressed */
+    size_t rest = 0;
+    char *more = cli_read_stream(in, &rest), *all = more ? realloc(buf, have + rest + 1) : NULL;
+    if (!all) {
+      free(more), free(buf);
+      return cli_error("explain", "out of memory"), EXIT_BAD;
+    }
+    memcpy(all + have, more, rest);
+    free(more);
+    buf = all, have += rest;
+    char why[256] = "";
+    *packed = cli_decompress(&buf, &have, why, sizeof why);
+    if (*packed == CLI_BAD_STREAM) {
+      cli_error("explain", "%s: cannot read: %s", path, why);
+      free(buf);
+      return EXIT_BAD;
+    }
+    if (why[0])
+      fprintf(stderr, "vmemscope explain: %s: %s\n", path, why);
+    win = have;
+  }
+  if (named && cli_blank(buf, have) && (compressed || have < win)) { /* a named log with nothing in it: a wrong path */
+    cli_error("explain", "%s: empty file: no log to read", path);
+    free(buf);
+    return EXIT_BAD;
+  }
+  uint64_t base = 0, done = 0;
+  size_t base_line = 1;
+  for (;;) {
+    bool last = compressed || have < win;
+    if (!last) /* the window is full: is there more? */
+      last = feof(in) || ferror(in);
+    size_t core = last ? have : have - TAIL;
+    vmem_error err;
+    cli_progress(path, base + have, "explaining");
+    if (!gather_window(g, buf, have, base, base_line, core, done, t, &err)) {
+      cli_progress_done();
+      cli_error("explain", "%s: %s", path, err.message[0] ? err.message : "out of memory");
+      free(buf);
+      return EXIT_BAD;
+    }
+    done = base + core;
+    if (last)
+      break;
+    size_t keep = core - LOOKBACK;
+    base_line += newlines(buf, keep);
+    memmove(buf, buf + keep, have - keep);
+    have -= keep, base += keep;
+    have += fread(buf + have, 1, win - have, in);
+  }
+  cli_progress_done();
+  free(buf);
+  return EXIT_OK;
+}
+
 int cmd_explain(int argc, char **argv) {
   const char *target = NULL, *kernel_path = NULL, *hlo_path = NULL;
   bool json = false;
@@ -756,55 +951,33 @@ int cmd_explain(int argc, char **argv) {
       rc = EXIT_BAD;
       break;
     }
-    size_t len;
-    char *text = cli_read_stream(in, &len);
+    gathered g = {0};
+    int packed = CLI_PLAIN;
+    int lrc = explain_log(in, path, in != stdin, t, &g, &packed);
     if (in != stdin)
       fclose(in);
-    char why[256] = "";
-    int packed = text ? cli_decompress(&text, &len, why, sizeof why) : CLI_PLAIN;
-    if (packed == CLI_BAD_STREAM) {
-      cli_error("explain", "%s: cannot read: %s", path, why);
-      free(text);
+    if (lrc == EXIT_BAD) {
+      gathered_free(&g);
       rc = EXIT_BAD;
       break;
     }
-    if (why[0] && packed != CLI_PLAIN)
-      fprintf(stderr, "vmemscope explain: %s: %s\n", path, why);
-    vmem_error err;
-    if (text && in != stdin && cli_blank(text, len)) { /* a named log with nothing in it: a wrong path, not "no error" */
-      cli_error("explain", "%s: empty file: no log to read", path);
-      free(text);
-      rc = EXIT_BAD;
-      break;
-    }
-    if (text)
-      cli_progress(path, len, "explaining");
-    vmem_log_report *r = text ? vmem_explain(text, len, t, NULL, &err) : NULL;
-    cli_progress_done();
-    if (!r) {
-      cli_error("explain", "%s: %s", path, text ? err.message : "out of memory");
-      free(text);
-      rc = EXIT_BAD;
-      break;
-    }
-    size_t n = vmem_log_error_count(r);
+    size_t n = g.n;
     if (!json && nfiles > 1)
       fprintf(CLI_OUT, "%s== %s\n", f ? "\n" : "", path);
     for (size_t i = 0; i < n; i++) {
       if (json) {
-        json_t *e = json_error(vmem_log_error_at(r, i), &ln);
+        json_t *e = json_error(&g.v[i].e, &ln);
         json_object_set_new(e, "file", json_string(path));
         json_object_set_new(e, "compression", packed == CLI_GZIP   ? json_string("gzip")
                                               : packed == CLI_ZSTD ? json_string("zstd")
                                                                    : json_null());
         json_array_append_new(errs, e);
       } else {
-        print_error(vmem_log_error_at(r, i), i, n, text, len, &ln);
+        print_error(&g.v[i].e, i, n, g.v[i].line, &ln);
       }
     }
     total += n;
-    vmem_log_report_free(r);
-    free(text);
+    gathered_free(&g);
   }
   free(files);
   for (size_t i = 0; i < nowned; i++)

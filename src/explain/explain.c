@@ -885,7 +885,9 @@ static bool same_printed(const vmem_printed *a, const vmem_printed *b) {
 
 /* The same error, whatever prefix each copy of it carries (a log often
  * prints it once per logger and once per traceback). */
-static bool same(const vmem_log_error *a, const vmem_log_error *b) {
+bool vmem_log_error_same(const vmem_log_error *a, const vmem_log_error *b) {
+  if (!a || !b)
+    return false;
   return a->kind == b->kind && same_text(a->instruction, b->instruction) && same_text(a->shape, b->shape) &&
          same_printed(&a->size, &b->size) && same_printed(&a->limit, &b->limit) &&
          same_printed(&a->used, &b->used) && same_printed(&a->capacity, &b->capacity) &&
@@ -1028,7 +1030,7 @@ static bool explain_all(explainer *x) {
     e->count = 1;
     bool folded = false;
     for (size_t i = 0; i < r->count && !folded; i++)
-      if (same(&r->errors[i], e)) {
+      if (vmem_log_error_same(&r->errors[i], e)) {
         r->errors[i].count++;
         folded = true;
         if (!add_host(&r->a, &r->errors[i], host))
