@@ -36,4 +36,16 @@ if [ "$whole" != "$cut" ] || [ "$json" != "$cutjson" ]; then
   echo "explain_windows: a log read in 400 KiB windows reads differently from the whole log" >&2
   exit 1
 fi
+# compressed, decoded a window at a time: the same text
+gzip -1 -c "$dir/log" > "$dir/log.gz"
+for packed in "$dir/log.gz" $(command -v zstd >/dev/null 2>&1 && zstd -q -1 -c "$dir/log" > "$dir/log.zst" && echo "$dir/log.zst"); do
+  got=$(VMEMSCOPE_EXPLAIN_WINDOW=409600 "$cli" explain "$packed" || true)
+  if [ "$whole" != "$(printf '%s\n' "$got")" ] && [ "$whole" != "$got" ]; then
+    printf '%s\n' "$got" > "$dir/packed.txt"
+    printf '%s\n' "$whole" > "$dir/whole.txt"
+    diff "$dir/whole.txt" "$dir/packed.txt" | head -20 >&2
+    echo "explain_windows: $packed in windows reads differently from the plain log" >&2
+    exit 1
+  fi
+done
 echo "explain_windows: $n reports, the same read whole and in 400 KiB windows ($(wc -c < "$dir/log") bytes)"

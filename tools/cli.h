@@ -180,6 +180,16 @@ char *cli_read_file(const char *path, size_t *len);
  * where, *text kept for the caller to free. */
 enum { CLI_PLAIN, CLI_GZIP, CLI_ZSTD, CLI_BAD_STREAM };
 int cli_decompress(char **text, size_t *len, char *why, size_t cap);
+/* The same decoders as a stream: cli_unpack_kind(head) says whether the
+ * first bytes of a file are gzip or zstd; cli_unpack_open(in, head) decodes
+ * `in` after the head already read from it; cli_unpack_read fills out with
+ * up to n bytes of text (0 at the end), setting *why when the stream is cut
+ * (what it held is returned) and *bad, with *why, when it is damaged. */
+typedef struct cli_unpack cli_unpack;
+int cli_unpack_kind(const char *head, size_t n);
+cli_unpack *cli_unpack_open(FILE *in, const char *head, size_t nhead);
+size_t cli_unpack_read(cli_unpack *u, char *out, size_t n, char *why, size_t cap, bool *bad);
+void cli_unpack_close(cli_unpack *u);
 /* A whole number of bytes (>= 0) from an option value. */
 bool cli_parse_bytes(const char *val, int64_t *out);
 

@@ -701,7 +701,7 @@ static bool expand_folders(const char ***files, size_t *nfiles, char ***owned, s
  * began before the next window's start ends before the point too, so no
  * tail of it is taken for a report of its own. Copies of one error in
  * several windows merge by vmem_log_error_same. A compressed log is
- * decompressed whole and read as one window. */
+ * decoded as it is read (cli_compress.c), into the same windows. */
 enum { WINDOW = 64 << 20, TAIL = 128 << 10, LOOKBACK = 72 << 10, MAX_FOUND = 4096 };
 
 typedef struct found {
@@ -822,57 +822,50 @@ static size_t window_size(void) {
   return w >= 2 * (TAIL + LOOKBACK) ? (size_t)w : WINDOW;
 }
 
-/* Reads and explains one log (a FILE, stdin included) into g: in windows, or
- * whole when it is compressed. *packed says which. */
+/* More of the log into out[0..n): plain bytes, or a compressed stream's
+ * text (u); *bad when the stream is damaged, *why said. */
+static size_t fill(FILE *in, cli_unpack *u, char *out, size_t n, char *why, size_t cap, bool *bad) {
+  *bad = false;
+  return u ? cli_unpack_read(u, out, n, why, cap, bad) : fread(out, 1, n, in);
+}
+
+/* Reads and explains one log (a FILE, stdin included; plain, gzip or zstd)
+ * into g, a window at a time. *packed says which it was. */
 static int explain_log(FILE *in, const char *path, bool named, const vmem_target *t, gathered *g, int *packed) {
   size_t win = window_size(), have = 0;
-  char *buf = malloc(win + 1);
+  char *buf = malloc(win + 1), why[256] = "";
   if (!buf)
     return cli_error("explain", "out of memory"), EXIT_BAD;
-  have = fread(buf, 1, win, in);
-  const unsigned char *u = (const unsigned char *)buf;
-  bool compressed = have >= 4 && ((u[0] == 0x1f && u[1] == 0x8b) || (u[0] == 0x28 && u[1] == 0xb5 && u[2] == 0x2f));
-  *packed = CLI_PLAIN;
-  if (compressed) { /* the rest of the stream, then the whole of it decompressed */
-    size_t rest = 0;
-    char *more = cli_read_stream(in, &rest), *all = more ? realloc(buf, have + rest + 1) : NULL;
-    if (!all) {
-      free(more), free(buf);
-      return cli_error("explain", "out of memory"), EXIT_BAD;
-    }
-    memcpy(all + have, more, rest);
-    free(more);
-    buf = all, have += rest;
-    char why[256] = "";
-    *packed = cli_decompress(&buf, &have, why, sizeof why);
-    if (*packed == CLI_BAD_STREAM) {
-      cli_error("explain", "%s: cannot read: %s", path, why);
-      free(buf);
-      return EXIT_BAD;
-    }
-    if (why[0])
-      fprintf(stderr, "vmemscope explain: %s: %s\n", path, why);
-    win = have;
-  }
-  if (named && cli_blank(buf, have) && (compressed || have < win)) { /* a named log with nothing in it: a wrong path */
-    cli_error("explain", "%s: empty file: no log to read", path);
+  have = fread(buf, 1, 4, in);
+  *packed = cli_unpack_kind(buf, have);
+  cli_unpack *u = *packed != CLI_PLAIN ? cli_unpack_open(in, buf, have) : NULL;
+  bool bad = false;
+  if (*packed != CLI_PLAIN && !u) {
     free(buf);
-    return EXIT_BAD;
+    return cli_error("explain", "out of memory"), EXIT_BAD;
   }
+  have = u ? fill(in, u, buf, win, why, sizeof why, &bad) : have + fread(buf + have, 1, win - have, in);
+  int rc = EXIT_OK;
   uint64_t base = 0, done = 0;
   size_t base_line = 1;
-  for (;;) {
-    bool last = compressed || have < win;
-    if (!last) /* the window is full: is there more? */
-      last = feof(in) || ferror(in);
+  if (!bad && named && have < win && cli_blank(buf, have)) { /* a named log with nothing in it: a wrong path */
+    cli_error("explain", "%s: empty file: no log to read", path);
+    rc = EXIT_BAD;
+  }
+  while (rc == EXIT_OK) {
+    if (bad) {
+      cli_error("explain", "%s: cannot read: %s", path, why);
+      rc = EXIT_BAD;
+      break;
+    }
+    bool last = have < win || (!u && (feof(in) || ferror(in)));
     size_t core = last ? have : have - TAIL;
     vmem_error err;
     cli_progress(path, base + have, "explaining");
     if (!gather_window(g, buf, have, base, base_line, core, done, t, &err)) {
-      cli_progress_done();
       cli_error("explain", "%s: %s", path, err.message[0] ? err.message : "out of memory");
-      free(buf);
-      return EXIT_BAD;
+      rc = EXIT_BAD;
+      break;
     }
     done = base + core;
     if (last)
@@ -881,11 +874,14 @@ static int explain_log(FILE *in, const char *path, bool named, const vmem_target
     base_line += newlines(buf, keep);
     memmove(buf, buf + keep, have - keep);
     have -= keep, base += keep;
-    have += fread(buf + have, 1, win - have, in);
+    have += fill(in, u, buf + have, win - have, why, sizeof why, &bad);
   }
   cli_progress_done();
+  if (rc == EXIT_OK && why[0]) /* a cut stream: what it held was read */
+    fprintf(stderr, "vmemscope explain: %s: %s\n", path, why);
+  cli_unpack_close(u);
   free(buf);
-  return EXIT_OK;
+  return rc;
 }
 
 int cmd_explain(int argc, char **argv) {
