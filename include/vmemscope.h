@@ -16,6 +16,12 @@
  *   - Memory comes from the caller's vmem_allocator, or malloc/free when the
  *     allocator pointer is NULL.
  *   - Every size is in bytes, computed with overflow checks.
+ *   - The NULL rule: a NULL handle, result or error pointer never crashes. A
+ *     function that returns a vmem_status returns VMEM_ERR_ARGUMENT for a
+ *     missing handle or result (the error is filled when one is given); an
+ *     accessor given a NULL handle returns 0, false, NULL or an empty
+ *     vmem_str. tests/gen_null_contract.py holds every function declared here
+ *     to it.
  */
 #ifndef VMEMSCOPE_H
 #define VMEMSCOPE_H

@@ -142,8 +142,14 @@ int vmem_cli_capture(int argc, const char *const *argv, char **out, char **err) 
     free(e);
     o = e = NULL;
   }
-  *out = o;
-  *err = e;
+  if (out)
+    *out = o;
+  else
+    free(o);
+  if (err)
+    *err = e;
+  else
+    free(e);
   return rc;
 }
 

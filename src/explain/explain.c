@@ -1070,8 +1070,14 @@ vmem_log_report *vmem_explain(const char *text, size_t len, const vmem_target *t
   return r;
 }
 
-size_t vmem_log_error_count(const vmem_log_report *r) { return r->count; }
+size_t vmem_log_error_count(const vmem_log_report *r) {
+  if (!r)
+    return 0;
+  return r->count;
+}
 const vmem_log_error *vmem_log_error_at(const vmem_log_report *r, size_t i) {
+  if (!r)
+    return NULL;
   return i < r->count ? &r->errors[i] : NULL;
 }
 

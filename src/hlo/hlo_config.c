@@ -138,6 +138,10 @@ json_t *hlo_config_json(const vmem_hlo_instruction *i, vmem_error *err) {
 
 vmem_status vmem_hlo_instruction_scoped(const vmem_hlo_instruction *i, vmem_hlo_scoped *out,
                                         vmem_error *err) {
+  if (!i || !out) {
+    err_set(err, VMEM_ERR_ARGUMENT, 0, "an instruction and a result are needed");
+    return VMEM_ERR_ARGUMENT;
+  }
   out->limit_bytes = out->used_bytes = out->internal_scratch_bytes = -1;
   out->has_kernel_body = out->config_is_json = false;
   json_t *root = hlo_config_json(i, err);

@@ -126,6 +126,8 @@ vmem_kernel *hlo_config_kernel(const json_t *config, const kernel_arrays *io, vm
 
 vmem_kernel *vmem_hlo_instruction_kernel(const vmem_hlo_instruction *in, const vmem_allocator *alloc,
                                          vmem_error *err) {
+  if (!in)
+    return NULL;
   vmem_error local;
   json_t *root = hlo_config_json(in, &local);
   vmem_kernel *k = NULL;

@@ -67,6 +67,8 @@ static void print_computation(strbuf *sb, const vmem_hlo_computation *c) {
 }
 
 size_t vmem_hlo_print(const vmem_hlo_module *m, char *buf, size_t cap) {
+  if (!m)
+    return 0;
   strbuf sb;
   sb_init(&sb, buf, cap);
   if (m->has_header) {
@@ -98,6 +100,8 @@ static void mark_called(const vmem_hlo_computation *c, bool *marks, unsigned dep
 
 /* repro ::= header computations-it-calls ENTRY { parameters ROOT in } */
 size_t vmem_hlo_print_repro(const vmem_hlo_instruction *in, char *buf, size_t cap, vmem_error *err) {
+  if (!in)
+    return 0;
   err_clear(err);
   const vmem_hlo_module *m = in->parent->module;
   if (in->kind == HLO_KIND_PARAMETER) {

@@ -405,14 +405,26 @@ void vmem_stablehlo_free(vmem_stablehlo *m) {
   arena_destroy(&a);
 }
 
-vmem_str vmem_stablehlo_name(const vmem_stablehlo *m) { return m->name; }
-size_t vmem_stablehlo_op_count(const vmem_stablehlo *m) { return m->nops; }
+vmem_str vmem_stablehlo_name(const vmem_stablehlo *m) {
+  if (!m)
+    return (vmem_str){NULL, 0};
+  return m->name;
+}
+size_t vmem_stablehlo_op_count(const vmem_stablehlo *m) {
+  if (!m)
+    return 0;
+  return m->nops;
+}
 const vmem_stablehlo_op *vmem_stablehlo_op_at(const vmem_stablehlo *m, size_t i) {
+  if (!m)
+    return NULL;
   return i < m->nops ? &m->ops[i] : NULL;
 }
 
 vmem_kernel *vmem_stablehlo_op_kernel(const vmem_stablehlo *m, size_t i, const vmem_allocator *alloc,
                                       vmem_error *err) {
+  if (!m)
+    return NULL;
   vmem_error local;
   err_clear(&local);
   const vmem_stablehlo_op *op = vmem_stablehlo_op_at(m, i);

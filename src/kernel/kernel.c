@@ -57,12 +57,24 @@ void vmem_kernel_free(vmem_kernel *k) {
   arena_destroy(&a);
 }
 
-const char *vmem_kernel_name(const vmem_kernel *k) { return k->name; }
-size_t vmem_kernel_grid_rank(const vmem_kernel *k) { return k->grid_rank; }
+const char *vmem_kernel_name(const vmem_kernel *k) {
+  if (!k)
+    return NULL;
+  return k->name;
+}
+size_t vmem_kernel_grid_rank(const vmem_kernel *k) {
+  if (!k)
+    return 0;
+  return k->grid_rank;
+}
 int64_t vmem_kernel_grid_bound(const vmem_kernel *k, size_t axis) {
+  if (!k)
+    return 0;
   return axis < k->grid_rank ? k->grid[axis] : 0;
 }
 const char *vmem_kernel_grid_axis_name(const vmem_kernel *k, size_t axis) {
+  if (!k)
+    return NULL;
   static const char *const names[VMEM_KERNEL_MAX_RANK] = {"g0", "g1", "g2",  "g3",  "g4",  "g5",  "g6",  "g7",
                                                           "g8", "g9", "g10", "g11", "g12", "g13", "g14", "g15"};
   if (axis >= k->grid_rank)
@@ -71,19 +83,51 @@ const char *vmem_kernel_grid_axis_name(const vmem_kernel *k, size_t axis) {
 }
 
 const char *vmem_kernel_dimension_semantics(const vmem_kernel *k, size_t axis) {
+  if (!k)
+    return NULL;
   return axis < k->grid_rank && k->semantics[axis] ? k->semantics[axis] : "";
 }
-size_t vmem_kernel_operand_count(const vmem_kernel *k) { return k->nops; }
+size_t vmem_kernel_operand_count(const vmem_kernel *k) {
+  if (!k)
+    return 0;
+  return k->nops;
+}
 const vmem_operand *vmem_kernel_operand(const vmem_kernel *k, size_t i) {
+  if (!k)
+    return NULL;
   return i < k->nops ? &k->ops[i].pub : NULL;
 }
-int64_t vmem_kernel_vmem_limit_bytes(const vmem_kernel *k) { return k->vmem_limit; }
-int64_t vmem_kernel_internal_scratch_bytes(const vmem_kernel *k) { return k->internal_scratch; }
-const vmem_shape *vmem_kernel_result_shape(const vmem_kernel *k) { return k->result; }
-bool vmem_kernel_roles_known(const vmem_kernel *k) { return k->roles_inferred; }
-bool vmem_kernel_body_modelled(const vmem_kernel *k) { return k->body_known; }
+int64_t vmem_kernel_vmem_limit_bytes(const vmem_kernel *k) {
+  if (!k)
+    return 0;
+  return k->vmem_limit;
+}
+int64_t vmem_kernel_internal_scratch_bytes(const vmem_kernel *k) {
+  if (!k)
+    return 0;
+  return k->internal_scratch;
+}
+const vmem_shape *vmem_kernel_result_shape(const vmem_kernel *k) {
+  if (!k)
+    return NULL;
+  return k->result;
+}
+bool vmem_kernel_roles_known(const vmem_kernel *k) {
+  if (!k)
+    return false;
+  return k->roles_inferred;
+}
+bool vmem_kernel_body_modelled(const vmem_kernel *k) {
+  if (!k)
+    return false;
+  return k->body_known;
+}
 
 vmem_status vmem_kernel_set_array(vmem_kernel *k, const char *name, const char *text, vmem_error *err) {
+  if (!k || !name || !text) {
+    err_set(err, VMEM_ERR_ARGUMENT, 0, "a kernel, an operand name and a shape are needed");
+    return VMEM_ERR_ARGUMENT;
+  }
   err_clear(err);
   kernel_operand *op = NULL;
   for (size_t i = 0; i < k->nops && !op; i++)
@@ -221,6 +265,10 @@ static void follow_values(vmem_kernel *k) {
  * agree in size; arrays the grid implies; scratch and body values that
  * follow the blocks. */
 vmem_status vmem_kernel_parametrize(vmem_kernel *k, size_t *made, vmem_error *err) {
+  if (!k) {
+    err_set(err, VMEM_ERR_ARGUMENT, 0, "a kernel is needed");
+    return VMEM_ERR_ARGUMENT;
+  }
   err_clear(err);
   *made = 0;
   if (k->nparams)
@@ -271,6 +319,10 @@ vmem_status vmem_kernel_parametrize(vmem_kernel *k, size_t *made, vmem_error *er
 }
 
 vmem_status vmem_kernel_fix_scratch(vmem_kernel *k, const char *name, vmem_error *err) {
+  if (!k || !name) {
+    err_set(err, VMEM_ERR_ARGUMENT, 0, "a kernel and a scratch name are needed");
+    return VMEM_ERR_ARGUMENT;
+  }
   err_clear(err);
   for (size_t i = 0; i < k->nops; i++)
     if (!strcmp(k->ops[i].pub.name, name) && k->ops[i].pub.role == VMEM_ROLE_SCRATCH) {
@@ -282,9 +334,19 @@ vmem_status vmem_kernel_fix_scratch(vmem_kernel *k, const char *name, vmem_error
 }
 
 int vmem_kernel_scratch_follows(const vmem_kernel *k, size_t i) {
+  if (!k)
+    return 0;
   return i < k->nops ? k->ops[i].follows - 1 : -1;
 }
 
-bool vmem_kernel_array_inferred(const vmem_kernel *k, size_t i) { return i < k->nops && k->ops[i].array_inferred; }
+bool vmem_kernel_array_inferred(const vmem_kernel *k, size_t i) {
+  if (!k)
+    return false;
+  return i < k->nops && k->ops[i].array_inferred;
+}
 
-unsigned vmem_kernel_tied_dims(const vmem_kernel *k, size_t i) { return i < k->nops ? k->ops[i].tied : 0; }
+unsigned vmem_kernel_tied_dims(const vmem_kernel *k, size_t i) {
+  if (!k)
+    return 0;
+  return i < k->nops ? k->ops[i].tied : 0;
+}

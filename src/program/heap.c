@@ -584,6 +584,10 @@ static unsigned threads_for(size_t n) { return n >= HEAP_HALVES_MIN ? sys_proces
 
 vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
                            const vmem_allocator *alloc, vmem_error *err) {
+  if ((!bufs && n) || !out) {
+    err_set(err, VMEM_ERR_ARGUMENT, 0, "buffers and a result are needed");
+    return VMEM_ERR_ARGUMENT;
+  }
   bool gave_up = false;
   return pack(bufs, n, alignment, out, alloc, err, false, UINT64_MAX, &gave_up, threads_for(n));
 }
@@ -596,6 +600,10 @@ vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment,
  * the other until it loses (on bench_heap's mix, a quarter). */
 vmem_status vmem_heap_pack_best(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
                                 const vmem_allocator *alloc, vmem_error *err) {
+  if ((!bufs && n) || !out) {
+    err_set(err, VMEM_ERR_ARGUMENT, 0, "buffers and a result are needed");
+    return VMEM_ERR_ARGUMENT;
+  }
   bool gave_up = false;
   vmem_status st = pack(bufs, n, alignment, out, alloc, err, true, UINT64_MAX, &gave_up, threads_for(n));
   uint64_t *keep = st == VMEM_OK && n ? vmem__alloc(alloc, n * sizeof *keep) : NULL;

@@ -570,6 +570,10 @@ static bool keep_reservations(vmem_program *p, const pg_walk *w) {
 
 vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m, const vmem_target *t, const vmem_program_options *opt,
                                   vmem_program *out, const vmem_allocator *alloc, vmem_error *err) {
+  if (!m || !t || !out) {
+    err_set(err, VMEM_ERR_ARGUMENT, 0, "a module, a target and a result are needed");
+    return VMEM_ERR_ARGUMENT;
+  }
   static const vmem_program_options none = {0, 0, false, NULL};
   err_clear(err);
   memset(out, 0, sizeof *out);

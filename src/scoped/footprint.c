@@ -296,6 +296,10 @@ static vmem_status extras(arena *scratch, const vmem_kernel *k, const vmem_targe
 
 vmem_status vmem_kernel_footprint(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *opt,
                                   vmem_footprint *out, vmem_error *err) {
+  if (!out) {
+    err_set(err, VMEM_ERR_ARGUMENT, 0, "a result is needed");
+    return VMEM_ERR_ARGUMENT;
+  }
   err_clear(err);
   memset(out, 0, sizeof *out);
   if (!k || !t) {

@@ -203,6 +203,10 @@ static void buffering_and_coloring(const vmem_kernel *k, const vmem_target *t, c
 
 vmem_status vmem_kernel_remedies(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *opt,
                                  uint64_t limit, vmem_remedies *out, vmem_error *err) {
+  if (!k || !t || !out) {
+    err_set(err, VMEM_ERR_ARGUMENT, 0, "a kernel, a target and a result are needed");
+    return VMEM_ERR_ARGUMENT;
+  }
   memset(out, 0, sizeof *out);
   vmem_footprint f;
   vmem_status st = vmem_kernel_footprint(k, t, opt, &f, err);

@@ -501,6 +501,10 @@ static bool apply(rule_ctx *c, const vmem_hlo_instruction *in) {
 
 vmem_status vmem_hlo_instruction_min_scoped(const vmem_hlo_instruction *in, const vmem_target *t,
                                             vmem_std_scoped *out, vmem_error *err) {
+  if (!out) {
+    err_set(err, VMEM_ERR_ARGUMENT, 0, "a result is needed");
+    return VMEM_ERR_ARGUMENT;
+  }
   err_clear(err);
   memset(out, 0, sizeof *out);
   out->dominant = -1;

@@ -151,23 +151,51 @@ size_t shape_minor(const vmem_shape *s, size_t i) {
   return s->rank - 1 - i;
 }
 
-bool vmem_shape_is_tuple(const vmem_shape *s) { return s->tuple; }
-size_t vmem_shape_tuple_count(const vmem_shape *s) { return s->tuple ? s->count : 0; }
+bool vmem_shape_is_tuple(const vmem_shape *s) {
+  if (!s)
+    return false;
+  return s->tuple;
+}
+size_t vmem_shape_tuple_count(const vmem_shape *s) {
+  if (!s)
+    return 0;
+  return s->tuple ? s->count : 0;
+}
 const vmem_shape *vmem_shape_tuple_at(const vmem_shape *s, size_t i) {
+  if (!s)
+    return NULL;
   return s->tuple && i < s->count ? s->elems[i] : NULL;
 }
-vmem_dtype vmem_shape_dtype(const vmem_shape *s) { return s->dtype; }
-size_t vmem_shape_rank(const vmem_shape *s) { return s->tuple ? 0 : s->rank; }
+vmem_dtype vmem_shape_dtype(const vmem_shape *s) {
+  if (!s)
+    return 0;
+  return s->dtype;
+}
+size_t vmem_shape_rank(const vmem_shape *s) {
+  if (!s)
+    return 0;
+  return s->tuple ? 0 : s->rank;
+}
 int64_t vmem_shape_dim(const vmem_shape *s, size_t i) {
+  if (!s)
+    return 0;
   if (s->tuple || i >= s->rank)
     return 0;
   return s->dyn[i] == DIM_UNBOUNDED ? -1 : s->dims[i];
 }
 bool vmem_shape_dim_is_dynamic(const vmem_shape *s, size_t i) {
+  if (!s)
+    return false;
   return !s->tuple && i < s->rank && s->dyn[i] != DIM_STATIC;
 }
-bool vmem_shape_has_layout(const vmem_shape *s) { return s->lay.present; }
+bool vmem_shape_has_layout(const vmem_shape *s) {
+  if (!s)
+    return false;
+  return s->lay.present;
+}
 bool vmem_shape_has_tiles(const vmem_shape *s) {
+  if (!s)
+    return false;
   if (!s->tuple)
     return s->lay.ntiles > 0 || !dtype_is_array(s->dtype);
   for (size_t i = 0; i < s->count; i++)
@@ -175,4 +203,8 @@ bool vmem_shape_has_tiles(const vmem_shape *s) {
       return false;
   return true;
 }
-int64_t vmem_shape_memory_space(const vmem_shape *s) { return s->lay.memory_space; }
+int64_t vmem_shape_memory_space(const vmem_shape *s) {
+  if (!s)
+    return 0;
+  return s->lay.memory_space;
+}

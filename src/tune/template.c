@@ -323,8 +323,14 @@ void vmem_template_free(vmem_template *tpl) {
     vmem__free(&tpl->alloc, tpl);
 }
 
-size_t vmem_template_param_count(const vmem_template *tpl) { return tpl->nparams; }
+size_t vmem_template_param_count(const vmem_template *tpl) {
+  if (!tpl)
+    return 0;
+  return tpl->nparams;
+}
 const char *vmem_template_param_name(const vmem_template *tpl, size_t i) {
+  if (!tpl)
+    return NULL;
   return i < tpl->nparams ? tpl->param_names[i] : NULL;
 }
 
@@ -460,15 +466,25 @@ static double overhang(const vmem_template *tpl, const int64_t *grid, const int6
 }
 
 int64_t vmem_template_param_value(const vmem_template *tpl, size_t i) {
+  if (!tpl)
+    return 0;
   return i < tpl->nparams ? tpl->param_values[i] : 0;
 }
 
-size_t vmem_template_buffer_choices(const vmem_template *tpl) { return tpl->nchoices; }
+size_t vmem_template_buffer_choices(const vmem_template *tpl) {
+  if (!tpl)
+    return 0;
+  return tpl->nchoices;
+}
 size_t vmem_template_buffer_choice_operand(const vmem_template *tpl, size_t j) {
+  if (!tpl)
+    return 0;
   return j < tpl->nchoices ? tpl->choice_op[j] : SIZE_MAX;
 }
 
 void vmem_template_eval(const vmem_template *tpl, const int64_t *values, vmem_eval *out) {
+  if (!tpl)
+    return;
   vmem_template_eval_buffers(tpl, values, NULL, out);
 }
 
@@ -599,11 +615,15 @@ static void roofline(const vmem_template *tpl, const eval_ctx *cx, vmem_eval *ou
 
 void vmem_template_eval_buffers(const vmem_template *tpl, const int64_t *values, const int *buffers,
                                 vmem_eval *out) {
+  if (!tpl)
+    return;
   vmem_template_eval_order(tpl, values, buffers, NULL, out);
 }
 
 void vmem_template_eval_order(const vmem_template *tpl, const int64_t *values, const int *buffers, const int *order,
                               vmem_eval *out) {
+  if (!tpl)
+    return;
   eval_ctx cx;
   cx.single_bytes = 0;
   memset(out, 0, sizeof *out);
@@ -651,6 +671,8 @@ static int cmp_i64(const void *a, const void *b) {
  * largest array dim the parameter sets, whether it divides or not, in
  * steps of 8 (the finest rule), coarsened to stay within 4096 values. */
 size_t vmem_template_padded_values(const vmem_template *tpl, size_t p, int64_t *out, size_t cap) {
+  if (!tpl)
+    return 0;
   int64_t bound = 0;
   for (size_t i = 0; i < tpl->nops; i++)
     for (size_t d = 0; d < tpl->ops[i].rank; d++)
@@ -677,6 +699,8 @@ size_t vmem_template_padded_values(const vmem_template *tpl, size_t p, int64_t *
  * division up to its square root (a dim past 2^52 is tried at its powers
  * of two and itself only), kept when legal for every dim it sets. */
 size_t vmem_template_default_values(const vmem_template *tpl, size_t p, int64_t *out, size_t cap) {
+  if (!tpl)
+    return 0;
   int64_t bound = 0;
   for (size_t i = 0; i < tpl->nops; i++)
     for (size_t d = 0; d < tpl->ops[i].rank; d++)
@@ -713,6 +737,10 @@ const char *vmem_flops_source_name(vmem_flops_source s) {
 
 vmem_status vmem_kernel_cost(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *plan,
                              const vmem_cost_options *cost, vmem_kernel_cost_report *out, vmem_error *err) {
+  if (!k || !t || !out) {
+    err_set(err, VMEM_ERR_ARGUMENT, 0, "a kernel, a target and a result are needed");
+    return VMEM_ERR_ARGUMENT;
+  }
   memset(out, 0, sizeof *out);
   vmem_template *tpl = vmem_template_new(k, t, plan, cost, NULL, err);
   if (!tpl)
@@ -725,13 +753,21 @@ vmem_status vmem_kernel_cost(const vmem_kernel *k, const vmem_target *t, const v
   return VMEM_OK;
 }
 
-size_t vmem_template_value_count(const vmem_template *tpl) { return tpl->nvalues; }
+size_t vmem_template_value_count(const vmem_template *tpl) {
+  if (!tpl)
+    return 0;
+  return tpl->nvalues;
+}
 
 const char *vmem_template_value_note(const vmem_template *tpl, size_t i) {
+  if (!tpl)
+    return NULL;
   return i < tpl->nvalues ? tpl->value_src[i]->note : NULL;
 }
 
 size_t vmem_template_value_follows(const vmem_template *tpl, size_t i, const char **names, size_t cap) {
+  if (!tpl)
+    return 0;
   size_t n = 0;
   for (size_t d = 0; i < tpl->nvalues && d < tpl->values[i].rank; d++) {
     int p = tpl->values[i].param[d];
@@ -745,6 +781,8 @@ size_t vmem_template_value_follows(const vmem_template *tpl, size_t i, const cha
  * rules (legal_dim); "" when it is. */
 size_t vmem_template_value_rule(const vmem_template *tpl, size_t p, int64_t v, size_t *operand, char *buf,
                                 size_t cap) {
+  if (!tpl)
+    return 0;
   if (cap)
     buf[0] = '\0';
   for (size_t i = 0; i < tpl->nops; i++)
