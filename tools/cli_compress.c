@@ -116,8 +116,8 @@ size_t cli_unpack_read(cli_unpack *u, char *out, size_t n, char *why, size_t cap
   while (got < n && !u->bad) {
     if (!refill(u)) {
       if (!u->ended && !why[0])
-        snprintf(why, cap, "the %s stream is cut (it ends at byte %llu without its end): the text before the cut "
-                 "is read", u->kind == CLI_GZIP ? "gzip" : "zstd", (unsigned long long)u->consumed);
+        snprintf(why, cap, "the %s stream is cut (it ends at byte %llu without its end)",
+                 u->kind == CLI_GZIP ? "gzip" : "zstd", (unsigned long long)u->consumed);
       break;
     }
     size_t made = step(u, out + got, n - got, why, cap);

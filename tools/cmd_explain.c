@@ -58,16 +58,18 @@ static const char *kind_title(vmem_oom_kind k) {
   }
 }
 
-/* A figure as printed and as its byte interval; a derived one says from what. */
-static void print_printed(const char *what, const vmem_printed *p, bool derived) {
+/* A figure as printed and as its byte interval; a derived one says from
+ * what (`rule`, NULL when the log printed it). */
+static void print_printed(const char *what, const vmem_printed *p, const char *rule) {
   if (!p->present)
     return;
   if (p->lo == p->hi)
     fprintf(CLI_OUT, "  %-9s %s = %" PRIu64 " bytes", what, p->text, p->lo);
   else
     fprintf(CLI_OUT, "  %-9s %s = %" PRIu64 "..%" PRIu64 " bytes", what, p->text, p->lo, p->hi);
-  fprintf(CLI_OUT, "%s\n", !derived ? "" : strchr(p->text, '+') || strstr(p->text, "size-") ? " (derived: the log lacks it; size = limit + excess)"
-                                                                                  : " (derived: the log lacks it; excess = used - capacity)");
+  if (rule)
+    fprintf(CLI_OUT, " (derived: the log lacks it; %s)", rule);
+  fprintf(CLI_OUT, "\n");
 }
 
 /* "quoted, wrapped": the forms the report was read out of. */
@@ -79,60 +81,67 @@ static void forms_text(unsigned forms, char *buf, size_t cap) {
       n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", vmem_log_form_name(i));
 }
 
-/* Generations whose fact lies in the printed interval. */
-static size_t consistent(const vmem_printed *p, vmem_fact_id id, char *buf, size_t cap) {
-  size_t n = 0, len = 0;
-  buf[0] = '\0';
-  for (size_t i = 0; p->present && i < vmem_target_count(); i++) {
-    const vmem_target *t = vmem_target_at(i);
-    uint64_t v = vmem_target_u64(t, id);
-    if (v && v >= p->lo && v <= p->hi && len + 8 < cap) {
-      len += (size_t)snprintf(buf + len, cap - len, "%s%s", n ? ", " : "", vmem_target_name(t));
-      n++;
-    }
+/* The figure that names an error's generation and the fact it is held to:
+ * a scoped limit against the default limits, a capacity against VMEM or
+ * SMEM. False for the kinds whose figures name none. */
+static bool target_figure(const vmem_log_error *e, const vmem_printed **by, vmem_fact_id *id) {
+  *by = e->kind == VMEM_OOM_SCOPED_VMEM ? &e->limit : &e->capacity;
+  *id = e->kind == VMEM_OOM_SCOPED_VMEM ? VMEM_FACT_SCOPED_DEFAULT_BYTES
+        : e->kind == VMEM_OOM_SMEM      ? VMEM_FACT_SMEM_BYTES
+                                        : VMEM_FACT_VMEM_BYTES;
+  return (*by)->present &&
+         (e->kind == VMEM_OOM_SCOPED_VMEM || e->kind == VMEM_OOM_PROGRAM_VMEM || e->kind == VMEM_OOM_SMEM);
+}
+
+/* The generations whose fact is nearest the printed interval p, into out
+ * (at most cap; how many returned): inside it when *gap is 0, else the
+ * nearest outside (a capacity less some reserve, 64 MiB less 64 KiB), at
+ * *fact bytes. */
+static size_t nearest_targets(const vmem_printed *p, vmem_fact_id id, const vmem_target **out, size_t cap,
+                              uint64_t *gap, uint64_t *fact) {
+  *gap = UINT64_MAX, *fact = 0;
+  for (size_t i = 0; i < vmem_target_count(); i++) {
+    uint64_t v = vmem_target_u64(vmem_target_at(i), id);
+    uint64_t d = v > p->hi ? v - p->hi : v < p->lo ? p->lo - v : 0;
+    if (v && d < *gap)
+      *gap = d, *fact = v;
+  }
+  size_t n = 0;
+  for (size_t i = 0; *fact && i < vmem_target_count() && n < cap; i++) {
+    uint64_t v = vmem_target_u64(vmem_target_at(i), id);
+    uint64_t d = v > p->hi ? v - p->hi : v < p->lo ? p->lo - v : 0;
+    if (v && d == *gap)
+      out[n++] = vmem_target_at(i);
   }
   return n;
 }
 
-/* The generations whose fact is nearest the printed interval (a capacity
- * less some reserve, 64 MiB less 64 KiB): their names, and the figure. */
-static uint64_t nearest(const vmem_printed *p, vmem_fact_id id, char *buf, size_t cap) {
-  uint64_t best = UINT64_MAX, at = 0;
-  for (size_t i = 0; i < vmem_target_count(); i++) {
-    uint64_t v = vmem_target_u64(vmem_target_at(i), id);
-    uint64_t d = v > p->hi ? v - p->hi : v < p->lo ? p->lo - v : 0;
-    if (v && d < best)
-      best = d, at = v;
-  }
-  size_t len = 0, n = 0;
+static void names_text(const vmem_target *const *t, size_t n, char *buf, size_t cap) {
+  size_t len = 0;
   buf[0] = '\0';
-  for (size_t i = 0; at && i < vmem_target_count(); i++)
-    if (vmem_target_u64(vmem_target_at(i), id) == at && len + 8 < cap)
-      len += (size_t)snprintf(buf + len, cap - len, "%s%s", n++ ? ", " : "", vmem_target_name(vmem_target_at(i)));
-  return at;
+  for (size_t i = 0; i < n && len + 8 < cap; i++)
+    len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", vmem_target_name(t[i]));
 }
 
 static void print_targets(const vmem_log_error *e) {
-  char b[128];
-  if (e->kind == VMEM_OOM_SCOPED_VMEM && e->limit.present) {
-    if (consistent(&e->limit, VMEM_FACT_SCOPED_DEFAULT_BYTES, b, sizeof b))
-      fprintf(CLI_OUT, "  targets   a limit of %s is the default on %s, or an explicit limit\n", e->limit.text, b);
-    else
-      fprintf(CLI_OUT, "  targets   a limit of %s is no generation's default: set by vmem_limit_bytes or the flag\n",
-             e->limit.text);
-  }
-  if ((e->kind == VMEM_OOM_PROGRAM_VMEM || e->kind == VMEM_OOM_SMEM) && e->capacity.present) {
-    vmem_fact_id id = e->kind == VMEM_OOM_SMEM ? VMEM_FACT_SMEM_BYTES : VMEM_FACT_VMEM_BYTES;
-    if (consistent(&e->capacity, id, b, sizeof b))
-      fprintf(CLI_OUT, "  targets   a capacity of %s means %s\n", e->capacity.text, b);
-    else
-    {
-      char nb[128], h[32];
-      uint64_t at = nearest(&e->capacity, id, nb, sizeof nb);
-      fprintf(CLI_OUT, "  targets   no generation has %s of %s (a capacity less a reserve?); nearest: %s on %s\n",
-              e->capacity.text, e->kind == VMEM_OOM_SMEM ? "SMEM" : "VMEM", cli_human(h, sizeof h, at), nb);
-    }
-  }
+  const vmem_printed *by;
+  vmem_fact_id id;
+  if (!target_figure(e, &by, &id))
+    return;
+  const vmem_target *near[32];
+  uint64_t gap, fact;
+  char b[256], h[32];
+  names_text(near, nearest_targets(by, id, near, 32, &gap, &fact), b, sizeof b);
+  if (e->kind == VMEM_OOM_SCOPED_VMEM && !gap)
+    fprintf(CLI_OUT, "  targets   a limit of %s is the default on %s, or an explicit limit\n", by->text, b);
+  else if (e->kind == VMEM_OOM_SCOPED_VMEM)
+    fprintf(CLI_OUT, "  targets   a limit of %s is no generation's default: set by vmem_limit_bytes or the flag\n",
+            by->text);
+  else if (!gap)
+    fprintf(CLI_OUT, "  targets   a capacity of %s means %s\n", by->text, b);
+  else
+    fprintf(CLI_OUT, "  targets   no generation has %s of %s (a capacity less a reserve?); nearest: %s on %s\n",
+            by->text, e->kind == VMEM_OOM_SMEM ? "SMEM" : "VMEM", cli_human(h, sizeof h, fact), b);
 }
 
 static void print_listing(const vmem_log_error *e) {
@@ -487,13 +496,16 @@ static void print_error(const vmem_log_error *e, size_t i, size_t n, size_t line
   if (e->kind == VMEM_OOM_SCOPED_VMEM || e->kind == VMEM_OOM_VMEM_REQUEST)
     fprintf(CLI_OUT, "  custom kernel: %s (%s)%s%s\n", e->custom_kernel > 0 ? "yes" : e->custom_kernel == 0 ? "no" : "unknown",
            e->evidence, e->kernel ? "; kernel " : "", e->kernel ? e->kernel : "");
-  print_printed("size", &e->size, e->derived & VMEM_DERIVED_SIZE);
-  print_printed("limit", &e->limit, e->derived & VMEM_DERIVED_LIMIT);
-  print_printed("used", &e->used, false);
-  print_printed(e->kind == VMEM_OOM_HBM && !e->used.present ? "has" : "capacity", &e->capacity, false);
-  print_printed("excess", &e->excess, e->derived & VMEM_DERIVED_EXCESS);
-  print_printed("required", &e->requirement, false);
-  print_printed("  scoped", &e->requirement_scoped, false);
+  const char *sum = "size = limit + excess";
+  print_printed("size", &e->size, e->derived & VMEM_DERIVED_SIZE ? sum : NULL);
+  print_printed("limit", &e->limit, e->derived & VMEM_DERIVED_LIMIT ? sum : NULL);
+  print_printed("used", &e->used, NULL);
+  print_printed(e->kind == VMEM_OOM_HBM && !e->used.present ? "has" : "capacity", &e->capacity, NULL);
+  print_printed("excess", &e->excess, !(e->derived & VMEM_DERIVED_EXCESS) ? NULL
+                                      : e->kind == VMEM_OOM_SCOPED_VMEM   ? sum
+                                                                          : "excess = used - capacity");
+  print_printed("required", &e->requirement, NULL);
+  print_printed("  scoped", &e->requirement_scoped, NULL);
   print_targets(e);
   print_listing(e);
   char b[32], c[32];
@@ -565,15 +577,13 @@ static json_t *json_error(const vmem_log_error *e, const linked *ln) {
     json_object_set_new(o, figs[i].hi, figs[i].p->present ? json_integer((json_int_t)figs[i].p->hi) : json_null());
   }
   json_t *tg = json_array(); /* the generations the figures fit, as "targets" prints them */
-  const vmem_printed *by = e->kind == VMEM_OOM_SCOPED_VMEM ? &e->limit : &e->capacity;
-  vmem_fact_id fid = e->kind == VMEM_OOM_SCOPED_VMEM ? VMEM_FACT_SCOPED_DEFAULT_BYTES
-                     : e->kind == VMEM_OOM_SMEM      ? VMEM_FACT_SMEM_BYTES
-                                                     : VMEM_FACT_VMEM_BYTES;
-  for (size_t i = 0; by->present && e->kind != VMEM_OOM_HBM && i < vmem_target_count(); i++) {
-    uint64_t v = vmem_target_u64(vmem_target_at(i), fid);
-    if (v && v >= by->lo && v <= by->hi)
-      json_array_append_new(tg, json_string(vmem_target_name(vmem_target_at(i))));
-  }
+  const vmem_printed *by;
+  vmem_fact_id fid;
+  const vmem_target *near[32];
+  uint64_t gap = 1, fact;
+  size_t nt = target_figure(e, &by, &fid) ? nearest_targets(by, fid, near, 32, &gap, &fact) : 0;
+  for (size_t i = 0; !gap && i < nt; i++)
+    json_array_append_new(tg, json_string(vmem_target_name(near[i])));
   json_object_set_new(o, "targets", tg);
   json_t *hosts = json_array();
   for (const char *h = e->hosts; h && *h;) {
@@ -773,6 +783,13 @@ static bool merge_hosts(gathered *g, vmem_log_error *into, const vmem_log_error 
   return true;
 }
 
+static size_t newlines(const char *p, size_t n) {
+  size_t k = 0;
+  for (const char *q = p, *end = p + n; (q = memchr(q, '\n', (size_t)(end - q))); q++)
+    k++;
+  return k;
+}
+
 /* Explains buf[0..have), the log from byte `base` (line base_line) on, and
  * keeps the reports that start before `core` and at or after the log's
  * byte `done` (the windows before took those before it). */
@@ -784,6 +801,7 @@ static bool gather_window(gathered *g, const char *buf, size_t have, uint64_t ba
     return false;
   }
   g->reports[g->nr++] = r;
+  size_t at = 0, line = 1; /* a cursor: the errors come in the order of their offsets, so each line is counted once */
   for (size_t i = 0; i < vmem_log_error_count(r); i++) {
     const vmem_log_error *e = vmem_log_error_at(r, i);
     if (e->offset >= core || base + e->offset < done)
@@ -799,20 +817,16 @@ static bool gather_window(gathered *g, const char *buf, size_t have, uint64_t ba
     }
     if (g->n >= MAX_FOUND || !grow((void **)&g->v, &g->cap, g->n, sizeof *g->v))
       continue; /* past MAX_FOUND distinct errors, the first are what a reader needs */
-    size_t line;
-    vmem_locate(buf, have, e->offset, &line, NULL);
+    if (e->offset < at)
+      at = 0, line = 1;
+    line += newlines(buf + at, e->offset - at);
+    at = e->offset;
     g->v[g->n] = (found){*e, base_line + line - 1};
     g->v[g->n++].e.offset = (size_t)(base + e->offset);
   }
   return true;
 }
 
-static size_t newlines(const char *p, size_t n) {
-  size_t k = 0;
-  for (const char *q = p, *end = p + n; (q = memchr(q, '\n', (size_t)(end - q))); q++)
-    k++;
-  return k;
-}
 
 /* The window the CLI reads a plain log in: WINDOW, or VMEMSCOPE_EXPLAIN_WINDOW
  * bytes (the tests make it small, to cut their logs in many places). */
@@ -848,12 +862,16 @@ static int explain_log(FILE *in, const char *path, bool named, const vmem_target
   int rc = EXIT_OK;
   uint64_t base = 0, done = 0;
   size_t base_line = 1;
-  if (!bad && named && have < win && cli_blank(buf, have)) { /* a named log with nothing in it: a wrong path */
+  if (bad || (u && !have && why[0])) { /* damaged, or cut before any text */
+    cli_error("explain", "%s: cannot read: %s%s", path, why[0] ? why : "a damaged stream",
+              bad ? "" : ", before any text");
+    rc = EXIT_BAD;
+  } else if (named && have < win && cli_blank(buf, have)) { /* a named log with nothing in it: a wrong path */
     cli_error("explain", "%s: empty file: no log to read", path);
     rc = EXIT_BAD;
   }
   while (rc == EXIT_OK) {
-    if (bad) {
+    if (bad) { /* damaged further on */
       cli_error("explain", "%s: cannot read: %s", path, why);
       rc = EXIT_BAD;
       break;
@@ -878,7 +896,7 @@ static int explain_log(FILE *in, const char *path, bool named, const vmem_target
   }
   cli_progress_done();
   if (rc == EXIT_OK && why[0]) /* a cut stream: what it held was read */
-    fprintf(stderr, "vmemscope explain: %s: %s\n", path, why);
+    fprintf(stderr, "vmemscope explain: %s: %s: the text before the cut is read\n", path, why);
   cli_unpack_close(u);
   free(buf);
   return rc;

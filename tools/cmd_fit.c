@@ -571,20 +571,28 @@ static void print_follows(const vmem_kernel *k, const vmem_template *tpl) {
 
 /* Why a runner-up lost to the best: the term of the roofline that differs
  * most (grid steps, HBM bytes, compute), or the VMEM it would need. */
+/* The names of the grid axes that may move (or, !movable, that keep their
+ * place), comma-separated into buf; how many. */
+static size_t axes_text(const vmem_kernel *k, const vmem_template *tpl, size_t rank, bool movable, char *buf,
+                        size_t cap) {
+  size_t n = 0, len = 0;
+  buf[0] = '\0';
+  for (size_t a = 0; a < rank; a++) {
+    const char *name = vmem_kernel_grid_axis_name(k, a);
+    if (vmem_template_axis_reorderable(tpl, a) == movable && len < cap)
+      len += (size_t)snprintf(buf + len, cap - len, "%s%s", n++ ? ", " : "", name ? name : "?");
+  }
+  return n;
+}
+
 /* With --grid-order: how many orders, which axes move and which keep their place. */
 static void print_orders(const vmem_kernel *k, const vmem_template *tpl, const space *sp) {
   if (sp->norders <= 1 && !sp->want_orders)
     return;
-  char moving[256] = "", fixed[256] = "";
-  size_t nm = 0, nf = 0;
-  for (size_t a = 0; a < sp->rank; a++) {
-    const char *name = vmem_kernel_grid_axis_name(k, a);
-    char *buf = vmem_template_axis_reorderable(tpl, a) ? moving : fixed;
-    size_t *n = buf == moving ? &nm : &nf;
-    if (*n < sizeof moving)
-      *n += (size_t)snprintf(buf + *n, sizeof moving - *n, "%s%s", *n ? ", " : "", name ? name : "?");
-  }
-  fprintf(CLI_OUT, "  grid orders: %zu tried; %s %s", sp->norders, nm ? moving : "no axis", nm == 1 ? "moves" : "move");
+  char moving[256], fixed[256];
+  size_t nm = axes_text(k, tpl, sp->rank, true, moving, sizeof moving);
+  size_t nf = axes_text(k, tpl, sp->rank, false, fixed, sizeof fixed);
+  fprintf(CLI_OUT, "  grid orders: %zu tried; %s %s", sp->norders, nm ? moving : "no axis", nm > 1 ? "move" : "moves");
   if (nf)
     fprintf(CLI_OUT, "; %s %s its place (an output does not follow it: a reduction)", fixed,
             nf == 1 ? "keeps" : "keep");

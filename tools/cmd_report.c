@@ -99,8 +99,7 @@ static bool looks_like_log(const char *path) {
   if (f)
     fclose(f);
   bool log = false;
-  const unsigned char *u = (const unsigned char *)head;
-  if (head && n >= 4 && ((u[0] == 0x1f && u[1] == 0x8b) || (u[0] == 0x28 && u[1] == 0xb5 && u[2] == 0x2f && u[3] == 0xfd)))
+  if (head && cli_unpack_kind(head, n) != CLI_PLAIN)
     log = true; /* a gzip or zstd stream: explain reads compressed logs, check reads no compressed input */
   else if (head && !memchr(head, '\0', n)) {
     head[n] = '\0';

@@ -272,11 +272,9 @@ static char *clean(arena *a, const char *s, size_t from, size_t to, size_t *out_
     /* The line cleaned first (a colour code may hide a logger prefix), then
      * its prefix dropped; a JSON line's escapes are undone after its
      * "message" is found, so the prefix is looked for in the raw line. */
-    const char *q = skip_quote(p, le, forms);
-    if (q < le && *q == '{' && skip_prefix(q, le) != q) {
-      mark(forms, VMEM_FORM_JSON);
-      q = skip_prefix(q, le);
-    }
+    const char *q = skip_quote(p, le, forms), *json = q < le && *q == '{' ? skip_prefix(q, le) : q;
+    if (json != q)
+      mark(forms, VMEM_FORM_JSON), q = json;
     char *line = out + n;
     size_t m = clean_line(q, le, line, forms);
     const char *hn;
@@ -1070,15 +1068,9 @@ vmem_log_report *vmem_explain(const char *text, size_t len, const vmem_target *t
   return r;
 }
 
-size_t vmem_log_error_count(const vmem_log_report *r) {
-  if (!r)
-    return 0;
-  return r->count;
-}
+size_t vmem_log_error_count(const vmem_log_report *r) { return r ? r->count : 0; }
 const vmem_log_error *vmem_log_error_at(const vmem_log_report *r, size_t i) {
-  if (!r)
-    return NULL;
-  return i < r->count ? &r->errors[i] : NULL;
+  return r && i < r->count ? &r->errors[i] : NULL;
 }
 
 void vmem_log_report_free(vmem_log_report *r) {

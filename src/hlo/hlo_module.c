@@ -128,16 +128,8 @@ vmem_str vmem_hlo_text(const vmem_hlo_module *m) {
   vmem_str s = {m->text, m->len};
   return s;
 }
-vmem_str vmem_hlo_name(const vmem_hlo_module *m) {
-  if (!m)
-    return (vmem_str){NULL, 0};
-  return m->has_header ? m->name : empty;
-}
-bool vmem_hlo_is_scheduled(const vmem_hlo_module *m) {
-  if (!m)
-    return false;
-  return m->is_scheduled;
-}
+vmem_str vmem_hlo_name(const vmem_hlo_module *m) { return m && m->has_header ? m->name : empty; }
+bool vmem_hlo_is_scheduled(const vmem_hlo_module *m) { return m && m->is_scheduled; }
 
 static sv find_attr(const hlo_attr *attrs, uint32_t n, const char *name) {
   size_t len = strlen(name);
@@ -152,21 +144,11 @@ vmem_str vmem_hlo_attr(const vmem_hlo_module *m, const char *name) {
     return (vmem_str){NULL, 0};
   return find_attr(m->attrs, m->nattrs, name);
 }
-size_t vmem_hlo_computation_count(const vmem_hlo_module *m) {
-  if (!m)
-    return 0;
-  return m->ncomps;
-}
+size_t vmem_hlo_computation_count(const vmem_hlo_module *m) { return m ? m->ncomps : 0; }
 const vmem_hlo_computation *vmem_hlo_computation_at(const vmem_hlo_module *m, size_t i) {
-  if (!m)
-    return NULL;
-  return i < m->ncomps ? m->comps[i] : NULL;
+  return m && i < m->ncomps ? m->comps[i] : NULL;
 }
-const vmem_hlo_computation *vmem_hlo_entry(const vmem_hlo_module *m) {
-  if (!m)
-    return NULL;
-  return m->entry;
-}
+const vmem_hlo_computation *vmem_hlo_entry(const vmem_hlo_module *m) { return m ? m->entry : NULL; }
 const vmem_hlo_computation *vmem_hlo_find_computation(const vmem_hlo_module *m, const char *name,
                                                       size_t len) {
   if (!m)
@@ -176,118 +158,42 @@ const vmem_hlo_computation *vmem_hlo_find_computation(const vmem_hlo_module *m, 
   sv key = {name, len};
   return hlo_map_get(m->by_name, key);
 }
-size_t vmem_hlo_instruction_total(const vmem_hlo_module *m) {
-  if (!m)
-    return 0;
-  return m->total_instrs;
-}
+size_t vmem_hlo_instruction_total(const vmem_hlo_module *m) { return m ? m->total_instrs : 0; }
 
-vmem_str vmem_hlo_computation_name(const vmem_hlo_computation *c) {
-  if (!c)
-    return (vmem_str){NULL, 0};
-  return c->name;
-}
-bool vmem_hlo_computation_is_entry(const vmem_hlo_computation *c) {
-  if (!c)
-    return false;
-  return c->is_entry;
-}
-vmem_str vmem_hlo_computation_thread(const vmem_hlo_computation *c) {
-  if (!c)
-    return (vmem_str){NULL, 0};
-  return c->thread;
-}
-size_t vmem_hlo_computation_instruction_count(const vmem_hlo_computation *c) {
-  if (!c)
-    return 0;
-  return c->ninstrs;
-}
+vmem_str vmem_hlo_computation_name(const vmem_hlo_computation *c) { return c ? c->name : (vmem_str){NULL, 0}; }
+bool vmem_hlo_computation_is_entry(const vmem_hlo_computation *c) { return c && c->is_entry; }
+vmem_str vmem_hlo_computation_thread(const vmem_hlo_computation *c) { return c ? c->thread : (vmem_str){NULL, 0}; }
+size_t vmem_hlo_computation_instruction_count(const vmem_hlo_computation *c) { return c ? c->ninstrs : 0; }
 const vmem_hlo_instruction *vmem_hlo_computation_instruction_at(const vmem_hlo_computation *c, size_t i) {
-  if (!c)
-    return NULL;
-  return i < c->ninstrs ? c->instrs[i] : NULL;
+  return c && i < c->ninstrs ? c->instrs[i] : NULL;
 }
-const vmem_hlo_instruction *vmem_hlo_computation_root(const vmem_hlo_computation *c) {
-  if (!c)
-    return NULL;
-  return c->root;
-}
-size_t vmem_hlo_computation_caller_count(const vmem_hlo_computation *c) {
-  if (!c)
-    return 0;
-  return c->ncallers;
-}
+const vmem_hlo_instruction *vmem_hlo_computation_root(const vmem_hlo_computation *c) { return c ? c->root : NULL; }
+size_t vmem_hlo_computation_caller_count(const vmem_hlo_computation *c) { return c ? c->ncallers : 0; }
 const vmem_hlo_instruction *vmem_hlo_computation_caller_at(const vmem_hlo_computation *c, size_t i) {
-  if (!c)
-    return NULL;
-  return i < c->ncallers ? c->callers[i] : NULL;
+  return c && i < c->ncallers ? c->callers[i] : NULL;
 }
-bool vmem_hlo_computation_is_fusion(const vmem_hlo_computation *c) {
-  if (!c)
-    return false;
-  return c->is_fusion;
-}
+bool vmem_hlo_computation_is_fusion(const vmem_hlo_computation *c) { return c && c->is_fusion; }
 
-vmem_str vmem_hlo_instruction_name(const vmem_hlo_instruction *i) {
-  if (!i)
-    return (vmem_str){NULL, 0};
-  return i->name;
-}
-vmem_str vmem_hlo_instruction_opcode(const vmem_hlo_instruction *i) {
-  if (!i)
-    return (vmem_str){NULL, 0};
-  return *i->opcode;
-}
-const vmem_shape *vmem_hlo_instruction_shape(const vmem_hlo_instruction *i) {
-  if (!i)
-    return NULL;
-  return i->shape;
-}
-bool vmem_hlo_instruction_is_root(const vmem_hlo_instruction *i) {
-  if (!i)
-    return false;
-  return i->parent->root == i;
-}
-const vmem_hlo_computation *vmem_hlo_instruction_parent(const vmem_hlo_instruction *i) {
-  if (!i)
-    return NULL;
-  return i->parent;
-}
+vmem_str vmem_hlo_instruction_name(const vmem_hlo_instruction *i) { return i ? i->name : (vmem_str){NULL, 0}; }
+vmem_str vmem_hlo_instruction_opcode(const vmem_hlo_instruction *i) { return i ? *i->opcode : (vmem_str){NULL, 0}; }
+const vmem_shape *vmem_hlo_instruction_shape(const vmem_hlo_instruction *i) { return i ? i->shape : NULL; }
+bool vmem_hlo_instruction_is_root(const vmem_hlo_instruction *i) { return i && i->parent->root == i; }
+const vmem_hlo_computation *vmem_hlo_instruction_parent(const vmem_hlo_instruction *i) { return i ? i->parent : NULL; }
 size_t vmem_hlo_instruction_offset(const vmem_hlo_instruction *i) {
   if (!i)
     return 0;
   return (size_t)(i->name.ptr - i->parent->module->text);
 }
-size_t vmem_hlo_instruction_id(const vmem_hlo_instruction *i) {
-  if (!i)
-    return 0;
-  return i->id;
-}
-size_t vmem_hlo_instruction_operand_count(const vmem_hlo_instruction *i) {
-  if (!i)
-    return 0;
-  return i->noperands;
-}
+size_t vmem_hlo_instruction_id(const vmem_hlo_instruction *i) { return i ? i->id : 0; }
+size_t vmem_hlo_instruction_operand_count(const vmem_hlo_instruction *i) { return i ? i->noperands : 0; }
 const vmem_hlo_instruction *vmem_hlo_instruction_operand_at(const vmem_hlo_instruction *i, size_t k) {
-  if (!i)
-    return NULL;
-  return k < i->noperands ? i->operands[k] : NULL;
+  return i && k < i->noperands ? i->operands[k] : NULL;
 }
-size_t vmem_hlo_instruction_called_count(const vmem_hlo_instruction *i) {
-  if (!i)
-    return 0;
-  return i->ncalled;
-}
+size_t vmem_hlo_instruction_called_count(const vmem_hlo_instruction *i) { return i ? i->ncalled : 0; }
 const vmem_hlo_computation *vmem_hlo_instruction_called_at(const vmem_hlo_instruction *i, size_t k) {
-  if (!i)
-    return NULL;
-  return k < i->ncalled ? i->called[k] : NULL;
+  return i && k < i->ncalled ? i->called[k] : NULL;
 }
-size_t vmem_hlo_instruction_attr_count(const vmem_hlo_instruction *i) {
-  if (!i)
-    return 0;
-  return i->nattrs;
-}
+size_t vmem_hlo_instruction_attr_count(const vmem_hlo_instruction *i) { return i ? i->nattrs : 0; }
 vmem_str vmem_hlo_instruction_attr_name(const vmem_hlo_instruction *i, size_t k) {
   if (!i)
     return (vmem_str){NULL, 0};

@@ -405,20 +405,10 @@ void vmem_stablehlo_free(vmem_stablehlo *m) {
   arena_destroy(&a);
 }
 
-vmem_str vmem_stablehlo_name(const vmem_stablehlo *m) {
-  if (!m)
-    return (vmem_str){NULL, 0};
-  return m->name;
-}
-size_t vmem_stablehlo_op_count(const vmem_stablehlo *m) {
-  if (!m)
-    return 0;
-  return m->nops;
-}
+vmem_str vmem_stablehlo_name(const vmem_stablehlo *m) { return m ? m->name : (vmem_str){NULL, 0}; }
+size_t vmem_stablehlo_op_count(const vmem_stablehlo *m) { return m ? m->nops : 0; }
 const vmem_stablehlo_op *vmem_stablehlo_op_at(const vmem_stablehlo *m, size_t i) {
-  if (!m)
-    return NULL;
-  return i < m->nops ? &m->ops[i] : NULL;
+  return m && i < m->nops ? &m->ops[i] : NULL;
 }
 
 vmem_kernel *vmem_stablehlo_op_kernel(const vmem_stablehlo *m, size_t i, const vmem_allocator *alloc,

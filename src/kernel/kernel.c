@@ -57,20 +57,10 @@ void vmem_kernel_free(vmem_kernel *k) {
   arena_destroy(&a);
 }
 
-const char *vmem_kernel_name(const vmem_kernel *k) {
-  if (!k)
-    return NULL;
-  return k->name;
-}
-size_t vmem_kernel_grid_rank(const vmem_kernel *k) {
-  if (!k)
-    return 0;
-  return k->grid_rank;
-}
+const char *vmem_kernel_name(const vmem_kernel *k) { return k ? k->name : NULL; }
+size_t vmem_kernel_grid_rank(const vmem_kernel *k) { return k ? k->grid_rank : 0; }
 int64_t vmem_kernel_grid_bound(const vmem_kernel *k, size_t axis) {
-  if (!k)
-    return 0;
-  return axis < k->grid_rank ? k->grid[axis] : 0;
+  return k && axis < k->grid_rank ? k->grid[axis] : 0;
 }
 const char *vmem_kernel_grid_axis_name(const vmem_kernel *k, size_t axis) {
   if (!k)
@@ -87,41 +77,15 @@ const char *vmem_kernel_dimension_semantics(const vmem_kernel *k, size_t axis) {
     return NULL;
   return axis < k->grid_rank && k->semantics[axis] ? k->semantics[axis] : "";
 }
-size_t vmem_kernel_operand_count(const vmem_kernel *k) {
-  if (!k)
-    return 0;
-  return k->nops;
-}
+size_t vmem_kernel_operand_count(const vmem_kernel *k) { return k ? k->nops : 0; }
 const vmem_operand *vmem_kernel_operand(const vmem_kernel *k, size_t i) {
-  if (!k)
-    return NULL;
-  return i < k->nops ? &k->ops[i].pub : NULL;
+  return k && i < k->nops ? &k->ops[i].pub : NULL;
 }
-int64_t vmem_kernel_vmem_limit_bytes(const vmem_kernel *k) {
-  if (!k)
-    return 0;
-  return k->vmem_limit;
-}
-int64_t vmem_kernel_internal_scratch_bytes(const vmem_kernel *k) {
-  if (!k)
-    return 0;
-  return k->internal_scratch;
-}
-const vmem_shape *vmem_kernel_result_shape(const vmem_kernel *k) {
-  if (!k)
-    return NULL;
-  return k->result;
-}
-bool vmem_kernel_roles_known(const vmem_kernel *k) {
-  if (!k)
-    return false;
-  return k->roles_inferred;
-}
-bool vmem_kernel_body_modelled(const vmem_kernel *k) {
-  if (!k)
-    return false;
-  return k->body_known;
-}
+int64_t vmem_kernel_vmem_limit_bytes(const vmem_kernel *k) { return k ? k->vmem_limit : 0; }
+int64_t vmem_kernel_internal_scratch_bytes(const vmem_kernel *k) { return k ? k->internal_scratch : 0; }
+const vmem_shape *vmem_kernel_result_shape(const vmem_kernel *k) { return k ? k->result : NULL; }
+bool vmem_kernel_roles_known(const vmem_kernel *k) { return k && k->roles_inferred; }
+bool vmem_kernel_body_modelled(const vmem_kernel *k) { return k && k->body_known; }
 
 vmem_status vmem_kernel_set_array(vmem_kernel *k, const char *name, const char *text, vmem_error *err) {
   if (!k || !name || !text) {
@@ -345,8 +309,4 @@ bool vmem_kernel_array_inferred(const vmem_kernel *k, size_t i) {
   return i < k->nops && k->ops[i].array_inferred;
 }
 
-unsigned vmem_kernel_tied_dims(const vmem_kernel *k, size_t i) {
-  if (!k)
-    return 0;
-  return i < k->nops ? k->ops[i].tied : 0;
-}
+unsigned vmem_kernel_tied_dims(const vmem_kernel *k, size_t i) { return k && i < k->nops ? k->ops[i].tied : 0; }

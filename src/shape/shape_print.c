@@ -151,31 +151,13 @@ size_t shape_minor(const vmem_shape *s, size_t i) {
   return s->rank - 1 - i;
 }
 
-bool vmem_shape_is_tuple(const vmem_shape *s) {
-  if (!s)
-    return false;
-  return s->tuple;
-}
-size_t vmem_shape_tuple_count(const vmem_shape *s) {
-  if (!s)
-    return 0;
-  return s->tuple ? s->count : 0;
-}
+bool vmem_shape_is_tuple(const vmem_shape *s) { return s && s->tuple; }
+size_t vmem_shape_tuple_count(const vmem_shape *s) { return s && s->tuple ? s->count : 0; }
 const vmem_shape *vmem_shape_tuple_at(const vmem_shape *s, size_t i) {
-  if (!s)
-    return NULL;
-  return s->tuple && i < s->count ? s->elems[i] : NULL;
+  return s && s->tuple && i < s->count ? s->elems[i] : NULL;
 }
-vmem_dtype vmem_shape_dtype(const vmem_shape *s) {
-  if (!s)
-    return 0;
-  return s->dtype;
-}
-size_t vmem_shape_rank(const vmem_shape *s) {
-  if (!s)
-    return 0;
-  return s->tuple ? 0 : s->rank;
-}
+vmem_dtype vmem_shape_dtype(const vmem_shape *s) { return s ? s->dtype : 0; }
+size_t vmem_shape_rank(const vmem_shape *s) { return s && !s->tuple ? s->rank : 0; }
 int64_t vmem_shape_dim(const vmem_shape *s, size_t i) {
   if (!s)
     return 0;
@@ -188,11 +170,7 @@ bool vmem_shape_dim_is_dynamic(const vmem_shape *s, size_t i) {
     return false;
   return !s->tuple && i < s->rank && s->dyn[i] != DIM_STATIC;
 }
-bool vmem_shape_has_layout(const vmem_shape *s) {
-  if (!s)
-    return false;
-  return s->lay.present;
-}
+bool vmem_shape_has_layout(const vmem_shape *s) { return s && s->lay.present; }
 bool vmem_shape_has_tiles(const vmem_shape *s) {
   if (!s)
     return false;
@@ -203,8 +181,4 @@ bool vmem_shape_has_tiles(const vmem_shape *s) {
       return false;
   return true;
 }
-int64_t vmem_shape_memory_space(const vmem_shape *s) {
-  if (!s)
-    return 0;
-  return s->lay.memory_space;
-}
+int64_t vmem_shape_memory_space(const vmem_shape *s) { return s ? s->lay.memory_space : 0; }

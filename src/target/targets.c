@@ -248,26 +248,10 @@ const vmem_target *vmem_target_find(const char *name, size_t len) {
   return NULL;
 }
 
-const char *vmem_target_name(const vmem_target *t) {
-  if (!t)
-    return NULL;
-  return t->name;
-}
-const char *vmem_target_aliases(const vmem_target *t) {
-  if (!t)
-    return NULL;
-  return t->aliases;
-}
-const char *vmem_target_device_kind(const vmem_target *t) {
-  if (!t)
-    return NULL;
-  return t->device_kind;
-}
-int vmem_target_generation(const vmem_target *t) {
-  if (!t)
-    return 0;
-  return t->generation;
-}
+const char *vmem_target_name(const vmem_target *t) { return t ? t->name : NULL; }
+const char *vmem_target_aliases(const vmem_target *t) { return t ? t->aliases : NULL; }
+const char *vmem_target_device_kind(const vmem_target *t) { return t ? t->device_kind : NULL; }
+int vmem_target_generation(const vmem_target *t) { return t ? t->generation : 0; }
 
 const vmem_fact *vmem_target_fact(const vmem_target *t, vmem_fact_id id) {
   if (!t || (unsigned)id >= VMEM_FACT_COUNT || !t->facts[id].source)

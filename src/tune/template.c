@@ -323,15 +323,9 @@ void vmem_template_free(vmem_template *tpl) {
     vmem__free(&tpl->alloc, tpl);
 }
 
-size_t vmem_template_param_count(const vmem_template *tpl) {
-  if (!tpl)
-    return 0;
-  return tpl->nparams;
-}
+size_t vmem_template_param_count(const vmem_template *tpl) { return tpl ? tpl->nparams : 0; }
 const char *vmem_template_param_name(const vmem_template *tpl, size_t i) {
-  if (!tpl)
-    return NULL;
-  return i < tpl->nparams ? tpl->param_names[i] : NULL;
+  return tpl && i < tpl->nparams ? tpl->param_names[i] : NULL;
 }
 
 /* ---- evaluation --------------------------------------------------------- */
@@ -466,16 +460,10 @@ static double overhang(const vmem_template *tpl, const int64_t *grid, const int6
 }
 
 int64_t vmem_template_param_value(const vmem_template *tpl, size_t i) {
-  if (!tpl)
-    return 0;
-  return i < tpl->nparams ? tpl->param_values[i] : 0;
+  return tpl && i < tpl->nparams ? tpl->param_values[i] : 0;
 }
 
-size_t vmem_template_buffer_choices(const vmem_template *tpl) {
-  if (!tpl)
-    return 0;
-  return tpl->nchoices;
-}
+size_t vmem_template_buffer_choices(const vmem_template *tpl) { return tpl ? tpl->nchoices : 0; }
 size_t vmem_template_buffer_choice_operand(const vmem_template *tpl, size_t j) {
   if (!tpl)
     return 0;
@@ -753,16 +741,10 @@ vmem_status vmem_kernel_cost(const vmem_kernel *k, const vmem_target *t, const v
   return VMEM_OK;
 }
 
-size_t vmem_template_value_count(const vmem_template *tpl) {
-  if (!tpl)
-    return 0;
-  return tpl->nvalues;
-}
+size_t vmem_template_value_count(const vmem_template *tpl) { return tpl ? tpl->nvalues : 0; }
 
 const char *vmem_template_value_note(const vmem_template *tpl, size_t i) {
-  if (!tpl)
-    return NULL;
-  return i < tpl->nvalues ? tpl->value_src[i]->note : NULL;
+  return tpl && i < tpl->nvalues ? tpl->value_src[i]->note : NULL;
 }
 
 size_t vmem_template_value_follows(const vmem_template *tpl, size_t i, const char **names, size_t cap) {

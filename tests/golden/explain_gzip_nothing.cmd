@@ -1,0 +1,1 @@
+$VMEMSCOPE explain explain_gzip_nothing.log.gz
