@@ -70,6 +70,10 @@ vmem_hlo_module *hlo_parse_cut(const char *text, size_t len, size_t cut, vmem_er
  * into the mapping, which lives as long as the module. */
 vmem_hlo_module *vmem_hlo_open(const char *path, const vmem_allocator *alloc, vmem_error *err) {
   err_clear(err);
+  if (!path) {
+    err_set(err, VMEM_ERR_ARGUMENT, 0, "no path");
+    return NULL;
+  }
   int fd = open(path, O_RDONLY);
   if (fd < 0) {
     err_set(err, VMEM_ERR_ARGUMENT, 0, "cannot open: %s", strerror(errno));
