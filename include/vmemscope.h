@@ -419,6 +419,13 @@ VMEM_API bool vmem_hlo_computation_is_fusion(const vmem_hlo_computation *c);
 
 VMEM_API vmem_str vmem_hlo_instruction_name(const vmem_hlo_instruction *i);
 VMEM_API vmem_str vmem_hlo_instruction_opcode(const vmem_hlo_instruction *i);
+/** True when the instruction's result is a buffer of its own, the rule the
+ *  program-scoped planner and `check` share (XLA's dataflow): false for an
+ *  instruction inside a fusion body, a parameter of a called computation,
+ *  and opcodes whose value is an operand's or a callee's (tuple,
+ *  get-tuple-element, bitcast, call, while, conditional, domain,
+ *  add-dependency, opt-barrier, copy-done). */
+VMEM_API bool vmem_hlo_instruction_defines_buffer(const vmem_hlo_instruction *i);
 /** The result shape (owned by the module). */
 VMEM_API const vmem_shape *
 vmem_hlo_instruction_shape(const vmem_hlo_instruction *i);

@@ -134,6 +134,55 @@ static void test_call_graph(void **state) {
   vmem_hlo_free(m);
 }
 
+/* Which instructions are buffers of their own: the one rule check and the
+ * planner share. copy-done is copy-start's buffer (check counted it
+ * twice once); an unknown opcode is an ordinary op, not an error. */
+static const char buffers[] =
+    "HloModule b, entry_computation_layout={(f32[8]{0})->f32[8]{0}}\n"
+    "%body (s: f32[8]) -> f32[8] {\n"
+    "  %s = f32[8]{0} parameter(0)\n"
+    "  ROOT %n = f32[8]{0} negate(%s)\n"
+    "}\n"
+    "%cond (c: f32[8]) -> pred[] {\n"
+    "  %c = f32[8]{0} parameter(0)\n"
+    "  ROOT %t = pred[] constant(true)\n"
+    "}\n"
+    "%fused (fp: f32[8]) -> f32[8] {\n"
+    "  %fp = f32[8]{0} parameter(0)\n"
+    "  ROOT %fe = f32[8]{0} exponential(%fp)\n"
+    "}\n"
+    "ENTRY %main (p: f32[8]) -> f32[8] {\n"
+    "  %p = f32[8]{0} parameter(0)\n"
+    "  %cs = (f32[8]{0}, f32[8]{0}, u32[]) copy-start(%p)\n"
+    "  %cd = f32[8]{0} copy-done(%cs)\n"
+    "  %w = f32[8]{0} while(%cd), condition=%cond, body=%body\n"
+    "  %tu = (f32[8]{0}) tuple(%w)\n"
+    "  %g = f32[8]{0} get-tuple-element(%tu), index=0\n"
+    "  %b = f32[8]{0} bitcast(%g)\n"
+    "  %f = f32[8]{0} fusion(%b), kind=kLoop, calls=%fused\n"
+    "  ROOT %x = f32[8]{0} frobnicate(%f)\n"
+    "}\n";
+
+static void test_defines_buffer(void **state) {
+  (void)state;
+  vmem_hlo_module *m = parse(buffers);
+  static const struct {
+    const char *comp, *name;
+    bool defines;
+  } want[] = {{"main", "p", true},   {"main", "cs", true}, {"main", "cd", false}, {"main", "w", false},
+              {"main", "tu", false}, {"main", "g", false}, {"main", "b", false},  {"main", "f", true},
+              {"main", "x", true},   {"body", "s", false}, {"body", "n", true},   {"fused", "fe", false},
+              {"fused", "fp", false}};
+  for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+    const vmem_hlo_instruction *in = find(m, want[k].comp, want[k].name);
+    if (vmem_hlo_instruction_defines_buffer(in) != want[k].defines)
+      fail_msg("%%%s in %s: defines_buffer should be %d", want[k].name, want[k].comp, want[k].defines);
+  }
+  assert_str(vmem_hlo_instruction_opcode(find(m, "main", "x")), "frobnicate");
+  assert_false(vmem_hlo_instruction_defines_buffer(NULL));
+  vmem_hlo_free(m);
+}
+
 /* Everything a dump may hold, in one module: comments anywhere, names
  * without '%', inline operand shapes, multi-line operand lists, dim labels,
  * windows, JSON with braces in strings, quoted configs, stack frames,
@@ -385,6 +434,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_module_structure),
       cmocka_unit_test(test_call_graph),
+      cmocka_unit_test(test_defines_buffer),
       cmocka_unit_test(test_grammar_features),
       cmocka_unit_test(test_headerless_and_defaults),
       cmocka_unit_test(test_shapes_are_shared),

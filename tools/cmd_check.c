@@ -127,27 +127,6 @@ typedef struct report {
   size_t modelled, flagged; /* standard ops modelled; those whose minimum exceeds their limit */
 } report;
 
-/* Opcodes that define no buffer of their own: their result is an operand's
- * or a callee's buffer (XLA's dataflow rules; the full analysis is the
- * program-scoped planner's). */
-static bool defines_buffer(const vmem_hlo_instruction *in) {
-#define OP(s) {s, sizeof s - 1}
-  static const struct { /* lengths kept: asked for every row, twice, a million rows in a large dump */
-    const char *s;
-    size_t n;
-  } none[] = {OP("tuple"),       OP("get-tuple-element"), OP("bitcast"),        OP("while"),      OP("call"),
-              OP("conditional"), OP("domain"),            OP("add-dependency"), OP("opt-barrier")};
-#undef OP
-  vmem_str op = vmem_hlo_instruction_opcode(in);
-  for (size_t i = 0; i < sizeof none / sizeof *none; i++)
-    if (op.len == none[i].n && !memcmp(op.ptr, none[i].s, op.len))
-      return false;
-  const vmem_hlo_computation *c = vmem_hlo_instruction_parent(in);
-  /* A called computation's parameters are its caller's operands. */
-  if (op.len == 9 && !memcmp(op.ptr, "parameter", 9) && vmem_hlo_computation_caller_count(c) > 0)
-    return false;
-  return !vmem_hlo_computation_is_fusion(c);
-}
 
 
 /* Opens and parses; prints the error and returns NULL on failure. Errors in
@@ -392,7 +371,7 @@ static size_t totals(const report *r, space_total *out, size_t cap) {
   size_t n = 0;
   for (size_t k = 0; k < r->nrows; k++) {
     const row *w = &r->rows[k];
-    if (w->sized && defines_buffer(w->in))
+    if (w->sized && vmem_hlo_instruction_defines_buffer(w->in))
       n = add_leaves(w->laid, out, n, cap);
   }
   for (size_t a = 1; a < n; a++) /* by memory space */
@@ -430,7 +409,7 @@ static size_t largest(const report *r, const row **out, size_t top) {
   if (!all)
     return 0;
   for (size_t k = 0; k < r->nrows; k++)
-    if (r->rows[k].sized && defines_buffer(r->rows[k].in))
+    if (r->rows[k].sized && vmem_hlo_instruction_defines_buffer(r->rows[k].in))
       all[n++] = &r->rows[k];
   qsort(all, n, sizeof *all, by_size_desc);
   if (n > top)
@@ -886,7 +865,7 @@ static json_t *json_row(report *r, const row *w) {
   json_object_set_new(o, "bytes", w->sized ? json_integer((json_int_t)w->size.bytes) : json_null());
   json_object_set_new(o, "unpadded_bytes", w->sized ? json_integer((json_int_t)w->size.unpadded_bytes) : json_null());
   json_object_set_new(o, "memory_space", json_integer(w->laid ? vmem_shape_memory_space(w->laid) : 0));
-  json_object_set_new(o, "defines_buffer", json_boolean(defines_buffer(w->in)));
+  json_object_set_new(o, "defines_buffer", json_boolean(vmem_hlo_instruction_defines_buffer(w->in)));
   for (size_t k = 0; k < vmem_hlo_instruction_operand_count(w->in); k++)
     json_array_append_new(ops, json_str(vmem_hlo_instruction_name(vmem_hlo_instruction_operand_at(w->in, k))));
   json_object_set_new(o, "operands", ops);

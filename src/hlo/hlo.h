@@ -31,6 +31,49 @@ static inline sv attr_name(const hlo_attr *a) {
 
 enum { HLO_KIND_CALLS = 0, HLO_KIND_CONSTANT, HLO_KIND_PARAMETER };
 
+/* The opcodes, each once (hlo_ops.def), and what the planners ask of them.
+ * The reader looks each distinct opcode up once and stores its enum on
+ * every instruction; an opcode not in the table is HLO_OP_OTHER. */
+typedef enum hlo_op {
+#define HLO_OP(e, text, flags, rule) HLO_OP_##e,
+#include "hlo_ops.def"
+#undef HLO_OP
+  HLO_OP_OTHER
+} hlo_op;
+
+enum { /* the flag columns of hlo_ops.def, explained there */
+  HLO_F_ALIAS = 1,
+  HLO_F_FORWARD = 2,
+  HLO_F_INLINES = 4,
+  HLO_F_ELEMWISE = 8,
+  HLO_F_UNSIZED = 16,
+  HLO_F_EXTENT = 32
+};
+
+/* The standard-op model's rules (src/scoped/standard.c), named by the rule
+ * column of hlo_ops.def. */
+typedef enum hlo_std_rule {
+  HLO_STD_NONE,
+  HLO_STD_REDUCE,
+  HLO_STD_REDUCE_WINDOW,
+  HLO_STD_SORT,
+  HLO_STD_DOT,
+  HLO_STD_CONVOLUTION,
+  HLO_STD_GATHER,
+  HLO_STD_SCATTER,
+  HLO_STD_COUNT
+} hlo_std_rule;
+
+typedef struct hlo_op_info {
+  const char *text;
+  uint8_t len, flags, rule;
+} hlo_op_info;
+
+/* Indexed by hlo_op, HLO_OP_OTHER last (hlo_ops.c). Constant data. */
+extern const hlo_op_info hlo_op_table[HLO_OP_OTHER + 1];
+/* The enum of an opcode's text (HLO_OP_OTHER when not in the table). */
+hlo_op hlo_op_lookup(sv text);
+
 /* Every object kept in an hlo_map starts with its key. An instruction is
  * one block: this head, then its operands, its attributes (hlo_attrs) and
  * a constant's literal — 64 bytes and no separate blocks for a typical
@@ -51,8 +94,14 @@ struct vmem_hlo_instruction {
   uint32_t id;            /* its place among the module's instructions, computations in text order */
   uint16_t nattrs, ncalled; /* 16 bits: the parser refuses more, with a positioned error */
   uint8_t kind;           /* HLO_KIND_*: what the union holds */
+  uint8_t op;             /* hlo_op, looked up once per distinct opcode */
   vmem_hlo_instruction *operands[]; /* then nattrs hlo_attr */
 };
+
+/* The instruction's opcode has every flag in f (HLO_F_*). */
+static inline bool hlo_has(const vmem_hlo_instruction *in, unsigned f) {
+  return (hlo_op_table[in->op].flags & f) == f;
+}
 
 static inline const hlo_attr *hlo_attrs(const vmem_hlo_instruction *in) {
   return (const hlo_attr *)(const void *)(in->operands + in->noperands);

@@ -180,6 +180,12 @@ bool vmem_hlo_computation_is_fusion(const vmem_hlo_computation *c) { return c &&
 
 vmem_str vmem_hlo_instruction_name(const vmem_hlo_instruction *i) { return i ? i->name : (vmem_str){NULL, 0}; }
 vmem_str vmem_hlo_instruction_opcode(const vmem_hlo_instruction *i) { return i ? *i->opcode : (vmem_str){NULL, 0}; }
+
+bool vmem_hlo_instruction_defines_buffer(const vmem_hlo_instruction *i) {
+  if (!i || i->parent->is_fusion || hlo_has(i, HLO_F_ALIAS))
+    return false;
+  return !(i->kind == HLO_KIND_PARAMETER && !i->parent->is_entry);
+}
 const vmem_shape *vmem_hlo_instruction_shape(const vmem_hlo_instruction *i) { return i ? i->shape : NULL; }
 bool vmem_hlo_instruction_is_root(const vmem_hlo_instruction *i) { return i && i->parent->root == i; }
 const vmem_hlo_computation *vmem_hlo_instruction_parent(const vmem_hlo_instruction *i) { return i ? i->parent : NULL; }

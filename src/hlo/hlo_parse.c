@@ -60,7 +60,7 @@ typedef struct parser {
   /* In front of the opcode and shape tables: the last opcodes and shape
    * texts seen, found by their first bytes without hashing the whole text
    * (the tables were a fifth of a parse). */
-  const sv *opcodes_seen[OPCODES_SEEN];
+  const struct interned_op *opcodes_seen[OPCODES_SEEN];
   hlo_shape_entry *shapes_seen[SHAPE_SETS][SHAPE_WAYS];
   vec instrs, ops, called, comps;
   vec calling;          /* the instructions that call computations, for link_callers */
@@ -321,12 +321,18 @@ static size_t seen_slot(const char *s, size_t n, unsigned bits) {
   return (size_t)(((w ^ n) * 0x9E3779B97F4A7C15ULL) >> (64 - bits));
 }
 
-/* A dump has a few dozen distinct opcodes: keep one sv for each. */
-static const sv *intern_opcode(parser *p, sv op) {
-  const sv **seen = &p->opcodes_seen[seen_slot(op.ptr, op.len, 6)];
-  if (*seen && (*seen)->len == op.len && hlo_bytes_eq((*seen)->ptr, op.ptr, op.len))
+/* A dump has a few dozen distinct opcodes: keep one copy of each, with its
+ * enum (the table is searched once per distinct opcode). */
+typedef struct interned_op {
+  sv text; /* first: the hlo_map key, and what in->opcode points to */
+  uint8_t op;
+} interned_op;
+
+static const interned_op *intern_opcode(parser *p, sv op) {
+  const interned_op **seen = &p->opcodes_seen[seen_slot(op.ptr, op.len, 6)];
+  if (*seen && (*seen)->text.len == op.len && hlo_bytes_eq((*seen)->text.ptr, op.ptr, op.len))
     return *seen;
-  sv *e = hlo_map_get(&p->opcodes, op);
+  interned_op *e = hlo_map_get(&p->opcodes, op);
   if (e)
     return *seen = e;
   bool oom = false;
@@ -334,7 +340,8 @@ static const sv *intern_opcode(parser *p, sv op) {
     nomem(p);
     return NULL;
   }
-  *e = op;
+  e->text = op;
+  e->op = (uint8_t)hlo_op_lookup(op);
   hlo_map_put(&p->opcodes, e, &oom);
   if (oom) {
     nomem(p);
@@ -684,11 +691,11 @@ static bool parse_operand(parser *p, vmem_hlo_computation *c) {
 static bool parse_operands(parser *p, vmem_hlo_instruction *in, sv *literal, vmem_hlo_computation *c) {
   if (!expect(p, '(', "'(' after the opcode"))
     return false;
-  if (sv_eq(*in->opcode, "constant", 8)) {
+  if (in->op == HLO_OP_CONSTANT) {
     in->kind = HLO_KIND_CONSTANT;
     return scan_raw(p, literal, true) && expect(p, ')', "')' after the literal");
   }
-  if (sv_eq(*in->opcode, "parameter", 9)) {
+  if (in->op == HLO_OP_PARAMETER) {
     if (!skip_ws(p))
       return false;
     size_t at = p->pos;
@@ -859,8 +866,10 @@ static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *
   if (!(head.shape = parse_shape_interned(p)))
     return NULL;
   sv op = {NULL, 0};
-  if (!parse_opcode(p, &op) || !(head.opcode = intern_opcode(p, op)))
+  const struct interned_op *iop;
+  if (!parse_opcode(p, &op) || !(iop = intern_opcode(p, op)))
     return NULL;
+  head.opcode = &iop->text, head.op = iop->op;
   size_t ops_from = p->ops.n, attrs_from = p->nattrs;
   if (!parse_operands(p, &head, &literal, c) || !parse_attrs(p))
     return NULL;
@@ -1656,7 +1665,7 @@ static bool link_callers(parser *p) {
   for (size_t i = 0; i < p->calling.n; i++)
     for (uint32_t k = 0; k < calling[i]->ncalled; k++, total++) {
       calling[i]->called[k]->ncallers++;
-      if (sv_eq(*calling[i]->opcode, "fusion", 6))
+      if (calling[i]->op == HLO_OP_FUSION)
         calling[i]->called[k]->is_fusion = true;
     }
   const vmem_hlo_instruction **block = total ? arena_alloc(p->a, total * sizeof *block) : NULL;

@@ -170,20 +170,13 @@ static bool input_output(pg_walk *w, const void *ctx, const pg_path *out, int64_
 
 /* ---- in place ----------------------------------------------------------------------- */
 
-static const char *const elementwise[] = {
-    "abs", "add", "and", "atan2", "cbrt", "ceil", "clamp", "cosine", "divide", "exponential",
-    "exponential-minus-one", "floor", "log", "log-plus-one", "logistic", "maximum", "minimum", "multiply",
-    "negate", "not", "or", "power", "remainder", "round-nearest-afz", "round-nearest-even", "rsqrt", "select",
-    "sign", "sine", "sqrt", "subtract", "tan", "tanh", "xor", NULL};
-
 static bool in_place_op(const vmem_hlo_instruction *in, uint32_t *nops) {
-  static const char *const dus[] = {"dynamic-update-slice", NULL};
-  if (pg_opcode_in(in, dus)) {
+  if (in->op == HLO_OP_DYNAMIC_UPDATE_SLICE) {
     *nops = in->noperands ? 1 : 0; /* the operand it updates */
     return true;
   }
   *nops = in->noperands;
-  return pg_opcode_in(in, elementwise);
+  return hlo_has(in, HLO_F_ELEMWISE);
 }
 
 /* The instruction at step s takes over one operand's buffer, if any ends
@@ -215,8 +208,7 @@ bool pg_join(pg_walk *w) {
     const vmem_hlo_instruction *in = w->by_ptr[i];
     const vmem_hlo_computation *body;
     pg_path p = {0, {0}};
-    if (vmem_hlo_instruction_opcode(in).len == 5 && !memcmp(vmem_hlo_instruction_opcode(in).ptr, "while", 5) &&
-        in->noperands && (body = pg_while_body(in)) && body->root && !join_state(w, in, body->root, in->shape, &p))
+    if (in->op == HLO_OP_WHILE && in->noperands && (body = pg_while_body(in)) && body->root && !join_state(w, in, body->root, in->shape, &p))
       return false;
     vmem_str alias = vmem_hlo_instruction_attr(in, "output_to_operand_aliasing");
     if (alias.len && !each_pair(w, alias, in, operand_alias))

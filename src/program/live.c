@@ -38,28 +38,6 @@ size_t pg_index(const pg_walk *w, const vmem_hlo_instruction *in) {
   return in->id;
 }
 
-/* The opcode is the literal (its length known at compile time: this runs
- * several times per instruction). */
-#define is(in, lit) sv_eq(*(in)->opcode, lit, sizeof lit - 1)
-
-bool pg_opcode_in(const vmem_hlo_instruction *in, const char *const *names) {
-  sv op = *in->opcode;
-  for (; *names; names++)
-    if (op.len && op.ptr[0] == (*names)[0] && sv_eq(op, *names, strlen(*names)))
-      return true;
-  return false;
-}
-
-static const char *const forwarding[] = {"tuple", "get-tuple-element", "bitcast", "while", "call", "conditional",
-                                         "domain", "add-dependency", "opt-barrier", "copy-done", NULL};
-
-/* True when the instruction defines buffers of its own. */
-bool pg_defines(const vmem_hlo_instruction *in) {
-  if (in->parent->is_fusion || pg_opcode_in(in, forwarding))
-    return false;
-  return !(in->kind == HLO_KIND_PARAMETER && !in->parent->is_entry);
-}
-
 /* ---- shape indices ---------------------------------------------------------- */
 
 static size_t leaves(const vmem_shape *s) {
@@ -157,11 +135,11 @@ static void use_parameter(pg_walk *w, const vmem_hlo_instruction *in, const pg_p
   for (uint32_t i = 0; i < c->ncallers; i++) {
     const vmem_hlo_instruction *caller = c->callers[i];
     size_t op = SIZE_MAX;
-    if (is(caller, "call"))
+    if (caller->op == HLO_OP_CALL)
       op = (size_t)in->parameter;
-    else if (is(caller, "while"))
+    else if (caller->op == HLO_OP_WHILE)
       op = 0;
-    else if (is(caller, "conditional"))
+    else if (caller->op == HLO_OP_CONDITIONAL)
       for (uint32_t k = 0; k < caller->ncalled && op == SIZE_MAX; k++)
         if (caller->called[k] == c)
           op = k + 1;
@@ -172,8 +150,7 @@ static void use_parameter(pg_walk *w, const vmem_hlo_instruction *in, const pg_p
 
 /* The values a forwarding instruction stands for at index p. */
 static void forward(pg_walk *w, const vmem_hlo_instruction *in, const pg_path *p, unsigned depth) {
-  static const char *const through[] = {"bitcast", "domain", "add-dependency", "opt-barrier", NULL};
-  if (is(in, "tuple")) {
+  if (in->op == HLO_OP_TUPLE) {
     if (p->n) {
       pg_path q = tail(p);
       if (p->k[0] >= 0 && (uint64_t)p->k[0] < in->noperands)
@@ -182,12 +159,12 @@ static void forward(pg_walk *w, const vmem_hlo_instruction *in, const pg_path *p
     }
     for (uint32_t k = 0; k < in->noperands; k++)
       pg_use_at(w, in->operands[k], p, depth);
-  } else if ((is(in, "get-tuple-element") || is(in, "copy-done")) && in->noperands) {
-    pg_path q = prepend(is(in, "copy-done") ? 0 : gte_index(in), p);
+  } else if ((in->op == HLO_OP_GET_TUPLE_ELEMENT || in->op == HLO_OP_COPY_DONE) && in->noperands) {
+    pg_path q = prepend(in->op == HLO_OP_COPY_DONE ? 0 : gte_index(in), p); /* copy-start's {0}: the copy */
     pg_use_at(w, in->operands[0], &q, depth);
-  } else if (pg_opcode_in(in, through) && in->noperands) {
+  } else if (hlo_has(in, HLO_F_FORWARD) && in->noperands) {
     pg_use_at(w, in->operands[0], p, depth);
-  } else if (is(in, "while")) {
+  } else if (in->op == HLO_OP_WHILE) {
     const vmem_hlo_computation *body = pg_while_body(in);
     if (body && body->root)
       pg_use_at(w, body->root, p, depth);
@@ -238,7 +215,7 @@ bool pg_collect(pg_walk *w, const vmem_hlo_instruction *in, const pg_path *p) {
  * choice under that limit instead (vmem_std_scoped_likely). Parameters
  * and constants reserve nothing. */
 static uint64_t reservation(const pg_walk *w, const vmem_hlo_instruction *in) {
-  if (in->kind == HLO_KIND_PARAMETER || in->kind == HLO_KIND_CONSTANT || !pg_defines(in))
+  if (in->kind == HLO_KIND_PARAMETER || in->kind == HLO_KIND_CONSTANT || !vmem_hlo_instruction_defines_buffer(in))
     return 0;
   vmem_hlo_scoped sc;
   vmem_error e;
@@ -293,8 +270,7 @@ static bool run(pg_walk *w, const vmem_hlo_computation *c, unsigned depth);
 
 /* The computations an instruction's schedule inlines before it. */
 static bool inline_called(pg_walk *w, const vmem_hlo_instruction *in, unsigned depth) {
-  static const char *const inlining[] = {"call", "conditional", "while", NULL};
-  if (in->kind != HLO_KIND_CALLS || !pg_opcode_in(in, inlining))
+  if (in->kind != HLO_KIND_CALLS || !hlo_has(in, HLO_F_INLINES))
     return true;
   for (uint32_t k = 0; k < in->ncalled; k++) /* while: condition=, body= in text order */
     if (!run(w, in->called[k], depth + 1))
@@ -316,7 +292,7 @@ static bool run(pg_walk *w, const vmem_hlo_computation *c, unsigned depth) {
     w->mark = w->t;
     /* A call's or while's use of its operands is its callee's use of the
      * parameters (HloLiveRange), already made in the inlined steps. */
-    bool through_params = in->kind == HLO_KIND_CALLS && (is(in, "call") || is(in, "while"));
+    bool through_params = in->kind == HLO_KIND_CALLS && (in->op == HLO_OP_CALL || in->op == HLO_OP_WHILE);
     for (uint32_t k = 0; k < in->noperands && !through_params; k++)
       pg_use_at(w, in->operands[k], &whole, 0);
     size_t x = pg_index(w, in), n = w->base[x] == PG_NONE ? 0 : leaves(in->shape);
@@ -485,7 +461,7 @@ static vmem_status pack(vmem_program *p, const pg_walk *w, uint64_t alignment, v
 /* Values: a first one per defining instruction, one per leaf. */
 static bool number_values(pg_walk *w) {
   for (size_t i = 0; i < w->n; i++) {
-    w->base[i] = pg_defines(w->by_ptr[i]) ? w->nvalues : PG_NONE;
+    w->base[i] = vmem_hlo_instruction_defines_buffer(w->by_ptr[i]) ? w->nvalues : PG_NONE;
     if (w->base[i] != PG_NONE)
       w->nvalues += leaves(w->by_ptr[i]->shape);
   }

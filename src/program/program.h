@@ -45,9 +45,6 @@ typedef struct pg_walk {
 } pg_walk;
 
 size_t pg_index(const pg_walk *w, const vmem_hlo_instruction *in);
-/* The opcode is one of the NULL-terminated names. */
-bool pg_opcode_in(const vmem_hlo_instruction *in, const char *const *names);
-bool pg_defines(const vmem_hlo_instruction *in);
 /* Reaches the values at shape index p of `in`, through every forwarding
  * instruction, and extends or collects them (w->mode). */
 void pg_use_at(pg_walk *w, const vmem_hlo_instruction *in, const pg_path *p, unsigned depth);

@@ -47,17 +47,6 @@ typedef struct rule_ctx {
   bool *param_read, result_is_fusion;
 } rule_ctx;
 
-/* An opcode and its length, so that no comparison counts a name's bytes:
- * the model asks several for every instruction of a module (strlen was a
- * fifth of its time on a large dump). */
-typedef struct opname {
-  const char *s;
-  size_t n;
-} opname;
-#define OPNAME(lit) {lit, sizeof lit - 1}
-
-static bool op_is_named(const vmem_hlo_instruction *in, opname o) { return sv_eq(*in->opcode, o.s, o.n); }
-#define op_is(in, lit) op_is_named(in, (opname)OPNAME(lit))
 
 /* ---- windows ---------------------------------------------------------------- */
 
@@ -215,8 +204,7 @@ static const vmem_hlo_instruction *param_behind(const vmem_hlo_instruction *v) {
   for (int hops = 0; hops < 16; hops++) {
     if (v->kind == HLO_KIND_PARAMETER)
       return v;
-    bool pass = op_is(v, "bitcast") || op_is(v, "convert") || op_is(v, "copy") ||
-                (op_is(v, "fusion") && v->noperands == 1);
+    bool pass = hlo_has(v, HLO_F_EXTENT) || (v->op == HLO_OP_FUSION && v->noperands == 1);
     if (!pass || v->noperands < 1 || !same_dims(v->operands[0]->shape, v->shape))
       return NULL;
     v = v->operands[0];
@@ -402,26 +390,24 @@ static bool rule_scatter(rule_ctx *c, const vmem_hlo_instruction *in) {
 
 typedef bool (*rule_fn)(rule_ctx *c, const vmem_hlo_instruction *in);
 
-/* Each rule once, by opcode (the default for the rest). */
+/* Each rule once, indexed by the rule column of hlo_ops.def (the default
+ * for the rest). */
 static const struct {
-  opname opcode;
   const char *name;
   rule_fn fn;
-} rules[] = {
-    {OPNAME("reduce"), "reduce", rule_reduce},
-    {OPNAME("reduce-window"), "reduce-window", rule_reduce_window},
-    {OPNAME("sort"), "sort", rule_sort},
-    {OPNAME("dot"), "dot", rule_dot},
-    {OPNAME("convolution"), "convolution", rule_convolution},
-    {OPNAME("gather"), "gather", rule_gather},
-    {OPNAME("scatter"), "scatter", rule_scatter},
+} rules[HLO_STD_COUNT] = {
+    [HLO_STD_REDUCE] = {"reduce", rule_reduce},
+    [HLO_STD_REDUCE_WINDOW] = {"reduce-window", rule_reduce_window},
+    [HLO_STD_SORT] = {"sort", rule_sort},
+    [HLO_STD_DOT] = {"dot", rule_dot},
+    [HLO_STD_CONVOLUTION] = {"convolution", rule_convolution},
+    [HLO_STD_GATHER] = {"gather", rule_gather},
+    [HLO_STD_SCATTER] = {"scatter", rule_scatter},
 };
 
 static int rule_of(const vmem_hlo_instruction *in) {
-  for (size_t r = 0; r < sizeof rules / sizeof *rules; r++)
-    if (op_is_named(in, rules[r].opcode))
-      return (int)r;
-  return -1;
+  int r = hlo_op_table[in->op].rule;
+  return r == HLO_STD_NONE ? -1 : r;
 }
 
 /* One reading of fusion `in`: body op x by its rule (NULL: none), its
@@ -477,26 +463,13 @@ static bool rule_fusion(rule_ctx *c, const vmem_hlo_instruction *in) {
 
 /* Ops that execute no code of their own, or whose scoped need is not this
  * model's to say (a custom call: Pallas kernels are sized exactly). */
-static bool modelled(const vmem_hlo_instruction *in) {
-  static const opname skip[] = {OPNAME("parameter"),     OPNAME("constant"),       OPNAME("tuple"),
-                                OPNAME("get-tuple-element"), OPNAME("bitcast"),   OPNAME("while"),
-                                OPNAME("call"),          OPNAME("conditional"),    OPNAME("custom-call"),
-                                OPNAME("domain"),        OPNAME("add-dependency"), OPNAME("opt-barrier"),
-                                OPNAME("copy-done"),     OPNAME("after-all"),      OPNAME("partition-id"),
-                                OPNAME("replica-id")};
-  if (in->parent->is_fusion)
-    return false;
-  for (size_t i = 0; i < sizeof skip / sizeof *skip; i++)
-    if (op_is_named(in, skip[i]))
-      return false;
-  return true;
-}
+static bool modelled(const vmem_hlo_instruction *in) { return !in->parent->is_fusion && !hlo_has(in, HLO_F_UNSIZED); }
 
 /* The rule for in, into out; c->whole chooses the pass. */
 static bool apply(rule_ctx *c, const vmem_hlo_instruction *in) {
   int r = rule_of(in);
-  c->out->rule = r >= 0 ? rules[r].name : op_is(in, "fusion") ? "fusion" : "elementwise or data movement";
-  return r >= 0 ? rules[r].fn(c, in) : op_is(in, "fusion") ? rule_fusion(c, in) : rule_default(c, in);
+  c->out->rule = r >= 0 ? rules[r].name : in->op == HLO_OP_FUSION ? "fusion" : "elementwise or data movement";
+  return r >= 0 ? rules[r].fn(c, in) : in->op == HLO_OP_FUSION ? rule_fusion(c, in) : rule_default(c, in);
 }
 
 vmem_status vmem_hlo_instruction_min_scoped(const vmem_hlo_instruction *in, const vmem_target *t,
