@@ -829,7 +829,42 @@ VMEM_API vmem_status vmem_kernel_footprint(const vmem_kernel *k,
 VMEM_API void vmem_footprint_free(vmem_footprint *f);
 VMEM_API const char *vmem_alloc_kind_name(vmem_alloc_kind kind);
 
-/* ## Remedies with numbers, in the order of the seed's advice */
+/* ## The verdict
+ *
+ * One decision for the CLI, the JSON, the report and Python: a kernel's
+ * footprint against the limit in force and against SMEM. */
+typedef enum vmem_verdict_code {
+  VMEM_VERDICT_FITS,         /* with the internal scratch and the body's modelled values */
+  VMEM_VERDICT_AT_RISK,      /* fits with the modelled values, not with the internal scratch as well */
+  VMEM_VERDICT_LIKELY_E1001, /* the exact part fits; with the body's modelled values it does not */
+  VMEM_VERDICT_E1001         /* the exact part (windows + scratch) exceeds the limit */
+} vmem_verdict_code;
+
+typedef struct vmem_verdict {
+  vmem_verdict_code scoped;      /* scoped VMEM against limit_bytes */
+  uint64_t limit_bytes;          /* the effective limit, or physical VMEM where that is smaller */
+  bool limit_capped;             /* the effective limit was above physical VMEM (the compiler then fails on
+                                    capacity, "Used X of Y vmem") */
+  uint64_t exact_bytes;          /* windows + scratch: the figure the compiler prints */
+  uint64_t predicted_bytes;      /* exact + the body's modelled values */
+  uint64_t needed_bytes;         /* predicted + internal scratch: what a limit must hold */
+  uint64_t smem_bytes;           /* scalar prefetch, SMEM operands and scratch */
+  uint64_t smem_capacity_bytes;  /* the target's SMEM; 0 when unknown (then never over) */
+  bool smem_over;                /* smem_bytes > smem_capacity_bytes: "Ran out of memory in memory space smem" */
+  bool fits;                     /* scoped is FITS or AT_RISK, and SMEM is not over */
+} vmem_verdict;
+
+/** The verdict on footprint f under the limits l resolved for target t. */
+VMEM_API vmem_status vmem_kernel_verdict(const vmem_footprint *f, const vmem_limits *l, const vmem_target *t,
+                                         vmem_verdict *out, vmem_error *err);
+/** "fits", "at_risk", "likely_e1001", "e1001" (the JSON's `verdict`); NULL out of range. */
+VMEM_API const char *vmem_verdict_name(vmem_verdict_code c);
+/** The vmem_limit_bytes to request for a need: `needed_bytes` rounded up to
+ *  a MiB (the form limits are written in); 0 when that passes 2^64. */
+VMEM_API uint64_t vmem_request_bytes(uint64_t needed_bytes);
+
+/* ## Remedies with numbers, in this order: smaller blocks, a per-kernel
+ * limit, Buffered(1), coloring (the global flag is the CLI's to print) */
 #define VMEM_REMEDY_MAX 16
 
 typedef struct vmem_shrink {

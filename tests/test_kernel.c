@@ -388,6 +388,69 @@ static void test_mlir_errors(void **state) {
   }
 }
 
+/* The verdict, decided once in the library: each boundary of the four
+ * scoped verdicts, the cap at physical VMEM, and SMEM judged apart. */
+static void test_verdict(void **state) {
+  (void)state;
+  const vmem_target *t = vmem_target_find("v5e", 3);
+  vmem_limits l = {.effective_bytes = 1000, .physical_bytes = 128u << 20};
+  vmem_footprint f = {.scoped_bytes = 800, .modelled_bytes = 100, .internal_scratch_bytes = 100};
+  vmem_verdict v;
+  assert_int_equal(vmem_kernel_verdict(&f, &l, t, &v, NULL), VMEM_OK);
+  assert_int_equal(v.scoped, VMEM_VERDICT_FITS); /* 1000 of 1000: fits to the byte */
+  assert_true(v.fits);
+  assert_int_equal(v.needed_bytes, 1000);
+  f.internal_scratch_bytes = 101;
+  assert_int_equal(vmem_kernel_verdict(&f, &l, t, &v, NULL), VMEM_OK);
+  assert_int_equal(v.scoped, VMEM_VERDICT_AT_RISK);
+  assert_true(v.fits);
+  f.modelled_bytes = 201;
+  assert_int_equal(vmem_kernel_verdict(&f, &l, t, &v, NULL), VMEM_OK);
+  assert_int_equal(v.scoped, VMEM_VERDICT_LIKELY_E1001);
+  assert_false(v.fits);
+  f.scoped_bytes = 1001;
+  assert_int_equal(vmem_kernel_verdict(&f, &l, t, &v, NULL), VMEM_OK);
+  assert_int_equal(v.scoped, VMEM_VERDICT_E1001);
+  assert_string_equal(vmem_verdict_name(v.scoped), "e1001");
+  assert_null(vmem_verdict_name((vmem_verdict_code)4));
+
+  /* A limit above physical VMEM is judged at physical VMEM. */
+  vmem_limits big = {.effective_bytes = 200u << 20, .physical_bytes = 128u << 20};
+  vmem_footprint g = {.scoped_bytes = 129u << 20};
+  assert_int_equal(vmem_kernel_verdict(&g, &big, t, &v, NULL), VMEM_OK);
+  assert_true(v.limit_capped);
+  assert_int_equal(v.limit_bytes, 128u << 20);
+  assert_int_equal(v.scoped, VMEM_VERDICT_E1001);
+
+  /* SMEM over with scoped VMEM fitting: the kernel does not fit. */
+  vmem_footprint h = {.scoped_bytes = 10, .smem_bytes = (1u << 20) + 1};
+  assert_int_equal(vmem_kernel_verdict(&h, &l, t, &v, NULL), VMEM_OK);
+  assert_int_equal(v.scoped, VMEM_VERDICT_FITS);
+  assert_int_equal(v.smem_capacity_bytes, 1u << 20);
+  assert_true(v.smem_over);
+  assert_false(v.fits);
+  h.smem_bytes = 1u << 20;
+  assert_int_equal(vmem_kernel_verdict(&h, &l, t, &v, NULL), VMEM_OK);
+  assert_true(v.fits);
+
+  /* Sums past 2^64 are over any limit, never wrapped under it. */
+  vmem_footprint w = {.scoped_bytes = 10, .modelled_bytes = UINT64_MAX};
+  assert_int_equal(vmem_kernel_verdict(&w, &l, t, &v, NULL), VMEM_OK);
+  assert_int_equal(v.scoped, VMEM_VERDICT_LIKELY_E1001);
+  vmem_error err;
+  assert_int_equal(vmem_kernel_verdict(NULL, &l, t, &v, &err), VMEM_ERR_ARGUMENT);
+}
+
+static void test_request_bytes(void **state) {
+  (void)state;
+  assert_int_equal(vmem_request_bytes(0), 0);
+  assert_int_equal(vmem_request_bytes(1), 1u << 20);
+  assert_int_equal(vmem_request_bytes(1u << 20), 1u << 20);
+  assert_int_equal(vmem_request_bytes((1u << 20) + 1), 2u << 20);
+  assert_true(vmem_request_bytes(UINT64_MAX - (1u << 20) + 1) == UINT64_MAX - (1u << 20) + 1);
+  assert_int_equal(vmem_request_bytes(UINT64_MAX), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_no_grid_whole_operands),
@@ -403,6 +466,8 @@ int main(void) {
       cmocka_unit_test(test_mlir_dynamic_grid),
       cmocka_unit_test(test_mlir_body_flops),
       cmocka_unit_test(test_mlir_errors),
+      cmocka_unit_test(test_verdict),
+      cmocka_unit_test(test_request_bytes),
   };
   return RUN(tests);
 }

@@ -808,7 +808,7 @@ static void print_models(const report *r) {
     first = first ? first : w;
   }
   vmem_str n = vmem_hlo_instruction_name(first->in);
-  uint64_t need = (first->model.min_bytes + 1024 * 1024 - 1) / (1024 * 1024) * 1024 * 1024;
+  uint64_t need = vmem_request_bytes(first->model.min_bytes);
   uint64_t physical = vmem_target_u64(r->t, VMEM_FACT_VMEM_BYTES);
   fprintf(CLI_OUT, "  For a standard op the E1001 page's advice is that it is the compiler's to fix. Report it with a standalone\n"
                    "  module: vmemscope repro %s --instruction %.*s -o repro.hlo, and the compiler's error, at\n"

@@ -37,7 +37,6 @@ static const char help[] =
     "  kubectl logs pod | vmemscope explain --target v5e\n"
     "  vmemscope explain err.txt --hlo module.hlo --json\n";
 
-enum { MIB = 1 << 20 };
 
 static const char *kind_title(vmem_oom_kind k) {
   switch (k) {
@@ -183,7 +182,7 @@ static void print_listing(const vmem_log_error *e) {
 }
 
 /* The smallest MiB-rounded request that covers the printed size. */
-static uint64_t request_for(const vmem_printed *size) { return (size->hi + MIB - 1) / MIB * MIB; }
+static uint64_t request_for(const vmem_printed *size) { return vmem_request_bytes(size->hi); }
 
 /* The largest physical VMEM of any generation: a request above it is no remedy. */
 static uint64_t max_physical(void) {

@@ -328,7 +328,7 @@ static void print_change(const vmem_kernel *k, const vmem_template *tpl, const s
   }
   if (request || needed > limit_default)
     fprintf(CLI_OUT, "  pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # the %s it needs, rounded up to a MiB\n",
-           (needed + (1u << 20) - 1) / (1u << 20) * (1u << 20), "scoped VMEM");
+           vmem_request_bytes(needed), "scoped VMEM");
 }
 
 /* The VALUES of a --param NAME=VALUES given for `name`, or NULL. */
@@ -669,7 +669,7 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
       params_text(k, tpl, sp, s->smallest.index, ps, sizeof ps);
       fprintf(CLI_OUT, "nothing fits: the smallest footprint is %s (%s), which needs vmem_limit_bytes=%" PRIu64 "\n",
              cli_bytes(b, sizeof b, s->smallest.needed), ps,
-             (s->smallest.needed + (1u << 20) - 1) / (1u << 20) * (1u << 20));
+             vmem_request_bytes(s->smallest.needed));
     } else {
       fprintf(CLI_OUT, "nothing fits: no legal combination of the values\n");
     }

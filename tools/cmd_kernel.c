@@ -18,7 +18,7 @@ typedef struct kreport {
   vmem_remedies rem;
   vmem_kernel_cost_report cost;
   bool has_cost;
-  enum { FITS, AT_RISK, LIKELY, OVER } verdict; /* LIKELY: the exact part fits, not with the body's values */
+  vmem_verdict v; /* the library's decision; this file renders it */
 } kreport;
 
 /* Operand i's allocation in the footprint, or NULL (ANY, SMEM, semaphores). */
@@ -75,8 +75,8 @@ static void print_e1001(const kreport *r, FILE *out) {
   vmem_shape *laid = res ? vmem_shape_with_tpu_layout(res, r->t, NULL, &err) : NULL;
   char *shape = laid ? cli_shape_text(laid) : NULL;
   vmem_format_bytes((int64_t)r->f.scoped_bytes, x, sizeof x);
-  vmem_format_bytes((int64_t)r->l.effective_bytes, y, sizeof y);
-  vmem_format_bytes((int64_t)(r->f.scoped_bytes - r->l.effective_bytes), z, sizeof z);
+  vmem_format_bytes((int64_t)r->v.limit_bytes, y, sizeof y);
+  vmem_format_bytes((int64_t)(r->f.scoped_bytes - r->v.limit_bytes), z, sizeof z);
   fprintf(out,
           "predicted: RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack for %%%s = %s "
           "custom-call(...), custom_call_target=\"tpu_custom_call\" ... Scoped allocation with size %s and limit %s "
@@ -140,7 +140,7 @@ static void print_totals(const kreport *r) {
   if (r->f.smem_bytes)
     fprintf(CLI_OUT, "SMEM (scalar prefetch and SMEM operands)  %s of %s\n", cli_bytes(b, sizeof b, r->f.smem_bytes),
            cli_human(phys, sizeof phys, vmem_target_u64(r->t, VMEM_FACT_SMEM_BYTES)));
-  fprintf(CLI_OUT, "limit  %s from the %s", cli_bytes(lim, sizeof lim, r->l.effective_bytes),
+  fprintf(CLI_OUT, "limit  %s from the %s", cli_bytes(lim, sizeof lim, r->v.limit_bytes),
          vmem_limit_origin_name(r->l.origin));
   fprintf(CLI_OUT, " (physical VMEM %s)\n", cli_human(phys, sizeof phys, r->l.physical_bytes));
   for (size_t i = 0; i < r->l.warning_count; i++)
@@ -150,27 +150,34 @@ static void print_totals(const kreport *r) {
 
 static void print_verdict(const kreport *r) {
   char b[32], c[32], d[32];
-  uint64_t lim = r->l.effective_bytes, s = r->f.scoped_bytes;
+  uint64_t lim = r->v.limit_bytes, s = r->f.scoped_bytes;
   char bar[256];
   fprintf(CLI_OUT, "scoped %s %s of %s\n", cli_usage_bar(bar, sizeof bar, s, lim, 40), cli_human(b, sizeof b, s),
          cli_human(c, sizeof c, lim));
-  if (r->verdict == OVER) {
-    fprintf(CLI_OUT, "verdict: %sDOES NOT FIT%s — %s over the limit (E1001)\n", cli_tone(CLI_BAD), cli_tone(CLI_RESET),
+  if (r->v.smem_over)
+    fprintf(CLI_OUT, "verdict: %sDOES NOT FIT in SMEM%s — scalar prefetch and SMEM operands take %s of %s, %s over "
+            "(the compiler's \"Ran out of memory in memory space smem\")\n", cli_tone(CLI_BAD), cli_tone(CLI_RESET),
+            cli_human(b, sizeof b, r->v.smem_bytes), cli_human(c, sizeof c, r->v.smem_capacity_bytes),
+            cli_human(d, sizeof d, r->v.smem_bytes - r->v.smem_capacity_bytes));
+  /* With SMEM over, the scoped line is not the verdict: it says which part fits. */
+  const char *head = r->v.smem_over ? "scoped VMEM" : "verdict";
+  if (r->v.scoped == VMEM_VERDICT_E1001) {
+    fprintf(CLI_OUT, "%s: %sDOES NOT FIT%s — %s over the limit (E1001)\n", head, cli_tone(CLI_BAD), cli_tone(CLI_RESET),
            cli_human(b, sizeof b, s - lim));
-  } else if (r->verdict == LIKELY) {
-    fprintf(CLI_OUT, "verdict: %slikely E1001 (modelled: body values)%s — windows and scratch fit by %s, but with the "
-            "body's values (%s, modelled) the kernel is %s over\n", cli_tone(CLI_BAD), cli_tone(CLI_RESET),
+  } else if (r->v.scoped == VMEM_VERDICT_LIKELY_E1001) {
+    fprintf(CLI_OUT, "%s: %slikely E1001 (modelled: body values)%s — windows and scratch fit by %s, but with the "
+            "body's values (%s, modelled) the kernel is %s over\n", head, cli_tone(CLI_BAD), cli_tone(CLI_RESET),
             cli_human(b, sizeof b, lim - s), cli_human(c, sizeof c, r->f.modelled_bytes),
             cli_human(d, sizeof d, s + r->f.modelled_bytes - lim));
-  } else if (r->verdict == AT_RISK) {
-    fprintf(CLI_OUT, "verdict: %sfits by %s with the body's modelled values, but not with the internal scratch "
-           "(%s) counted — at risk%s\n", cli_tone(CLI_WARN), cli_human(b, sizeof b, lim - s - r->f.modelled_bytes),
+  } else if (r->v.scoped == VMEM_VERDICT_AT_RISK) {
+    fprintf(CLI_OUT, "%s: %sfits by %s with the body's modelled values, but not with the internal scratch "
+           "(%s) counted — at risk%s\n", head, cli_tone(CLI_WARN), cli_human(b, sizeof b, lim - s - r->f.modelled_bytes),
            cli_human(c, sizeof c, r->f.internal_scratch_bytes), cli_tone(CLI_RESET));
   } else {
-    fprintf(CLI_OUT, "verdict: %sfits%s, %s to spare (internal scratch and modelled values included)\n", cli_tone(CLI_OK),
+    fprintf(CLI_OUT, "%s: %sfits%s, %s to spare (internal scratch and modelled values included)\n", head, cli_tone(CLI_OK),
            cli_tone(CLI_RESET), cli_human(b, sizeof b, lim - s - r->f.internal_scratch_bytes - r->f.modelled_bytes));
   }
-  if (!vmem_kernel_body_modelled(r->k) && r->verdict != OVER)
+  if (!vmem_kernel_body_modelled(r->k) && r->v.scoped != VMEM_VERDICT_E1001)
     fprintf(CLI_OUT, "(the body is not modelled: a spec has none, so values it computes in VMEM are not counted)\n");
 }
 
@@ -200,7 +207,7 @@ static void print_remedies(const kreport *r) {
   const vmem_remedies *m = &r->rem;
   char b[48], c[48];
   fprintf(CLI_OUT, "\nremedies, in this order: smaller blocks, a per-kernel limit, Buffered(1), coloring, the global flag:\n");
-  if (r->verdict == LIKELY)
+  if (r->v.scoped == VMEM_VERDICT_LIKELY_E1001)
     print_body_remedy(r);
   fprintf(CLI_OUT, "1. smaller blocks (each alone fits the limit with the internal scratch counted):\n");
   if (!m->nshrink)
@@ -298,14 +305,15 @@ static json_t *json_kernel(const kreport *r) {
   json_object_set_new(o, "modelled_bytes", json_integer((json_int_t)r->f.modelled_bytes));
   json_object_set_new(o, "stack_bytes", json_integer((json_int_t)r->f.stack_bytes));
   json_object_set_new(o, "smem_bytes", json_integer((json_int_t)r->f.smem_bytes));
-  json_object_set_new(o, "limit_bytes", json_integer((json_int_t)r->l.effective_bytes));
+  json_object_set_new(o, "smem_capacity_bytes", json_integer((json_int_t)r->v.smem_capacity_bytes));
+  json_object_set_new(o, "smem_fits", json_boolean(!r->v.smem_over));
+  json_object_set_new(o, "limit_bytes", json_integer((json_int_t)r->v.limit_bytes));
   json_object_set_new(o, "limit_origin", json_string(vmem_limit_origin_name(r->l.origin)));
-  static const char *const verdicts[] = {"fits", "at_risk", "likely_e1001", "e1001"};
   json_object_set_new(o, "exact_bytes", json_integer((json_int_t)r->f.scoped_bytes));
-  json_object_set_new(o, "predicted_bytes", json_integer((json_int_t)(r->f.scoped_bytes + r->f.modelled_bytes)));
-  json_object_set_new(o, "fits", json_boolean(r->verdict == FITS || r->verdict == AT_RISK));
-  json_object_set_new(o, "at_risk", json_boolean(r->verdict == AT_RISK));
-  json_object_set_new(o, "verdict", json_string(verdicts[r->verdict]));
+  json_object_set_new(o, "predicted_bytes", json_integer((json_int_t)r->v.predicted_bytes));
+  json_object_set_new(o, "fits", json_boolean(r->v.fits));
+  json_object_set_new(o, "at_risk", json_boolean(r->v.scoped == VMEM_VERDICT_AT_RISK));
+  json_object_set_new(o, "verdict", json_string(vmem_verdict_name(r->v.scoped)));
   json_object_set_new(o, "body_modelled", json_boolean(vmem_kernel_body_modelled(r->k)));
   for (size_t a = 0; a < r->f.count; a++) {
     const vmem_allocation *al = &r->f.allocs[a];
@@ -334,7 +342,7 @@ static json_t *json_kernel(const kreport *r) {
   json_object_set_new(o, "operands", json_operands(r));
   if (r->has_cost)
     json_object_set_new(o, "cost", json_cost(&r->cost));
-  if (r->verdict == OVER || r->verdict == LIKELY) {
+  if (r->v.scoped == VMEM_VERDICT_E1001 || r->v.scoped == VMEM_VERDICT_LIKELY_E1001) {
     json_t *rm = json_object(), *sh = json_array();
     for (size_t i = 0; i < r->rem.nshrink; i++) {
       const vmem_shrink *s = &r->rem.shrink[i];
@@ -355,7 +363,7 @@ static json_t *json_kernel(const kreport *r) {
       json_array_append_new(b1, json_string(vmem_kernel_operand(r->k, r->rem.buffered1[i].operand)->name));
     json_object_set_new(rm, "buffered1", b1);
     const vmem_allocation *big = largest_modelled(r);
-    if (r->verdict == LIKELY && big) {
+    if (r->v.scoped == VMEM_VERDICT_LIKELY_E1001 && big) {
       json_t *bv = json_object();
       json_object_set_new(bv, "value", json_string(big->note ? big->note : ""));
       json_object_set_new(bv, "bytes", json_integer((json_int_t)big->bytes));
@@ -374,19 +382,10 @@ static bool kreport_eval(kreport *r, const vmem_limit_inputs *in, const vmem_pla
     li.vmem_limit_bytes = vmem_kernel_vmem_limit_bytes(r->k);
   if (vmem_kernel_footprint(r->k, r->t, opt, &r->f, err) != VMEM_OK || vmem_limits_resolve(r->t, &li, &r->l, err) != VMEM_OK)
     return false;
-  /* A limit above physical VMEM does not hold: the compiler then fails with
-   * its capacity error ("Used X of Y vmem"), as the oracle's v2-v4 records
-   * with vmem_limit_bytes=48 MiB show. The verdict is taken against the
-   * smaller of the two; resolve has already warned (above_physical). */
-  if (r->l.physical_bytes && r->l.effective_bytes > r->l.physical_bytes)
-    r->l.effective_bytes = r->l.physical_bytes;
-  uint64_t lim = r->l.effective_bytes, body = r->f.scoped_bytes + r->f.modelled_bytes;
-  r->verdict = r->f.scoped_bytes > lim                       ? OVER
-               : body > lim                                  ? LIKELY
-               : body + r->f.internal_scratch_bytes > lim    ? AT_RISK
-                                                             : FITS;
-  if (r->verdict == OVER || r->verdict == LIKELY)
-    vmem_kernel_remedies(r->k, r->t, opt, r->l.effective_bytes, &r->rem, err);
+  if (vmem_kernel_verdict(&r->f, &r->l, r->t, &r->v, err) != VMEM_OK)
+    return false;
+  if (r->v.scoped == VMEM_VERDICT_E1001 || r->v.scoped == VMEM_VERDICT_LIKELY_E1001)
+    vmem_kernel_remedies(r->k, r->t, opt, r->v.limit_bytes, &r->rem, err);
   vmem_error cerr;
   r->has_cost = vmem_kernel_cost(r->k, r->t, opt, NULL, &r->cost, &cerr) == VMEM_OK;
   return true;
@@ -410,7 +409,7 @@ static void print_grid(const vmem_kernel *k) {
 
 int check_kernel(const char *path, const char *format, const vmem_kernel *k, const vmem_target *t,
                  const vmem_limit_inputs *in, const vmem_plan_options *opt, bool json) {
-  kreport r = {.path = path, .format = format, .k = k, .t = t, .verdict = FITS};
+  kreport r = {.path = path, .format = format, .k = k, .t = t};
   vmem_error err;
   int rc = EXIT_OK;
   if (!kreport_eval(&r, in, opt, &err)) {
@@ -423,25 +422,19 @@ int check_kernel(const char *path, const char *format, const vmem_kernel *k, con
       json_object_set_new(root, "kernels", ks);
       cli_print_json(root);
     } else {
-      if (r.verdict == OVER)
+      if (r.v.scoped == VMEM_VERDICT_E1001)
         print_e1001(&r, CLI_OUT);
-      fprintf(CLI_OUT, "%skernel %s (%s), target %s; ", r.verdict == OVER ? "\n" : "", vmem_kernel_name(k), format,
+      fprintf(CLI_OUT, "%skernel %s (%s), target %s; ", r.v.scoped == VMEM_VERDICT_E1001 ? "\n" : "", vmem_kernel_name(k), format,
              vmem_target_name(t));
       print_grid(k);
       fprintf(CLI_OUT, "\n\n");
       print_allocations(&r);
       print_totals(&r);
       print_verdict(&r);
-      if (r.verdict == OVER || r.verdict == LIKELY)
+      if (r.v.scoped == VMEM_VERDICT_E1001 || r.v.scoped == VMEM_VERDICT_LIKELY_E1001)
         print_remedies(&r);
     }
-    uint64_t smem = vmem_target_u64(t, VMEM_FACT_SMEM_BYTES);
-    bool smem_over = smem && r.f.smem_bytes > smem;
-    if (smem_over && !json)
-      fprintf(CLI_OUT, "SMEM: %" PRIu64 " bytes of scalar prefetch and SMEM operands exceed the %" PRIu64
-             " bytes of SMEM (the compiler's 'Ran out of memory in memory space smem')\n",
-             r.f.smem_bytes, smem);
-    rc = r.verdict == OVER || r.verdict == LIKELY || smem_over ? EXIT_OOM : EXIT_OK;
+    rc = r.v.fits ? EXIT_OK : EXIT_OOM;
   }
   vmem_footprint_free(&r.f);
   return rc;
@@ -505,7 +498,7 @@ int check_kernel_file(const char *path, const char *format, const char *instr, c
 
 int kernel_brief(const vmem_kernel *k, const vmem_target *t, const vmem_limit_inputs *in,
                  const vmem_plan_options *opt, const char *indent, json_t **json) {
-  kreport r = {.path = "", .format = "bytecode", .k = k, .t = t, .verdict = FITS};
+  kreport r = {.path = "", .format = "bytecode", .k = k, .t = t};
   vmem_error err;
   char b[48], l[48];
   if (!kreport_eval(&r, in, opt, &err)) {
@@ -522,15 +515,16 @@ int kernel_brief(const vmem_kernel *k, const vmem_target *t, const vmem_limit_in
     fprintf(CLI_OUT, "%skernel %s: ", indent, vmem_kernel_name(k));
     print_grid(k);
     fprintf(CLI_OUT, "; scoped %s of %s (%s) -> %s%s%s\n", cli_bytes(b, sizeof b, r.f.scoped_bytes),
-           cli_human(l, sizeof l, r.l.effective_bytes), vmem_limit_origin_name(r.l.origin),
-           cli_tone(r.verdict >= LIKELY ? CLI_BAD : r.verdict == AT_RISK ? CLI_WARN : CLI_OK),
-           r.verdict == OVER     ? "DOES NOT FIT (E1001)"
-           : r.verdict == LIKELY ? "likely E1001 (modelled: body values)"
-           : r.verdict == AT_RISK ? "fits, at risk"
+           cli_human(l, sizeof l, r.v.limit_bytes), vmem_limit_origin_name(r.l.origin),
+           cli_tone(!r.v.fits ? CLI_BAD : r.v.scoped == VMEM_VERDICT_AT_RISK ? CLI_WARN : CLI_OK),
+           r.v.scoped == VMEM_VERDICT_E1001     ? "DOES NOT FIT (E1001)"
+           : r.v.scoped == VMEM_VERDICT_LIKELY_E1001 ? "likely E1001 (modelled: body values)"
+           : r.v.smem_over        ? "DOES NOT FIT in SMEM"
+           : r.v.scoped == VMEM_VERDICT_AT_RISK ? "fits, at risk"
                                   : "fits",
            cli_tone(CLI_RESET));
   }
-  int v = r.verdict >= LIKELY ? 2 : r.verdict == AT_RISK ? 1 : 0;
+  int v = !r.v.fits ? 2 : r.v.scoped == VMEM_VERDICT_AT_RISK ? 1 : 0;
   vmem_footprint_free(&r.f);
   return v;
 }

@@ -1,6 +1,6 @@
 /*
  * remedy.c — what to change when a kernel does not fit, with numbers, in
- * the order the seed gives: smaller blocks, a per-kernel limit,
+ * the order the E1001 page gives: smaller blocks, a per-kernel limit,
  * Buffered(1), coloring, and (in the CLI) the global flag.
  */
 #include <string.h>
@@ -220,7 +220,7 @@ vmem_status vmem_kernel_remedies(const vmem_kernel *k, const vmem_target *t, con
   out->needed_bytes = f.scoped_bytes + extra;
   uint64_t budget = limit > extra ? limit - extra : 0;
   shrinks(k, t, &f, budget, out);
-  out->request_bytes = (out->needed_bytes + MIB - 1) / MIB * MIB;
+  out->request_bytes = vmem_request_bytes(out->needed_bytes);
   out->request_within_physical = out->request_bytes <= vmem_target_u64(t, VMEM_FACT_VMEM_BYTES);
   buffering_and_coloring(k, t, &f, out);
   vmem_footprint_free(&f);

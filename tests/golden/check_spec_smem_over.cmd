@@ -1,0 +1,1 @@
+$VMEMSCOPE check spec_smem_over.json --target v5e
