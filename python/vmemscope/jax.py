@@ -150,9 +150,10 @@ class KernelResult:
     --instruction``. ``scoped_bytes`` is exact (windows x buffers + scratch);
     ``predicted_bytes`` adds the body's values (``modelled_bytes``, a model:
     docs/kernels.md); ``fits`` compares that with ``limit_bytes`` (whose
-    origin is ``limit_origin``: kernel, flag or default), and ``verdict`` is
-    fits, at_risk, likely_e1001 (the exact part fits, the body's values do
-    not) or e1001. ``remedies`` (when it does not
+    origin is ``limit_origin``: kernel, flag or default) and ``smem_bytes``
+    with ``smem_capacity_bytes`` (``smem_fits``), and ``verdict`` is scoped
+    VMEM's: fits, at_risk, likely_e1001 (the exact part fits, the body's
+    values do not) or e1001. ``remedies`` (when it does not
     fit) and ``cost`` (the cost model, modelled) are the JSON objects of
     docs/json.md; ``doc`` is the whole kernel object."""
 
@@ -171,8 +172,11 @@ class KernelResult:
         self.predicted_bytes = doc.get("predicted_bytes", doc["scoped_bytes"])
         self.modelled_bytes = doc.get("modelled_bytes", 0)
         self.verdict = doc.get("verdict", "fits" if doc["fits"] else "e1001")
-        self.fits = doc["fits"]
+        self.fits = doc["fits"]  # scoped VMEM and SMEM both (the library's vmem_kernel_verdict)
         self.at_risk = doc["at_risk"]
+        self.smem_bytes = doc.get("smem_bytes", 0)
+        self.smem_capacity_bytes = doc.get("smem_capacity_bytes", 0)
+        self.smem_fits = doc.get("smem_fits", True)
         self.remedies = doc.get("remedies")
         self.cost = doc.get("cost")
 
