@@ -2,15 +2,28 @@
  * vmemscope.h — the one public header of libvmemscope.
  *
  * vmemscope does the TPU compiler's VMEM accounting offline: exact byte sizes
- * of TPU-tiled arrays, the TPU generation table, and the resolution of the
- * scoped-VMEM limit. Later modules (HLO, Mosaic kernels, planners) build on
- * the pieces declared here.
+ * of TPU-tiled arrays, the TPU generation table, the scoped-VMEM limit in
+ * force, HLO modules and their program-scoped planner, Pallas kernels
+ * (Mosaic MLIR, bytecode, JSON specs) with their footprints, verdicts and
+ * remedies, block-size templates, and compiler logs explained.
  *
  * Conventions
  *   - Every public name starts with vmem_ / VMEM_.
  *   - Handles are opaque; each *_free releases everything the handle owns.
+ *     Result structs (vmem_footprint, vmem_program) keep a copy of the
+ *     allocator they were made with, so they may be freed after the kernel
+ *     or module that made them.
  *   - The library never exits, aborts, prints, or keeps global mutable state.
- *     Tables (element types, targets) are immutable static data.
+ *     Tables (element types, targets, opcodes) are immutable static data.
+ *     The one part that prints is the command line as a call (vmem_cli_run,
+ *     at the end of this header): it writes to the streams it is given,
+ *     reads the environment as the program does, and keeps its per-call
+ *     state in a thread-local slot while it runs.
+ *   - Threads: large inputs are split between two threads where two
+ *     processors are online (an HLO parse, its configs, a heap packing);
+ *     the same results as one thread. vmem_parse_options.threads and
+ *     vmem_heap_options.threads = 1 keep all work on the calling thread; a
+ *     caller's allocator is only ever called from the calling thread.
  *   - Functions that can fail return a vmem_status and fill a vmem_error
  *     (code, message, byte offset into the input they were given).
  *   - Memory comes from the caller's vmem_allocator, or malloc/free when the
@@ -369,6 +382,19 @@ VMEM_API vmem_hlo_module *vmem_hlo_parse(const char *text, size_t len,
 VMEM_API vmem_hlo_module *vmem_hlo_open(const char *path,
                                         const vmem_allocator *alloc,
                                         vmem_error *err);
+
+/** How a module is read, for vmem_hlo_parse_with and vmem_hlo_open_with. */
+typedef struct vmem_parse_options {
+  const vmem_allocator *alloc; /* NULL: malloc */
+  unsigned threads;            /* 0: two where they pay (above); 1: the calling thread only, for this
+                                  parse and for what later reads the module (its configs, the
+                                  program-scoped planner's heap) */
+} vmem_parse_options;
+
+/** vmem_hlo_parse and vmem_hlo_open with options (NULL: the defaults). */
+VMEM_API vmem_hlo_module *vmem_hlo_parse_with(const char *text, size_t len, const vmem_parse_options *opt,
+                                              vmem_error *err);
+VMEM_API vmem_hlo_module *vmem_hlo_open_with(const char *path, const vmem_parse_options *opt, vmem_error *err);
 VMEM_API void vmem_hlo_free(vmem_hlo_module *m);
 
 /** The whole text the module was parsed from. */
@@ -579,6 +605,18 @@ VMEM_API vmem_status vmem_heap_pack_best(vmem_heap_buffer *bufs, size_t n,
                                          const vmem_allocator *alloc,
                                          vmem_error *err);
 
+/** The two packings with options: `best` chooses vmem_heap_pack_best over
+ *  vmem_heap_pack; `threads` 1 keeps the work on the calling thread, 0
+ *  splits it in two where that pays (as both do). */
+typedef struct vmem_heap_options {
+  uint64_t alignment;
+  const vmem_allocator *alloc;
+  bool best;
+  unsigned threads;
+} vmem_heap_options;
+VMEM_API vmem_status vmem_heap_pack_with(vmem_heap_buffer *bufs, size_t n, const vmem_heap_options *opt,
+                                         vmem_heap_result *out, vmem_error *err);
+
 /* ## Program-scoped VMEM of an HLO module
  *
  * The values in memory space 1 (S(1) in their layouts), their live ranges
@@ -626,7 +664,8 @@ typedef struct vmem_program {
   uint64_t capacity_bytes;      /* the target's physical VMEM */
   int64_t schedule_length;
   bool scheduled;               /* is_scheduled=true; else text order */
-  const vmem_allocator *alloc;
+  vmem_allocator alloc;         /* a copy of the one it was made with (zero: malloc), so that
+                                   vmem_program_free needs nothing else alive */
 } vmem_program;
 
 /** Each executed instruction reserves its scoped memory at offset 0 for
@@ -686,7 +725,6 @@ VMEM_API vmem_kernel *vmem_stablehlo_op_kernel(const vmem_stablehlo *m,
  * pallas_call(debug=True) prints) or from a JSON kernel spec
  * (docs/kernel-spec.md).
  */
-typedef struct vmem_kernel vmem_kernel;
 
 typedef enum vmem_operand_role {
   VMEM_ROLE_SCALAR_PREFETCH,
@@ -818,7 +856,7 @@ typedef struct vmem_footprint {
   uint64_t stack_bytes;         /* the top of the stack, all lines, aligned */
   uint64_t smem_bytes;          /* SMEM operands and scratch */
   uint64_t alignment;
-  const vmem_allocator *alloc;
+  vmem_allocator alloc;         /* a copy of the kernel's (zero: malloc): free the kernel first if you like */
 } vmem_footprint;
 
 VMEM_API vmem_status vmem_kernel_footprint(const vmem_kernel *k,

@@ -52,6 +52,41 @@ static void test_failing_allocator(void **state) {
   }
 }
 
+/* A footprint and a program copy the allocator they were made with: each
+ * is freed after the kernel, the module and the caller's allocator struct
+ * are gone (they kept pointers once, a use after free under ASan). */
+static void test_results_outlive_their_makers(void **state) {
+  (void)state;
+  const vmem_target *t = vmem_target_find("v5e", 3);
+  counting c = {0, 0, -1};
+  static const char spec[] = "{\"grid\":[4],\"in_specs\":[{\"array\":\"f32[512,128]\",\"block\":[128,128],"
+                             "\"index_map\":[\"i\",0]}],\"grid_axes\":[\"i\"]}";
+  static const char hlo[] = "HloModule m\nENTRY %e (p: f32[8]) -> f32[8] {\n  %p = f32[8]{0} parameter(0)\n"
+                            "  ROOT %n = f32[8]{0} negate(%p)\n}\n";
+  vmem_error err;
+  vmem_footprint f;
+  vmem_program pr;
+  {
+    vmem_allocator *a = malloc(sizeof *a);
+    assert_non_null(a);
+    *a = (vmem_allocator){c_alloc, c_free, &c};
+    vmem_kernel *k = vmem_kernel_from_spec(spec, strlen(spec), a, &err);
+    assert_non_null(k);
+    assert_int_equal(vmem_kernel_footprint(k, t, NULL, &f, &err), VMEM_OK);
+    vmem_kernel_free(k);
+    vmem_hlo_module *m = vmem_hlo_parse(hlo, strlen(hlo), a, &err);
+    assert_non_null(m);
+    assert_int_equal(vmem_hlo_program_vmem(m, t, NULL, &pr, a, &err), VMEM_OK);
+    vmem_hlo_free(m);
+    memset(a, 0xA5, sizeof *a); /* what a freed or reused struct may hold */
+    free(a);
+  }
+  assert_true(c.live > 0);
+  vmem_footprint_free(&f);
+  vmem_program_free(&pr);
+  assert_int_equal(c.live, 0);
+}
+
 static void test_null_arguments(void **state) {
   (void)state;
   vmem_error err;
@@ -72,6 +107,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_everything_is_freed),
       cmocka_unit_test(test_failing_allocator),
+      cmocka_unit_test(test_results_outlive_their_makers),
       cmocka_unit_test(test_null_arguments),
   };
   return RUN(tests);

@@ -5,8 +5,24 @@
  * Cuts that are not computation boundaries must fall back to one pass.
  * Then a module's backend configs, decoded in two halves on two threads
  * (hlo_scoped_all): one pass's figures, and one pass's first error. */
+#define _GNU_SOURCE /* RTLD_NEXT */
+#include <dlfcn.h>
+#include <pthread.h>
+
 #include "test.h"
 #include "../src/hlo/hlo.h"
+
+/* Every thread the library starts passes here (the test's definition comes
+ * before libc's in the link), so that a test can count them. */
+static int threads_started;
+int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
+  typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+  static create_fn real;
+  if (!real)
+    *(void **)&real = dlsym(RTLD_NEXT, "pthread_create");
+  threads_started++;
+  return real(th, attr, fn, arg);
+}
 
 /* Fixtures: callees in both halves, a call list, a while, a comment and a
  * '}' alone on a line inside a multi-line attribute (a false cut). */
@@ -255,6 +271,70 @@ static void test_large_module_is_cut(void **state) {
   free(s);
 }
 
+/* threads = 1: a module that two threads read by default is read, its
+ * configs decoded and its program planned on the calling thread alone,
+ * to the same result. */
+static void test_one_thread_option(void **state) {
+  (void)state;
+  size_t cap = 6u << 20, n;
+  char *s = negates_module("big", cap, cap - 4096, ", metadata={op_name=\"first\"}", "", &n);
+  n += (size_t)sprintf(s + n, "ENTRY %%main (x: f32[8]) -> f32[8] {\n  %%x = f32[8]{0} parameter(0)\n"
+                              "  ROOT %%c = f32[8]{0} fusion(%%x), kind=kLoop, calls=%%f.0\n}\n");
+  vmem_error err;
+  threads_started = 0;
+  vmem_hlo_module *two = vmem_hlo_parse_with(s, n, NULL, &err);
+  assert_non_null(two);
+  if (sys_processors() >= 2)
+    assert_true(threads_started > 0);
+  vmem_parse_options one = {NULL, 1};
+  threads_started = 0;
+  vmem_hlo_module *m = vmem_hlo_parse_with(s, n, &one, &err);
+  assert_non_null(m);
+  vmem_hlo_scoped *sc = calloc(vmem_hlo_instruction_total(m), sizeof *sc);
+  assert_non_null(sc);
+  assert_int_equal(vmem_hlo_module_scoped(m, sc, &err), VMEM_OK);
+  vmem_program pr;
+  assert_int_equal(vmem_hlo_program_vmem(m, vmem_target_find("v5e", 3), NULL, &pr, NULL, &err), VMEM_OK);
+  assert_int_equal(threads_started, 0);
+  assert_int_equal(vmem_hlo_instruction_total(m), vmem_hlo_instruction_total(two));
+  vmem_program_free(&pr);
+  free(sc);
+  vmem_hlo_free(m);
+  vmem_hlo_free(two);
+  free(s);
+}
+
+/* The heap packer's threads option: one thread, the offsets two give. */
+static void test_heap_one_thread(void **state) {
+  (void)state;
+  size_t n = 70000;
+  vmem_heap_buffer *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+  assert_non_null(a);
+  assert_non_null(b);
+  uint64_t x = 12345;
+  for (size_t i = 0; i < n; i++) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    int64_t start = (int64_t)(i / 4), len = (int64_t)((x >> 33) % 64);
+    a[i] = (vmem_heap_buffer){.size = 512 + (x >> 40) % 8192, .start = start, .end = start + len};
+    b[i] = a[i];
+  }
+  vmem_heap_result ra, rb;
+  vmem_error err;
+  vmem_heap_options two = {512, NULL, true, 0}, one = {512, NULL, true, 1};
+  threads_started = 0;
+  assert_int_equal(vmem_heap_pack_with(a, n, &two, &ra, &err), VMEM_OK);
+  if (sys_processors() >= 2)
+    assert_true(threads_started > 0);
+  threads_started = 0;
+  assert_int_equal(vmem_heap_pack_with(b, n, &one, &rb, &err), VMEM_OK);
+  assert_int_equal(threads_started, 0);
+  assert_int_equal(ra.heap_bytes, rb.heap_bytes);
+  for (size_t i = 0; i < n; i++)
+    assert_int_equal(a[i].offset, b[i].offset);
+  free(a);
+  free(b);
+}
+
 /* A module whose last computation is over three quarters of it, calling
  * the computations before it: cut inside it, at its middle instruction. */
 static void test_skewed_module_is_cut(void **state) {
@@ -449,6 +529,8 @@ int main(void) {
       cmocka_unit_test(test_fixture_every_cut),
       cmocka_unit_test(test_errors_every_cut),
       cmocka_unit_test(test_large_module_is_cut),
+      cmocka_unit_test(test_one_thread_option),
+      cmocka_unit_test(test_heap_one_thread),
       cmocka_unit_test(test_skewed_module_is_cut),
       cmocka_unit_test(test_where_the_cut_goes),
       cmocka_unit_test(test_files_every_cut),

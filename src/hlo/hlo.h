@@ -138,6 +138,7 @@ struct vmem_hlo_module {
   size_t total_instrs;
   struct hlo_map *by_name; /* computation name -> computation */
   bool halves;            /* read by two threads, the halves joined */
+  bool one_thread;        /* vmem_parse_options.threads == 1: nothing that reads it starts a thread */
   size_t cut;             /* where to cut the text for two threads: HLO_CUT_AUTO (0), HLO_CUT_NONE, or
                              a byte offset (tests force one) */
 };

@@ -216,5 +216,6 @@ vmem_status vmem_hlo_module_scoped(const vmem_hlo_module *m, vmem_hlo_scoped *ou
     return VMEM_ERR_ARGUMENT;
   }
   const vmem_allocator *a = &m->a.alloc; /* a caller's allocator stays on the calling thread */
-  return hlo_scoped_all(m, out, !a->alloc && !a->free && sys_processors() >= 2 ? SCOPED_HALVES_MIN : SIZE_MAX, err);
+  bool two = !a->alloc && !a->free && !m->one_thread && sys_processors() >= 2;
+  return hlo_scoped_all(m, out, two ? SCOPED_HALVES_MIN : SIZE_MAX, err);
 }

@@ -14,16 +14,16 @@
 
 
 
-static vmem_hlo_module *module_new(const vmem_allocator *alloc) {
+static vmem_hlo_module *module_new(const vmem_parse_options *opt) {
   arena a;
-  /* Dumps are large: start with a bigger chunk than the default. */
-  arena_init(&a, alloc);
+  arena_init(&a, opt ? opt->alloc : NULL);
   vmem_hlo_module *m = arena_calloc(&a, 1, sizeof *m);
   if (!m) {
     arena_destroy(&a);
     return NULL;
   }
   m->a = a;
+  m->one_thread = opt && opt->threads == 1;
   return m;
 }
 
@@ -39,14 +39,14 @@ static vmem_hlo_module *parse_or_free(vmem_hlo_module *m, vmem_error *err) {
 }
 
 /* The text parsed into a new module, cut for two threads as `cut` says. */
-static vmem_hlo_module *parse_text(const char *text, size_t len, const vmem_allocator *alloc, size_t cut,
+static vmem_hlo_module *parse_text(const char *text, size_t len, const vmem_parse_options *opt, size_t cut,
                                    vmem_error *err) {
   err_clear(err);
   if (!text && len) {
     err_set(err, VMEM_ERR_ARGUMENT, 0, "no text");
     return NULL;
   }
-  vmem_hlo_module *m = module_new(alloc);
+  vmem_hlo_module *m = module_new(opt);
   if (!m) {
     err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
     return NULL;
@@ -57,9 +57,13 @@ static vmem_hlo_module *parse_text(const char *text, size_t len, const vmem_allo
   return parse_or_free(m, err);
 }
 
-vmem_hlo_module *vmem_hlo_parse(const char *text, size_t len, const vmem_allocator *alloc,
-                                vmem_error *err) {
-  return parse_text(text, len, alloc, HLO_CUT_AUTO, err);
+vmem_hlo_module *vmem_hlo_parse_with(const char *text, size_t len, const vmem_parse_options *opt, vmem_error *err) {
+  return parse_text(text, len, opt, HLO_CUT_AUTO, err);
+}
+
+vmem_hlo_module *vmem_hlo_parse(const char *text, size_t len, const vmem_allocator *alloc, vmem_error *err) {
+  vmem_parse_options o = {alloc, 0};
+  return parse_text(text, len, &o, HLO_CUT_AUTO, err);
 }
 
 vmem_hlo_module *hlo_parse_cut(const char *text, size_t len, size_t cut, vmem_error *err) {
@@ -69,6 +73,11 @@ vmem_hlo_module *hlo_parse_cut(const char *text, size_t len, size_t cut, vmem_er
 /* The file is mapped, not copied: names and attribute values are views
  * into the mapping, which lives as long as the module. */
 vmem_hlo_module *vmem_hlo_open(const char *path, const vmem_allocator *alloc, vmem_error *err) {
+  vmem_parse_options o = {alloc, 0};
+  return vmem_hlo_open_with(path, &o, err);
+}
+
+vmem_hlo_module *vmem_hlo_open_with(const char *path, const vmem_parse_options *opt, vmem_error *err) {
   err_clear(err);
   if (!path) {
     err_set(err, VMEM_ERR_ARGUMENT, 0, "no path");
@@ -88,7 +97,7 @@ vmem_hlo_module *vmem_hlo_open(const char *path, const vmem_allocator *alloc, vm
     close(fd);
     return NULL;
   }
-  vmem_hlo_module *m = module_new(alloc);
+  vmem_hlo_module *m = module_new(opt);
   if (!m) {
     close(fd);
     err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");

@@ -1387,7 +1387,7 @@ size_t hlo_find_cut(const char *s, size_t from, size_t len) {
  * processors are online and the computations are large. */
 static bool halves_pay(const parser *p) {
   const vmem_allocator *a = p->alloc;
-  return !a->alloc && !a->free && p->len - p->pos >= HALVES_MIN && sys_processors() >= 2;
+  return !a->alloc && !a->free && !p->m->one_thread && p->len - p->pos >= HALVES_MIN && sys_processors() >= 2;
 }
 
 static void half_drop(half *h) {

@@ -582,14 +582,10 @@ vmem_status heap_pack_threads(vmem_heap_buffer *bufs, size_t n, uint64_t alignme
  * starting a thread. */
 static unsigned threads_for(size_t n) { return n >= HEAP_HALVES_MIN ? sys_processors() : 1; }
 
-vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
-                           const vmem_allocator *alloc, vmem_error *err) {
-  if ((!bufs && n) || !out) {
-    err_set(err, VMEM_ERR_ARGUMENT, 0, "buffers and a result are needed");
-    return VMEM_ERR_ARGUMENT;
-  }
+static vmem_status pack_one(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
+                            const vmem_allocator *alloc, unsigned threads, vmem_error *err) {
   bool gave_up = false;
-  return pack(bufs, n, alignment, out, alloc, err, false, UINT64_MAX, &gave_up, threads_for(n));
+  return pack(bufs, n, alignment, out, alloc, err, false, UINT64_MAX, &gave_up, threads);
 }
 
 /* XLA's ChooseBestHeapAlgorithm over the two orders: the temporal packing
@@ -598,14 +594,10 @@ vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment,
  * heap, since it could only lose from there. The same choice and offsets
  * as running both to the end, for the cost of one packing and the part of
  * the other until it loses (on bench_heap's mix, a quarter). */
-vmem_status vmem_heap_pack_best(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
-                                const vmem_allocator *alloc, vmem_error *err) {
-  if ((!bufs && n) || !out) {
-    err_set(err, VMEM_ERR_ARGUMENT, 0, "buffers and a result are needed");
-    return VMEM_ERR_ARGUMENT;
-  }
+static vmem_status pack_best(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
+                             const vmem_allocator *alloc, unsigned threads, vmem_error *err) {
   bool gave_up = false;
-  vmem_status st = pack(bufs, n, alignment, out, alloc, err, true, UINT64_MAX, &gave_up, threads_for(n));
+  vmem_status st = pack(bufs, n, alignment, out, alloc, err, true, UINT64_MAX, &gave_up, threads);
   uint64_t *keep = st == VMEM_OK && n ? vmem__alloc(alloc, n * sizeof *keep) : NULL;
   if (st != VMEM_OK || !n)
     return st;
@@ -617,7 +609,7 @@ vmem_status vmem_heap_pack_best(vmem_heap_buffer *bufs, size_t n, uint64_t align
     keep[i] = bufs[i].offset;
   vmem_heap_result temporal = *out;
   bool lost = false;
-  st = pack(bufs, n, alignment, out, alloc, err, false, temporal.heap_bytes, &lost, threads_for(n));
+  st = pack(bufs, n, alignment, out, alloc, err, false, temporal.heap_bytes, &lost, threads);
   if (st == VMEM_OK && lost) { /* ties go to the spatial order, which is XLA's first */
     for (size_t i = 0; i < n; i++)
       bufs[i].offset = keep[i];
@@ -625,4 +617,28 @@ vmem_status vmem_heap_pack_best(vmem_heap_buffer *bufs, size_t n, uint64_t align
   }
   vmem__free(alloc, keep);
   return st;
+}
+
+vmem_status vmem_heap_pack_with(vmem_heap_buffer *bufs, size_t n, const vmem_heap_options *opt,
+                                vmem_heap_result *out, vmem_error *err) {
+  if ((!bufs && n) || !out) {
+    err_set(err, VMEM_ERR_ARGUMENT, 0, "buffers and a result are needed");
+    return VMEM_ERR_ARGUMENT;
+  }
+  static const vmem_heap_options none = {0, NULL, false, 0};
+  opt = opt ? opt : &none;
+  unsigned threads = opt->threads == 1 ? 1 : threads_for(n);
+  return (opt->best ? pack_best : pack_one)(bufs, n, opt->alignment, out, opt->alloc, threads, err);
+}
+
+vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
+                           const vmem_allocator *alloc, vmem_error *err) {
+  vmem_heap_options o = {alignment, alloc, false, 0};
+  return vmem_heap_pack_with(bufs, n, &o, out, err);
+}
+
+vmem_status vmem_heap_pack_best(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
+                                const vmem_allocator *alloc, vmem_error *err) {
+  vmem_heap_options o = {alignment, alloc, true, 0};
+  return vmem_heap_pack_with(bufs, n, &o, out, err);
 }

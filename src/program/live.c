@@ -438,7 +438,8 @@ static vmem_status pack(vmem_program *p, const pg_walk *w, uint64_t alignment, v
   for (size_t i = 0; i < p->count; i++)
     hb[i] = (vmem_heap_buffer){p->buffers[i].bytes, p->buffers[i].start, p->buffers[i].end, 0, 0};
   vmem_heap_result r;
-  vmem_status st = vmem_heap_pack(hb, p->count, alignment, &r, w->alloc, err);
+  vmem_heap_options ho = {alignment, w->alloc, false, w->m->one_thread ? 1 : 0};
+  vmem_status st = vmem_heap_pack_with(hb, p->count, &ho, &r, err);
   p->peak_bytes = r.heap_bytes;
   p->lower_bound_bytes = r.lower_bound_bytes;
   p->peak_time = r.peak_time;
@@ -448,7 +449,7 @@ static vmem_status pack(vmem_program *p, const pg_walk *w, uint64_t alignment, v
     hb[i] = (vmem_heap_buffer){b->bytes, b->start, b->end, 0,
                                steps ? range_max(tree, steps, (size_t)b->start, hi) : 0};
   }
-  if (st == VMEM_OK && (st = vmem_heap_pack(hb, p->count, alignment, &r, w->alloc, err)) == VMEM_OK) {
+  if (st == VMEM_OK && (st = vmem_heap_pack_with(hb, p->count, &ho, &r, err)) == VMEM_OK) {
     p->used_bytes = r.heap_bytes > p->scoped_reservation_bytes ? r.heap_bytes : p->scoped_reservation_bytes;
     for (size_t i = 0; i < p->count; i++)
       p->buffers[i].offset = hb[i].offset;
@@ -553,7 +554,8 @@ vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m, const vmem_target *t
   static const vmem_program_options none = {0, 0, false, NULL};
   err_clear(err);
   memset(out, 0, sizeof *out);
-  out->alloc = alloc;
+  if (alloc)
+    out->alloc = *alloc;
   out->scheduled = m->is_scheduled;
   out->capacity_bytes = vmem_target_u64(t, VMEM_FACT_VMEM_BYTES);
   pg_walk w = {.m = m, .n = m->total_instrs, .err = err, .target = t, .opt = opt ? opt : &none, .alloc = alloc,
@@ -585,8 +587,8 @@ vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m, const vmem_target *t
 void vmem_program_free(vmem_program *p) {
   if (!p)
     return;
-  vmem__free(p->alloc, p->buffers);
-  vmem__free(p->alloc, p->reservations);
+  vmem__free(&p->alloc, p->buffers);
+  vmem__free(&p->alloc, p->reservations);
   p->buffers = NULL, p->count = 0;
   p->reservations = NULL, p->nreservations = 0;
 }

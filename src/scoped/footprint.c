@@ -306,16 +306,16 @@ vmem_status vmem_kernel_footprint(const vmem_kernel *k, const vmem_target *t, co
     err_set(err, VMEM_ERR_ARGUMENT, 0, "no kernel or no target");
     return VMEM_ERR_ARGUMENT;
   }
-  out->alloc = &k->a.alloc;
+  out->alloc = k->a.alloc;
   out->alignment = opt && opt->alignment ? opt->alignment : DEFAULT_ALIGNMENT;
   size_t cap = k->nops + k->nmodelled + 1;
-  out->allocs = vmem__alloc(out->alloc, cap * sizeof *out->allocs);
+  out->allocs = vmem__alloc(&out->alloc, cap * sizeof *out->allocs);
   if (!out->allocs) {
     err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
     return VMEM_ERR_NOMEM;
   }
   arena scratch;
-  arena_init(&scratch, out->alloc);
+  arena_init(&scratch, &out->alloc);
   vmem_status st = VMEM_OK;
   for (size_t i = 0; i < k->nops && st == VMEM_OK; i++)
     st = operand_alloc(&scratch, &k->ops[i], i, t, out, cap, err);
@@ -331,7 +331,7 @@ vmem_status vmem_kernel_footprint(const vmem_kernel *k, const vmem_target *t, co
 
 void vmem_footprint_free(vmem_footprint *f) {
   if (f && f->allocs) {
-    vmem__free(f->alloc, f->allocs);
+    vmem__free(&f->alloc, f->allocs);
     f->allocs = NULL;
     f->count = 0;
   }
