@@ -84,7 +84,8 @@ typedef enum vmem_status {
   VMEM_ERR_RANGE,       /* a value outside what the model accepts */
   VMEM_ERR_UNSUPPORTED, /* valid input the model cannot size */
   VMEM_ERR_NOMEM,       /* the allocator returned NULL */
-  VMEM_ERR_ARGUMENT     /* a NULL or inconsistent argument */
+  VMEM_ERR_ARGUMENT,    /* a NULL or inconsistent argument */
+  VMEM_ERR_INTERNAL     /* a plan failed its own check (vmem_program_check, vmem_footprint_check): a bug */
 } vmem_status;
 
 /** An error value. `offset` is a byte offset into the text the failing call
@@ -680,6 +681,13 @@ VMEM_API vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m,
                                            const vmem_allocator *alloc,
                                            vmem_error *err);
 VMEM_API void vmem_program_free(vmem_program *p);
+/** The plan's invariants: no two buffers live at the same step overlap in
+ *  the heap, every offset is a multiple of `alignment` (0 = 1) and at or
+ *  above the largest reservation of its life, used_bytes is the top of the
+ *  heap (or the largest reservation), and lower_bound_bytes is the peak of
+ *  the live sizes' sum, at peak_time, under peak_bytes. VMEM_ERR_INTERNAL
+ *  naming the first broken one. A debug build checks every plan it makes. */
+VMEM_API vmem_status vmem_program_check(const vmem_program *p, uint64_t alignment, vmem_error *err);
 
 /* ## StableHLO text
  *
@@ -865,6 +873,12 @@ VMEM_API vmem_status vmem_kernel_footprint(const vmem_kernel *k,
                                            vmem_footprint *out,
                                            vmem_error *err);
 VMEM_API void vmem_footprint_free(vmem_footprint *f);
+/** The footprint's invariants: offsets aligned, no two allocations
+ *  overlapping (all are live at once), stack_bytes the top, and each total
+ *  (scoped, internal scratch, modelled) the sum of its allocations.
+ *  VMEM_ERR_INTERNAL naming the first broken one. A debug build checks
+ *  every footprint it makes. */
+VMEM_API vmem_status vmem_footprint_check(const vmem_footprint *f, vmem_error *err);
 VMEM_API const char *vmem_alloc_kind_name(vmem_alloc_kind kind);
 
 /* ## The verdict

@@ -50,6 +50,8 @@ static void check_models(const char *path, const vmem_hlo_module *m) {
   vmem_program_options o = {0, 16 << 20, false, NULL};
   if (vmem_hlo_program_vmem(m, t, &o, &p, NULL, &err) != VMEM_OK)
     fail_msg("%s: program-scoped planning: %s", path, err.message);
+  if (vmem_program_check(&p, 0, &err) != VMEM_OK)
+    fail_msg("%s: the plan fails its check: %s", path, err.message);
   vmem_program_free(&p);
 }
 

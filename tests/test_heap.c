@@ -278,6 +278,7 @@ static void test_live_ranges(void **state) {
   assert_non_null(m);
   vmem_program p;
   assert_int_equal(vmem_hlo_program_vmem(m, vmem_target_find("v5e", 3), NULL, &p, NULL, &err), VMEM_OK);
+  assert_int_equal(vmem_program_check(&p, 0, &err), VMEM_OK);
   assert_int_equal(p.count, 3);
   assert_int_equal(p.schedule_length, 3);
   static const int64_t want[3][2] = {{0, 3}, {0, 3}, {2, 3}};
@@ -293,6 +294,7 @@ static void test_live_ranges(void **state) {
    * step reserves 1 MiB at offset 0 and the three values sit above it. */
   vmem_program_options o = {0, 1 << 20, false, NULL};
   assert_int_equal(vmem_hlo_program_vmem(m, vmem_target_find("v5e", 3), &o, &p, NULL, &err), VMEM_OK);
+  assert_int_equal(vmem_program_check(&p, o.alignment, &err), VMEM_OK);
   assert_int_equal(p.scoped_reservation_bytes, 1 << 20);
   assert_int_equal(p.used_bytes, (1 << 20) + 3 * 4096);
   assert_int_equal(p.nreservations, 1); /* the multiply's step alone */
@@ -322,6 +324,7 @@ static void test_live_ranges(void **state) {
   sc[vmem_hlo_instruction_id(mul)].used_bytes = 2 << 20;
   o.scoped = sc;
   assert_int_equal(vmem_hlo_program_vmem(m, vmem_target_find("v5e", 3), &o, &p, NULL, &err), VMEM_OK);
+  assert_int_equal(vmem_program_check(&p, o.alignment, &err), VMEM_OK);
   assert_int_equal(p.scoped_reservation_bytes, 2 << 20);
   vmem_program_free(&p);
   vmem_hlo_free(m);

@@ -20,6 +20,8 @@ static vmem_footprint footprint(const vmem_kernel *k, const char *t) {
   vmem_error err;
   if (vmem_kernel_footprint(k, target(t), NULL, &f, &err) != VMEM_OK)
     fail_msg("footprint: %s", err.message);
+  if (vmem_footprint_check(&f, &err) != VMEM_OK)
+    fail_msg("the footprint fails its check: %s", err.message);
   return f;
 }
 
@@ -441,6 +443,28 @@ static void test_verdict(void **state) {
   assert_int_equal(vmem_kernel_verdict(NULL, &l, t, &v, &err), VMEM_ERR_ARGUMENT);
 }
 
+/* The footprint check catches each broken invariant. */
+static void test_footprint_check(void **state) {
+  (void)state;
+  vmem_allocation a[3] = {{VMEM_ALLOC_WINDOW, 0, 2, 1024, 1024, 0, NULL, 0},
+                          {VMEM_ALLOC_SCRATCH, SIZE_MAX, 1, 512, 512, 1024, NULL, 0},
+                          {VMEM_ALLOC_INTERNAL_SCRATCH, SIZE_MAX, 1, 512, 512, 1536, NULL, 0}};
+  vmem_footprint f = {.count = 3, .allocs = a, .scoped_bytes = 1536, .internal_scratch_bytes = 512,
+                      .stack_bytes = 2048, .alignment = 512};
+  vmem_error err;
+  assert_int_equal(vmem_footprint_check(&f, &err), VMEM_OK);
+  a[1].offset = 512; /* onto the window */
+  assert_int_equal(vmem_footprint_check(&f, &err), VMEM_ERR_INTERNAL);
+  assert_non_null(strstr(err.message, "overlap"));
+  a[1].offset = 1100; /* not aligned */
+  assert_int_equal(vmem_footprint_check(&f, &err), VMEM_ERR_INTERNAL);
+  a[1].offset = 1024, f.scoped_bytes = 1535;
+  assert_int_equal(vmem_footprint_check(&f, &err), VMEM_ERR_INTERNAL);
+  f.scoped_bytes = 1536, f.stack_bytes = 4096;
+  assert_int_equal(vmem_footprint_check(&f, &err), VMEM_ERR_INTERNAL);
+  assert_string_equal(vmem_status_name(err.code), "internal");
+}
+
 static void test_request_bytes(void **state) {
   (void)state;
   assert_int_equal(vmem_request_bytes(0), 0);
@@ -468,6 +492,7 @@ int main(void) {
       cmocka_unit_test(test_mlir_errors),
       cmocka_unit_test(test_verdict),
       cmocka_unit_test(test_request_bytes),
+      cmocka_unit_test(test_footprint_check),
   };
   return RUN(tests);
 }

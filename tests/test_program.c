@@ -17,6 +17,8 @@ static void plan_of(plan *pl, const char *text) {
   pl->m = vmem_hlo_parse(text, strlen(text), NULL, &err);
   assert_non_null(pl->m);
   assert_int_equal(vmem_hlo_program_vmem(pl->m, vmem_target_find("v5e", 3), NULL, &pl->p, NULL, &err), VMEM_OK);
+  if (vmem_program_check(&pl->p, 0, &err) != VMEM_OK)
+    fail_msg("%s", err.message);
 }
 
 static void plan_free(plan *pl) {
@@ -85,6 +87,36 @@ static void test_copy_start_done(void **state) {
                "  %cd = " A " copy-done(%cs)\n  %u = " H " add(%cd, %n)\n  ROOT %r = " H " copy(%u)\n}\n");
   assert_int_equal(pl.p.count, 1);
   expect(&pl, "cs", 0, 1, 4, 1);
+  plan_free(&pl);
+}
+
+/* The plan check catches what a broken planner would do: two live buffers
+ * on one offset, a misaligned offset, a wrong peak. */
+static void test_program_check(void **state) {
+  (void)state;
+  plan pl;
+  plan_of(&pl, "HloModule m, is_scheduled=true\n"
+               "ENTRY %e (h: f32[8,128]) -> f32[8,128] {\n  %h = " A " parameter(0)\n"
+               "  %a = " A " negate(%h)\n  %b = " A " exponential(%a)\n  ROOT %c = " A " add(%a, %b)\n}\n");
+  vmem_error err;
+  assert_true(pl.p.count >= 3);
+  assert_int_equal(vmem_program_check(&pl.p, 512, &err), VMEM_OK);
+  vmem_program_buffer *b = pl.p.buffers;
+  size_t x = 0, y = 1; /* %h and %a are live at once (%a's step reads %h) */
+  uint64_t keep = b[y].offset;
+  b[y].offset = b[x].offset;
+  assert_int_equal(vmem_program_check(&pl.p, 512, &err), VMEM_ERR_INTERNAL);
+  assert_non_null(strstr(err.message, "overlap"));
+  b[y].offset = keep + 1;
+  assert_int_equal(vmem_program_check(&pl.p, 512, &err), VMEM_ERR_INTERNAL);
+  b[y].offset = keep;
+  pl.p.lower_bound_bytes++;
+  assert_int_equal(vmem_program_check(&pl.p, 512, &err), VMEM_ERR_INTERNAL);
+  pl.p.lower_bound_bytes--;
+  pl.p.used_bytes++;
+  assert_int_equal(vmem_program_check(&pl.p, 512, &err), VMEM_ERR_INTERNAL);
+  pl.p.used_bytes--;
+  assert_int_equal(vmem_program_check(&pl.p, 512, &err), VMEM_OK);
   plan_free(&pl);
 }
 
@@ -342,7 +374,7 @@ static void test_model_calibration(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_while_state),        cmocka_unit_test(test_gte_narrows),
-      cmocka_unit_test(test_copy_start_done),    cmocka_unit_test(test_aliasing_and_in_place),
+      cmocka_unit_test(test_copy_start_done),    cmocka_unit_test(test_program_check),    cmocka_unit_test(test_aliasing_and_in_place),
       cmocka_unit_test(test_in_place_needs_same_size), cmocka_unit_test(test_unreadable_alias),
       cmocka_unit_test(test_input_output_alias),
       cmocka_unit_test(test_model_elementwise), cmocka_unit_test(test_model_sort),

@@ -15,6 +15,7 @@ static const char *const status_names[] = {
     [VMEM_ERR_UNSUPPORTED] = "unsupported",
     [VMEM_ERR_NOMEM] = "nomem",
     [VMEM_ERR_ARGUMENT] = "argument",
+    [VMEM_ERR_INTERNAL] = "internal",
 };
 
 const char *vmem_version(void) { return VMEM_VERSION_STRING; }

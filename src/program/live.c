@@ -578,6 +578,10 @@ vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m, const vmem_target *t
   }
   if (st == VMEM_OK && !keep_reservations(out, &w))
     st = err->code;
+#ifdef VMEM_VERIFY /* debug builds: every plan holds to its invariants (src/verify/verify.c) */
+  if (st == VMEM_OK)
+    st = vmem_program_check(out, w.opt->alignment, err);
+#endif
   walk_free(&w);
   if (st != VMEM_OK)
     vmem_program_free(out);

@@ -323,6 +323,10 @@ vmem_status vmem_kernel_footprint(const vmem_kernel *k, const vmem_target *t, co
     st = extras(&scratch, k, t, opt, out, cap, err);
   if (st == VMEM_OK)
     st = place(out, err);
+#ifdef VMEM_VERIFY /* debug builds: every footprint holds to its invariants (src/verify/verify.c) */
+  if (st == VMEM_OK)
+    st = vmem_footprint_check(out, err);
+#endif
   arena_destroy(&scratch);
   if (st != VMEM_OK)
     vmem_footprint_free(out);
