@@ -6,94 +6,14 @@
  * shapes are parsed by shape_parse_at into the module arena. Attribute
  * values are kept raw (balanced brackets, strings with escapes); only the
  * few the IR needs are decoded (called computations). Large constant
- * literals are skipped, never built. Grammar: docs/hlo.md.
+ * literals are skipped, never built. Grammar: docs/hlo.md. A large
+ * module's second half is read by hlo_halves.c, which meets this grammar
+ * only through the hooks in hlo_parser.h.
  */
-#define _POSIX_C_SOURCE 200809L /* pthreads: a large module is read in two halves */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "hlo.h"
-
-typedef struct vec {
-  void **v;
-  size_t n, cap;
-} vec;
-
-/* A name the second half left open, kept with its hash for the first half
- * to look up: an operand (the cut fell inside its computation and the name
- * is not among the instructions after the cut), or a callee (it may be the
- * first half's: tens of thousands of them, filled in by lookups alone while
- * or after the second half reads on). */
-typedef struct open_name {
-  vmem_hlo_instruction *in;
-  sv name;
-  uint64_t hash;
-  size_t k; /* its place among in's operands, or callees */
-} open_name;
-
-enum { RECENT = 512, OPCODES_SEEN = 64, SHAPE_SETS = 64, SHAPE_WAYS = 4 };
-
-struct half;
-struct parser;
-static void half_poll(struct parser *p);
-static bool computation_thread(struct parser *p, vmem_hlo_computation *c);
-static bool computation_name(struct parser *p, vmem_hlo_computation *c);
-
-typedef struct parser {
-  const char *s;
-  size_t len, pos;
-  vmem_hlo_module *m;
-  arena *a;
-  arena scratch;        /* inline operand shapes and signature names: used, then dropped */
-  vmem_error *err;
-  const vmem_allocator *alloc;
-  hlo_index names;      /* instruction names of the current computation */
-  size_t comp_from;     /* where its instructions start in `instrs` */
-  hlo_map shapes;       /* shape text -> parsed shape (hlo_shape_entry) */
-  hlo_map opcodes;      /* opcode text -> its interned sv */
-  /* The instructions defined last, by hash: operands mostly name recent
-   * instructions, and this small table stays in cache where the name map
-   * of a large computation does not. */
-  vmem_hlo_instruction *recent[RECENT];
-  /* In front of the opcode and shape tables: the last opcodes and shape
-   * texts seen, found by their first bytes without hashing the whole text
-   * (the tables were a fifth of a parse). */
-  const struct interned_op *opcodes_seen[OPCODES_SEEN];
-  hlo_shape_entry *shapes_seen[SHAPE_SETS][SHAPE_WAYS];
-  vec instrs, ops, called, comps;
-  vec calling;          /* the instructions that call computations, for link_callers */
-  /* The second half's parser leaves a callee it has not seen NULL (it may
-   * be in the first half) and lists it here; those of the instruction being
-   * read are from open_callee_from on. */
-  bool defer_callees;
-  open_name *open_callees;
-  size_t ncallees, cap_callees, open_callee_from;
-  /* The second half's link to the first: once the first has ended at the
-   * cut, its computation names (first_names) are final and this half looks
-   * callees up there itself. */
-  struct half *share;
-  const hlo_map *first_names;
-  /* A cut inside a computation. The first half stops at the instruction
-   * that starts at stop_at and leaves that computation open (suspended,
-   * its '{' at body_open); the second reads the rest of it into `cont`, a
-   * shell, leaving operands it cannot find open (open_ops), and after the
-   * hand-over finds them among the first part's (first_index over
-   * first_items) and marks a name both parts define (clash). A callee named
-   * as the open computation (open_comp) is it, but not from inside it. */
-  size_t stop_at;
-  vmem_hlo_computation *suspended, *cont, *open_comp, *open_shell;
-  size_t body_open;
-  bool cont_done, clash;
-  const hlo_index *first_index;
-  vmem_hlo_instruction *const *first_items;
-  open_name *open_ops;
-  size_t nopen, cap_open, open_from;
-  size_t id_base; /* the second half, after the hand-over: the first half's instruction count */
-  hlo_attr *attrs;
-  size_t nattrs, cap_attrs;
-} parser;
+#include "hlo_parser.h"
 
 /* ---- errors ---------------------------------------------------------- */
 
@@ -112,7 +32,7 @@ static bool fail(parser *p, vmem_status code, size_t at, const char *fmt, ...) {
   return false;
 }
 
-static bool nomem(parser *p) { return fail(p, VMEM_ERR_NOMEM, p->pos, "out of memory"); }
+bool hp_nomem(parser *p) { return fail(p, VMEM_ERR_NOMEM, p->pos, "out of memory"); }
 
 /* What stands at `at`, for messages: a short quoted excerpt or "end of file". */
 static const char *found(parser *p, size_t at, char *buf, size_t cap) {
@@ -134,31 +54,18 @@ static bool expected(parser *p, const char *what) {
 
 /* Room for element n of an array of *cap elements of `size` bytes: the
  * array itself, or a copy twice as large (NULL when out of memory). */
-static void *grow(parser *p, void *items, size_t n, size_t *cap, size_t size) {
+void *hp_grow(parser *p, void *items, size_t n, size_t *cap, size_t size) {
   if (n < *cap)
     return items;
   size_t c = *cap ? *cap * 2 : 64;
   void *na = vmem__alloc(p->alloc, c * size);
   if (!na)
-    return nomem(p), NULL;
+    return hp_nomem(p), NULL;
   if (n)
     memcpy(na, items, n * size);
   vmem__free(p->alloc, items);
   *cap = c;
   return na;
-}
-
-static inline bool vec_push(parser *p, vec *v, void *x) {
-  if (v->n < v->cap) { /* the common case, without a call */
-    v->v[v->n++] = x;
-    return true;
-  }
-  void **nv = grow(p, v->v, v->n, &v->cap, sizeof *nv);
-  if (!nv)
-    return false;
-  v->v = nv;
-  v->v[v->n++] = x;
-  return true;
 }
 
 /* Moves the entries of v from `from` on into the arena (NULL when there
@@ -167,7 +74,7 @@ static bool vec_take(parser *p, vec *v, size_t from, void ***out) {
   size_t n = v->n - from;
   *out = NULL;
   if (n && !(*out = arena_alloc(p->a, n * sizeof **out)))
-    return nomem(p);
+    return hp_nomem(p);
   if (n)
     memcpy(*out, v->v + from, n * sizeof **out);
   v->n = from;
@@ -175,7 +82,7 @@ static bool vec_take(parser *p, vec *v, size_t from, void ***out) {
 }
 
 static bool attr_push(parser *p, hlo_attr at) {
-  hlo_attr *na = grow(p, p->attrs, p->nattrs, &p->cap_attrs, sizeof *na);
+  hlo_attr *na = hp_grow(p, p->attrs, p->nattrs, &p->cap_attrs, sizeof *na);
   if (!na)
     return false;
   p->attrs = na;
@@ -187,7 +94,7 @@ static bool attrs_take(parser *p, size_t from, hlo_attr **out, uint32_t *n) {
   *n = (uint32_t)(p->nattrs - from);
   *out = NULL;
   if (*n && !(*out = arena_alloc(p->a, *n * sizeof **out)))
-    return nomem(p);
+    return hp_nomem(p);
   if (*n)
     memcpy(*out, p->attrs + from, *n * sizeof **out);
   p->nattrs = from;
@@ -196,9 +103,7 @@ static bool attrs_take(parser *p, size_t from, hlo_attr **out, uint32_t *n) {
 
 /* ---- characters -------------------------------------------------------- */
 
-/* Identifier characters, by byte: 1 may continue a name ([0-9.-]), 3 may
- * also start one ([a-zA-Z_]); bytes from 128 on are neither. */
-static const unsigned char ident_class[256] = {
+const unsigned char hp_ident_class[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0,
@@ -209,8 +114,6 @@ static const unsigned char ident_class[256] = {
     3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0,
 };
 
-static inline bool is_ident_start(int c) { return ident_class[(unsigned char)c] == 3; }
-static inline bool is_ident(int c) { return ident_class[(unsigned char)c] != 0; }
 
 /* ws ::= (' ' | '\t' | '\r' | '\n' | '/' '*' ... '*' '/' | '/' '/' ... '\n')* */
 static bool skip_ws_slow(parser *p) {
@@ -337,14 +240,14 @@ static const interned_op *intern_opcode(parser *p, sv op) {
     return *seen = e;
   bool oom = false;
   if (!(e = arena_alloc(p->a, sizeof *e))) {
-    nomem(p);
+    hp_nomem(p);
     return NULL;
   }
   e->text = op;
   e->op = (uint8_t)hlo_op_lookup(op);
   hlo_map_put(&p->opcodes, e, &oom);
   if (oom) {
-    nomem(p);
+    hp_nomem(p);
     return NULL;
   }
   return *seen = e;
@@ -598,7 +501,7 @@ static vmem_shape *parse_shape_interned(parser *p) {
   hlo_shape_entry *e = arena_alloc(p->a, sizeof *e);
   bool oom = false;
   if (!e) {
-    nomem(p);
+    hp_nomem(p);
     return NULL;
   }
   e->text.ptr = p->s + start;
@@ -607,7 +510,7 @@ static vmem_shape *parse_shape_interned(parser *p) {
   shape_seen(set, e);
   hlo_map_put(&p->shapes, e, &oom);
   if (oom) {
-    nomem(p);
+    hp_nomem(p);
     return NULL;
   }
   return s;
@@ -625,27 +528,6 @@ static bool at_inline_shape(parser *p) {
 }
 
 /* ---- instructions ----------------------------------------------------- */
-
-/* Records an open name, the k-th of p->ops or p->called (its instruction
- * and place among the instruction's are set by open_attach). */
-static bool open_push(parser *p, open_name **list, size_t *n, size_t *cap, sv name, uint64_t hash, size_t k) {
-  open_name *na = grow(p, *list, *n, cap, sizeof *na);
-  if (!na)
-    return false;
-  *list = na;
-  open_name o = {NULL, name, hash, k};
-  na[(*n)++] = o;
-  return true;
-}
-
-/* The names recorded from *from on are instruction in's, whose operands or
- * callees start at `base` of the list they came from. */
-static void open_attach(open_name *list, size_t n, size_t *from, vmem_hlo_instruction *in, size_t base) {
-  for (; *from < n; (*from)++) {
-    list[*from].in = in;
-    list[*from].k -= base;
-  }
-}
 
 /* operand ::= shape? name      (the inline shape is checked and dropped) */
 static bool parse_operand(parser *p, vmem_hlo_computation *c) {
@@ -670,14 +552,13 @@ static bool parse_operand(parser *p, vmem_hlo_computation *c) {
   if (!op || op->parent != c || op->name.len != name.len || !hlo_bytes_eq(op->name.ptr, name.ptr, name.len))
     op = p->instrs.v ? hlo_index_get(&p->names, p->instrs.v + p->comp_from, name, h)
                      : NULL; /* nothing defined yet (and no array to offset) */
-  if (!op && c == p->cont) { /* the second half, inside the computation the cut fell in */
-    if (p->first_items)
-      op = hlo_index_get(p->first_index, (void *const *)p->first_items, name, h);
-    if (!op && !open_push(p, &p->open_ops, &p->nopen, &p->cap_open, name, h, p->ops.n))
+  if (!op) {
+    hp_resolved r = p->hooks ? p->hooks->operand(p, c, name, h, &op) : HP_MISSING;
+    if (r == HP_ERROR)
       return false;
-  } else if (!op) {
-    return fail(p, VMEM_ERR_UNKNOWN, at_name, "unknown operand %%%.*s: not defined earlier in computation %%%.*s",
-                (int)name.len, name.ptr, (int)c->name.len, c->name.ptr);
+    if (r == HP_MISSING)
+      return fail(p, VMEM_ERR_UNKNOWN, at_name, "unknown operand %%%.*s: not defined earlier in computation %%%.*s",
+                  (int)name.len, name.ptr, (int)c->name.len, c->name.ptr);
   }
   if (!skip_ws(p))
     return false;
@@ -742,21 +623,6 @@ static bool calls_computations(sv name) {
   return false;
 }
 
-/* The computation a name calls from computation `from`: one defined
- * before, among this parser's, the first half's once published, or the one
- * the first half stopped inside — which is defined for its callers after
- * it, not for its own instructions. */
-static vmem_hlo_computation *callee_named(parser *p, sv name, uint64_t hash, const vmem_hlo_computation *from) {
-  vmem_hlo_computation *c = hlo_map_get_hashed(p->m->by_name, name, hash);
-  if (!c && p->first_names)
-    c = hlo_map_get_hashed(p->first_names, name, hash);
-  vmem_hlo_computation *open = p->open_comp;
-  if (!c && open && from != open && from != p->open_shell && open->name.len == name.len &&
-      hlo_bytes_eq(open->name.ptr, name.ptr, name.len))
-    c = open;
-  return c;
-}
-
 /* names ::= name | '{' (name (',' name)*)? '}'
  * An inline body (to_apply={ ... = ... }) is left unresolved. */
 static bool resolve_called(parser *p, const hlo_attr *a, const vmem_hlo_computation *from) {
@@ -781,11 +647,11 @@ static bool resolve_called(parser *p, const hlo_attr *a, const vmem_hlo_computat
     }
     sv name = {b, (size_t)(s - b)};
     uint64_t h = hlo_hash(name);
-    vmem_hlo_computation *callee = callee_named(p, name, h, from);
-    if (!callee && p->defer_callees) {
-      if (!open_push(p, &p->open_callees, &p->ncallees, &p->cap_callees, name, h, p->called.n))
-        return false;
-    } else if (!callee)
+    vmem_hlo_computation *callee = hlo_map_get_hashed(p->m->by_name, name, h); /* defined before */
+    hp_resolved r = callee ? HP_FOUND : p->hooks ? p->hooks->callee(p, name, h, from, &callee) : HP_MISSING;
+    if (r == HP_ERROR)
+      return false;
+    if (r == HP_MISSING)
       return fail(p, VMEM_ERR_UNKNOWN, (size_t)(b - p->s),
                   "computation %%%.*s is used before it is defined (callees come before callers)",
                   (int)name.len, name.ptr);
@@ -815,7 +681,6 @@ static bool link_called(parser *p, vmem_hlo_instruction *in) {
   if (!vec_take(p, &p->called, from, &called) || !vec_push(p, &p->calling, in))
     return false;
   in->called = (vmem_hlo_computation **)called;
-  open_attach(p->open_callees, p->ncallees, &p->open_callee_from, in, from);
   return true;
 }
 
@@ -828,10 +693,10 @@ static vmem_hlo_instruction *instruction_block(parser *p, const vmem_hlo_instruc
   uint64_t attrs = (uint64_t)head->nattrs * sizeof(hlo_attr), lit = head->kind == HLO_KIND_CONSTANT ? sizeof(sv) : 0;
   uint64_t size = sizeof *head + ops + attrs + lit;
   if (size > SIZE_MAX)
-    return nomem(p), NULL;
+    return hp_nomem(p), NULL;
   vmem_hlo_instruction *in = arena_alloc(p->a, (size_t)size);
   if (!in)
-    return nomem(p), NULL;
+    return hp_nomem(p), NULL;
   memcpy(in, head, sizeof *head);
   if (ops)
     memcpy(in->operands, p->ops.v + ops_from, (size_t)ops);
@@ -880,7 +745,7 @@ static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *
   vmem_hlo_instruction *in = instruction_block(p, &head, ops_from, attrs_from, literal);
   if (!in)
     return NULL;
-  open_attach(p->open_ops, p->nopen, &p->open_from, in, ops_from);
+  size_t called_from = p->called.n;
   if (!link_called(p, in))
     return NULL;
   bool oom = false;
@@ -890,13 +755,11 @@ static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *
   vmem_hlo_instruction *prev =
       hlo_index_put(&p->names, p->instrs.v + p->comp_from, p->instrs.n - 1 - p->comp_from, h, &oom);
   if (oom) {
-    nomem(p);
+    hp_nomem(p);
     return NULL;
   }
   if (!prev)
     p->recent[h & (RECENT - 1)] = in;
-  if (!prev && c == p->cont && p->first_items && hlo_index_get(p->first_index, (void *const *)p->first_items, in->name, h))
-    p->clash = true; /* defined before the cut too: one pass names the duplicate */
   if (prev) {
     size_t line;
     vmem_locate(p->s, p->len, (size_t)(prev->name.ptr - p->s), &line, NULL);
@@ -904,7 +767,7 @@ static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *
          (int)in->name.len, in->name.ptr, line);
     return NULL;
   }
-  return in;
+  return !p->hooks || p->hooks->defined(p, in, ops_from, called_from) ? in : NULL;
 }
 
 /* ---- computations ------------------------------------------------------ */
@@ -924,7 +787,7 @@ static bool parse_signature(parser *p, vmem_hlo_computation *c) {
       vmem_shape *s = NULL;
       /* Parameter names print without '%', so they must start as an
        * identifier does even when written with one. */
-      ok = (name || nomem(p)) && parse_name(p, name, "a parameter name") &&
+      ok = (name || hp_nomem(p)) && parse_name(p, name, "a parameter name") &&
            (is_ident_start(name->ptr[0]) ||
             fail(p, VMEM_ERR_SYNTAX, (size_t)(name->ptr - p->s),
                  "a parameter name must start with a letter or '_'")) &&
@@ -940,7 +803,7 @@ static bool parse_signature(parser *p, vmem_hlo_computation *c) {
     c->nparams = (uint32_t)((p->ops.n - from) / 2);
     c->param_shapes = arena_alloc(p->a, (c->nparams ? c->nparams : 1) * sizeof *c->param_shapes);
     c->param_names = arena_alloc(p->a, (c->nparams ? c->nparams : 1) * sizeof *c->param_names);
-    ok = (c->param_shapes && c->param_names) || nomem(p);
+    ok = (c->param_shapes && c->param_names) || hp_nomem(p);
     for (uint32_t i = 0; ok && i < c->nparams; i++) {
       c->param_names[i] = *(sv *)p->ops.v[from + 2 * i];
       c->param_shapes[i] = p->ops.v[from + 2 * i + 1];
@@ -958,9 +821,9 @@ static bool parse_signature(parser *p, vmem_hlo_computation *c) {
 }
 
 /* A body's instructions start: a name index, their place in p->instrs. */
-static bool body_begin(parser *p) {
+bool hp_body_begin(parser *p) {
   if (!p->names.slots && !hlo_index_init(&p->names, p->alloc, 8))
-    return nomem(p);
+    return hp_nomem(p);
   /* recent is not cleared: an entry of an earlier computation has another
    * parent (clearing its 4 KB for each of 50,000 computations was 200 MB of
    * stores a parse). */
@@ -992,7 +855,7 @@ static bool body_close(parser *p, vmem_hlo_computation *c, size_t open) {
 
 /* instruction* '}'   from where the body stands (its start, or a cut; its
  * '{' at `open`). The first half stops at its cut, c left open. */
-static bool body_rest(parser *p, vmem_hlo_computation *c, size_t open) {
+bool hp_body_rest(parser *p, vmem_hlo_computation *c, size_t open) {
   for (;;) {
     if (!skip_ws(p))
       return false;
@@ -1010,8 +873,8 @@ static bool body_rest(parser *p, vmem_hlo_computation *c, size_t open) {
     vmem_hlo_instruction *in = parse_instruction(p, c, &is_root);
     if (!in)
       return false;
-    if (p->share && !p->first_names)
-      half_poll(p);
+    if (p->hooks)
+      p->hooks->between(p);
     if (is_root) {
       if (c->root)
         return fail(p, VMEM_ERR_SYNTAX, (size_t)(in->name.ptr - p->s), "computation %%%.*s has two ROOT instructions",
@@ -1027,14 +890,14 @@ static bool body_rest(parser *p, vmem_hlo_computation *c, size_t open) {
 static bool parse_body(parser *p, vmem_hlo_computation *c) {
   if (!expect(p, '{', "'{' to open the computation body"))
     return false;
-  return body_begin(p) && body_rest(p, c, p->pos - 1);
+  return hp_body_begin(p) && hp_body_rest(p, c, p->pos - 1);
 }
 
 /* computation ::= 'ENTRY'? name signature? body (',' 'execution_thread=' string)? */
 static vmem_hlo_computation *parse_computation(parser *p) {
   vmem_hlo_computation *c = arena_calloc(p->a, 1, sizeof *c);
   if (!c) {
-    nomem(p);
+    hp_nomem(p);
     return NULL;
   }
   c->module = p->m;
@@ -1053,11 +916,11 @@ static vmem_hlo_computation *parse_computation(parser *p) {
     return NULL;
   if (p->suspended)
     return c; /* the first half stopped inside it: it ends when the halves meet */
-  return computation_thread(p, c) && computation_name(p, c) ? c : NULL;
+  return hp_computation_thread(p, c) && hp_computation_name(p, c) ? c : NULL;
 }
 
 /* (',' 'execution_thread=' string)?   after a computation's '}' */
-static bool computation_thread(parser *p, vmem_hlo_computation *c) {
+bool hp_computation_thread(parser *p, vmem_hlo_computation *c) {
   size_t save = p->pos;
   if (accept(p, ',')) {
     size_t from = p->nattrs;
@@ -1078,17 +941,17 @@ static bool computation_thread(parser *p, vmem_hlo_computation *c) {
 }
 
 /* A finished computation's name goes into the module's table. */
-static bool computation_name(parser *p, vmem_hlo_computation *c) {
+bool hp_computation_name(parser *p, vmem_hlo_computation *c) {
   bool oom = false;
   if (hlo_map_put(p->m->by_name, c, &oom) || oom)
-    return oom ? nomem(p)
+    return oom ? hp_nomem(p)
                : fail(p, VMEM_ERR_SYNTAX, c->offset, "duplicate computation name %%%.*s", (int)c->name.len,
                       c->name.ptr);
   return true;
 }
 
 /* It takes its place among the module's computations. */
-static bool add_computation(parser *p, vmem_hlo_computation *c) {
+bool hp_add_computation(parser *p, vmem_hlo_computation *c) {
   if (!vec_push(p, &p->comps, c))
     return false;
   c->index = (uint32_t)(p->comps.n - 1);
@@ -1161,7 +1024,7 @@ static bool parse_header(parser *p) {
 
 /* computations ::= computation*
  * Up to the first one that would start at or after `stop`. */
-static bool parse_computations(parser *p, size_t stop) {
+bool hp_computations(parser *p, size_t stop) {
   for (;;) {
     if (!skip_ws(p))
       return false;
@@ -1172,475 +1035,16 @@ static bool parse_computations(parser *p, size_t stop) {
       return false;
     if (p->suspended)
       return true;
-    if (!add_computation(p, c))
+    if (!hp_add_computation(p, c))
       return false;
   }
-}
-
-/* ---- two halves ---------------------------------------------------------- */
-
-/* A large module is read in two halves on two threads. The text is cut at
- * a guess near the middle — the line after a '}' alone on its line, or an
- * instruction when the module is one large computation — and a second
- * parser reads from there to the end while this one reads up to it.
- * Computations depend on each other only through the names of those they
- * call, instructions on the names before them: the second half leaves a
- * callee or operand it has not seen open, and this one fills them in once
- * it has stopped at the cut. The guess is used only if this parse stops
- * exactly at the cut (between two computations, or two instructions, as
- * the second half began) and the halves join without a clash; otherwise
- * the second half is dropped and this parser goes on alone, so results and
- * errors are those of one pass. */
-enum { HALVES_MIN = 1 << 19 }; /* bytes of computations: 0.88x at 256 KB, 1.36x at 512 KB (performance.md) */
-
-typedef struct half {
-  vmem_hlo_module m; /* a shell: its own arena and computation names; the text is shared */
-  parser p;
-  vmem_error err;
-  bool ok;
-  /* The hand-over. The first half, ended at the cut, publishes its names
-   * (first_ready); the second, seeing it between two instructions, hands
-   * over the callers it left open so far (handed) and looks names up in
-   * the first's table from then on; the first fills them in while the
-   * second goes on. */
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  atomic_bool first_ready;
-  const hlo_map *first_names;
-  open_name *handed;
-  size_t nhanded;
-  bool handed_over, finished, sync;
-  /* A cut inside a computation: the first part's names (first_index over
-   * first_items) and the open computation, published with first_ready; the
-   * second's open operands and the names it had defined in the rest of
-   * that computation by the hand-over, which the first then checks. */
-  const hlo_index *first_index;
-  vmem_hlo_instruction *const *first_items;
-  vmem_hlo_computation *open_comp;
-  open_name *handed_ops;
-  size_t nhanded_ops;
-  vec handed_names;
-  /* Numbering: the second half numbers its instructions from 0 until the
-   * hand-over, then from base_id on; the first moves those numbered before
-   * it (numbered) up by base_id while it waits. */
-  size_t base_id;
-  vec numbered_comps, numbered;
-} half;
-
-/* The second half's instructions so far: those of the computations it has
- * ended (the rest of the open one among them) into comps, those of the one
- * it is in into instrs. */
-static bool numbered_so_far(parser *p, vec *comps, vec *instrs) {
-  if (p->cont && p->cont_done && !vec_push(p, comps, p->cont))
-    return false;
-  for (size_t i = 0; i < p->comps.n; i++)
-    if (!vec_push(p, comps, p->comps.v[i]))
-      return false;
-  for (size_t i = p->comp_from; i < p->instrs.n; i++)
-    if (!vec_push(p, instrs, p->instrs.v[i]))
-      return false;
-  return true;
-}
-
-/* The second half, between two instructions: has the first ended? */
-static void half_poll(parser *p) {
-  half *h = p->share;
-  if (!atomic_load_explicit(&h->first_ready, memory_order_acquire))
-    return;
-  pthread_mutex_lock(&h->mu);
-  p->first_names = h->first_names;
-  p->first_index = h->first_index;
-  p->first_items = h->first_items;
-  p->open_comp = h->open_comp;
-  h->handed = p->open_callees; /* between two instructions: every one has its instruction */
-  h->nhanded = p->ncallees;
-  p->open_callees = NULL;
-  p->ncallees = p->cap_callees = p->open_callee_from = 0;
-  h->handed_ops = p->open_ops;
-  h->nhanded_ops = p->nopen;
-  p->open_ops = NULL;
-  p->nopen = p->cap_open = p->open_from = 0;
-  bool ok = numbered_so_far(p, &h->numbered_comps, &h->numbered);
-  p->id_base = h->base_id;
-  if (p->cont) { /* the names of the rest of the open computation so far */
-    void *const *names = p->cont_done ? (void *const *)p->cont->instrs : p->instrs.v + p->comp_from;
-    size_t n = p->cont_done ? p->cont->ninstrs : p->instrs.n - p->comp_from;
-    for (size_t i = 0; i < n && !p->clash; i++)
-      if (!vec_push(p, &h->handed_names, names[i]))
-        p->clash = true; /* out of memory: make the halves not join */
-  }
-  if (!ok)
-    p->clash = true;
-  h->handed_over = true;
-  pthread_cond_signal(&h->cv);
-  pthread_mutex_unlock(&h->mu);
-}
-
-static bool parser_init(parser *p, vmem_hlo_module *m, vmem_error *err);
-static void parser_free(parser *p);
-
-/* The rest of the computation a cut fell inside, into the shell `cont`. */
-static bool continue_computation(parser *p) {
-  if (!body_begin(p) || !body_rest(p, p->cont, p->pos))
-    return false;
-  p->cont_done = true;
-  return computation_thread(p, p->cont);
-}
-
-static void *half_main(void *arg) {
-  half *h = arg;
-  h->ok = (!h->p.cont || continue_computation(&h->p)) && parse_computations(&h->p, SIZE_MAX);
-  pthread_mutex_lock(&h->mu);
-  h->finished = true;
-  pthread_cond_signal(&h->cv);
-  pthread_mutex_unlock(&h->mu);
-  return NULL;
-}
-
-/* Does an instruction start at i?   blank* ('ROOT' blank+)? '%'? ident blank* '='
- * (a computation starts with a name and '(' or '{'). */
-static bool instruction_at(const char *s, size_t n, size_t i) {
-  while (i < n && (s[i] == ' ' || s[i] == '\t'))
-    i++;
-  if (i + 5 < n && !memcmp(s + i, "ROOT", 4) && (s[i + 4] == ' ' || s[i + 4] == '\t'))
-    for (i += 4; i < n && (s[i] == ' ' || s[i] == '\t');)
-      i++;
-  if (i < n && s[i] == '%')
-    i++;
-  size_t name = i;
-  while (i < n && is_ident(s[i]))
-    i++;
-  if (i == name)
-    return false;
-  while (i < n && (s[i] == ' ' || s[i] == '\t'))
-    i++;
-  return i < n && s[i] == '=';
-}
-
-/* The first non-blank byte after a line holding only '}' in [lo, hi), the
- * first such from lo on; 0 when none. (The search starts at the "\n}\n"
- * that would end right at lo.) */
-static size_t cut_after(const char *s, size_t len, size_t lo, size_t hi) {
-  for (size_t i = lo >= 3 ? lo - 3 : 0; i < hi;) {
-    const char *nl = memchr(s + i, '\n', hi - i);
-    if (!nl)
-      break;
-    i = (size_t)(nl - s) + 1;
-    if (i + 1 < len && s[i] == '}' && (s[i + 1] == '\n' || s[i + 1] == '\r')) {
-      size_t j = i + 1;
-      while (j < len && ch_is_space(s[j]))
-        j++;
-      if (j < hi)
-        return j;
-    }
-  }
-  return 0;
-}
-
-/* The last such in [lo, hi), searched back in 64 KB steps; 0 when none. */
-static size_t cut_before(const char *s, size_t len, size_t lo, size_t hi) {
-  for (size_t end = hi; end > lo;) {
-    size_t from = end - lo > (64 << 10) ? end - (64 << 10) : lo, last = 0;
-    for (size_t at = from; (at = cut_after(s, len, at, end)) != 0; at++)
-      last = at;
-    if (last)
-      return last;
-    end = from;
-  }
-  return 0;
-}
-
-/* The first line start in [lo, hi) where an instruction starts; 0 when
- * none. */
-static size_t instruction_after(const char *s, size_t len, size_t lo, size_t hi) {
-  for (size_t i = lo; i < hi;) {
-    const char *nl = memchr(s + i, '\n', hi - i);
-    if (!nl)
-      break;
-    i = (size_t)(nl - s) + 1;
-    if (i < hi && instruction_at(s, len, i))
-      return i;
-  }
-  return 0;
-}
-
-/* Where to cut [from, len): between two computations, the candidate nearest
- * the middle within its middle three fifths (a 20/80 split still gains a
- * fifth); when none is within a tenth of the middle, at an instruction just
- * after it (a module that is one large computation). Only a guess: the
- * first half's parse must stop exactly there for the cut to be used. */
-size_t hlo_find_cut(const char *s, size_t from, size_t len) {
-  size_t n = len - from, mid = from + n / 2, lo = from + n / 5;
-  size_t ahead = cut_after(s, len, mid, from + n / 5 * 4);
-  if (ahead && ahead - mid < mid - lo)
-    lo = mid - (ahead - mid); /* one behind must be nearer than the one ahead */
-  size_t back = cut_before(s, len, lo, mid);
-  size_t best = back && (!ahead || mid - back <= ahead - mid) ? back : ahead;
-  if (best && (best > mid ? best - mid : mid - best) <= n / 10)
-    return best;
-  size_t inside = instruction_after(s, len, mid, mid + n / 10);
-  return inside ? inside : best;
-}
-
-/* Two halves pay when the caller's allocator is the default one (a
- * caller's allocator is only ever called from the calling thread), two
- * processors are online and the computations are large. */
-static bool halves_pay(const parser *p) {
-  const vmem_allocator *a = p->alloc;
-  return !a->alloc && !a->free && !p->m->one_thread && p->len - p->pos >= HALVES_MIN && sys_processors() >= 2;
-}
-
-static void half_drop(half *h) {
-  if (h->sync) {
-    pthread_cond_destroy(&h->cv);
-    pthread_mutex_destroy(&h->mu);
-  }
-  vmem__free(h->p.alloc, h->handed);
-  vmem__free(h->p.alloc, h->handed_ops);
-  vmem__free(h->p.alloc, h->handed_names.v);
-  vmem__free(h->p.alloc, h->numbered.v);
-  vmem__free(h->p.alloc, h->numbered_comps.v);
-  parser_free(&h->p);
-  if (h->m.by_name)
-    hlo_map_free(h->m.by_name);
-  arena_destroy(&h->m.a);
-}
-
-/* Starts the second half at `cut`; false when it could not start. */
-static bool half_start(parser *p, half *h, size_t cut, pthread_t *th) {
-  memset(h, 0, sizeof *h);
-  err_clear(&h->err);
-  arena_init(&h->m.a, NULL);
-  h->m.text = p->s;
-  h->m.len = p->len;
-  atomic_init(&h->first_ready, false);
-  if (pthread_mutex_init(&h->mu, NULL) == 0) {
-    if (pthread_cond_init(&h->cv, NULL) == 0)
-      h->sync = true;
-    else
-      pthread_mutex_destroy(&h->mu);
-  }
-  if (h->sync && parser_init(&h->p, &h->m, &h->err)) {
-    h->p.pos = cut; /* inside a computation, at the instruction's first byte: where the first half stops */
-    h->p.defer_callees = true;
-    h->p.share = h;
-    if (instruction_at(p->s, p->len, cut)) { /* inside a computation: the second half continues it */
-      if (!(h->p.cont = arena_calloc(&h->m.a, 1, sizeof *h->p.cont))) {
-        half_drop(h);
-        return false;
-      }
-      h->p.cont->module = &h->m;
-      h->p.open_shell = h->p.cont;
-    }
-    if (pthread_create(th, NULL, half_main, h) == 0)
-      return true;
-  }
-  half_drop(h);
-  return false;
-}
-
-/* Fills in the callees the second half left open from this half's
- * computations, by the names and hashes it kept; false when one is not
- * there (defined nowhere before its caller: one pass names it). */
-static bool fill_open_callees(parser *p, const open_name *open, size_t n) {
-  enum { AHEAD = 8 }; /* each lookup misses the cache: the slot, then the computation, fetched ahead */
-  for (size_t i = 0; i < n; i++) {
-    if (i + 2 * AHEAD < n)
-      hlo_map_prefetch(p->m->by_name, open[i + 2 * AHEAD].hash, false);
-    if (i + AHEAD < n)
-      hlo_map_prefetch(p->m->by_name, open[i + AHEAD].hash, true);
-    vmem_hlo_computation *c = callee_named(p, open[i].name, open[i].hash, open[i].in->parent);
-    if (!c)
-      return false;
-    open[i].in->called[open[i].k] = c;
-  }
-  return true;
-}
-
-/* The first part of the open computation's instructions (NULL: none yet). */
-static vmem_hlo_instruction *const *open_items(const parser *p) {
-  return p->instrs.v ? (vmem_hlo_instruction *const *)p->instrs.v + p->comp_from : NULL;
-}
-
-/* Fills in the operands the second half left open from the first part of
- * the computation the cut fell inside; false when one is not there. */
-static bool fill_open_operands(parser *p, const open_name *open, size_t n) {
-  void *const *items = (void *const *)open_items(p);
-  for (size_t i = 0; i < n; i++) {
-    vmem_hlo_instruction *op = items ? hlo_index_get(&p->names, items, open[i].name, open[i].hash) : NULL;
-    if (!op)
-      return false; /* defined nowhere before: one pass names it */
-    open[i].in->operands[open[i].k] = op;
-  }
-  return true;
-}
-
-/* Is any of these second-half instructions' names one the first part of
- * the open computation defines too? */
-static bool names_clash(parser *p, void *const *instrs, size_t n) {
-  void *const *items = (void *const *)open_items(p);
-  for (size_t i = 0; i < n && items; i++) {
-    sv name = ((const vmem_hlo_instruction *)instrs[i])->name;
-    if (hlo_index_get(&p->names, items, name, hlo_hash(name)))
-      return true;
-  }
-  return false;
-}
-
-/* This half has ended at the cut: its names are final. Tells the second,
- * waits until it hands over its open callers (or ends), and fills them
- * in while it goes on. */
-static bool first_half_done(parser *p, half *h) {
-  pthread_mutex_lock(&h->mu);
-  h->first_names = p->m->by_name;
-  h->base_id = p->m->total_instrs + (p->suspended ? p->instrs.n - p->comp_from : 0);
-  if (p->suspended) {
-    h->first_index = &p->names;
-    h->first_items = open_items(p);
-    h->open_comp = p->suspended;
-    p->open_comp = p->suspended; /* for the callees filled in below */
-    p->open_shell = h->p.cont;
-  }
-  atomic_store_explicit(&h->first_ready, true, memory_order_release);
-  while (!h->handed_over && !h->finished)
-    pthread_cond_wait(&h->cv, &h->mu);
-  bool over = h->handed_over;
-  pthread_mutex_unlock(&h->mu);
-  if (!over)
-    return true; /* the second half ended first: all is checked after the join */
-  for (size_t i = 0; i < h->numbered_comps.n; i++) {
-    const vmem_hlo_computation *c = h->numbered_comps.v[i];
-    for (uint32_t k = 0; k < c->ninstrs; k++)
-      c->instrs[k]->id += (uint32_t)h->base_id;
-  }
-  for (size_t i = 0; i < h->numbered.n; i++)
-    ((vmem_hlo_instruction *)h->numbered.v[i])->id += (uint32_t)h->base_id;
-  return fill_open_callees(p, h->handed, h->nhanded) &&
-         fill_open_operands(p, h->handed_ops, h->nhanded_ops) &&
-         !names_clash(p, h->handed_names.v, h->handed_names.n);
-}
-
-/* Can the second half join this one? Its computations' names must be new,
- * at most one ENTRY between them, and every callee it left open one of
- * this half's computations (the callees it found are its own, defined
- * before their callers, or this half's). Nothing of this half changes. */
-static bool half_fits(parser *p, half *h) {
-  vmem_hlo_computation *const *cs = (vmem_hlo_computation *const *)h->p.comps.v, *open = p->suspended;
-  for (size_t i = 0; i < h->p.comps.n; i++)
-    if (hlo_map_get(p->m->by_name, cs[i]->name) ||
-        (open && cs[i]->name.len == open->name.len && hlo_bytes_eq(cs[i]->name.ptr, open->name.ptr, open->name.len)))
-      return false;
-  int entries = !!p->m->entry + !!h->m.entry + (open && open->is_entry);
-  if (entries > 1)
-    return false;
-  if (open) { /* the open computation: a new name, one ROOT, no name twice, every operand found */
-    vmem_hlo_computation *rest = h->p.cont;
-    if (hlo_map_get(p->m->by_name, open->name) || (open->root && rest->root) || h->p.clash ||
-        (!h->handed_over && names_clash(p, (void *const *)rest->instrs, rest->ninstrs)) ||
-        !fill_open_operands(p, h->p.open_ops, h->p.nopen))
-      return false;
-  }
-  return fill_open_callees(p, h->p.open_callees, h->p.ncallees);
-}
-
-/* The open computation, its two parts as one: the first's instructions
- * (still in p->instrs), then the rest's, which move into it. */
-static bool join_open(parser *p, half *h) {
-  vmem_hlo_computation *c = p->suspended, *rest = h->p.cont;
-  size_t n1 = p->instrs.n - p->comp_from, n2 = rest->ninstrs;
-  vmem_hlo_instruction **all = arena_alloc(p->a, (n1 + n2) * sizeof *all);
-  if (!all)
-    return nomem(p);
-  if (n1)
-    memcpy(all, p->instrs.v + p->comp_from, n1 * sizeof *all);
-  memcpy(all + n1, rest->instrs, n2 * sizeof *all);
-  for (size_t k = 0; k < n2; k++)
-    rest->instrs[k]->parent = c;
-  c->instrs = all;
-  c->ninstrs = (uint32_t)(n1 + n2);
-  if (!c->root)
-    c->root = rest->root ? rest->root : all[n1 + n2 - 1];
-  c->thread = rest->thread;
-  p->instrs.n = p->comp_from;
-  hlo_index_clear(&p->names);
-  p->m->total_instrs += n1;
-  p->suspended = p->open_comp = NULL;
-  return computation_name(p, c) && add_computation(p, c);
-}
-
-/* Joins the second half's computations, instructions and memory to this
- * one's, as if one parser had read them. */
-static bool half_join(parser *p, half *h) {
-  if (p->suspended && !join_open(p, h))
-    return false;
-  /* Instructions numbered from 0 move up, unless the hand-over did that. */
-  size_t base_comp = p->comps.n, base_id = h->handed_over ? 0 : p->m->total_instrs;
-  if (h->p.cont) /* the rest of the open computation, numbered first in the second half */
-    for (uint32_t k = 0; k < h->p.cont->ninstrs && base_id; k++)
-      h->p.cont->instrs[k]->id += (uint32_t)base_id;
-  for (size_t i = 0; i < h->p.comps.n; i++) {
-    vmem_hlo_computation *c = h->p.comps.v[i];
-    bool oom = false;
-    c->module = p->m;
-    c->index = (uint32_t)(base_comp + i);
-    for (uint32_t k = 0; k < c->ninstrs && base_id; k++)
-      c->instrs[k]->id += (uint32_t)base_id;
-    hlo_map_put(p->m->by_name, c, &oom);
-    if (oom || !vec_push(p, &p->comps, c))
-      return nomem(p);
-  }
-  for (size_t i = 0; i < h->p.calling.n; i++)
-    if (!vec_push(p, &p->calling, h->p.calling.v[i]))
-      return false;
-  if (h->m.entry)
-    p->m->entry = h->m.entry;
-  p->m->total_instrs += h->m.total_instrs;
-  p->pos = h->p.pos;
-  p->m->halves = true;
-  arena_adopt(&p->m->a, &h->m.a);
-  return true;
-}
-
-/* The first half's open computation, read on from its cut by this parser
- * alone. */
-static bool resume_computation(parser *p) {
-  vmem_hlo_computation *c = p->suspended;
-  p->suspended = p->open_comp = NULL;
-  p->open_shell = NULL;
-  return body_rest(p, c, p->body_open) && computation_thread(p, c) && computation_name(p, c) &&
-         add_computation(p, c);
 }
 
 /* module ::= header frames computation+ */
 static bool parse_module(parser *p) {
   if (!skip_ws(p) || !parse_header(p) || !skip_ws(p) || !parse_frames(p))
     return false;
-  half h;
-  pthread_t th;
-  size_t cut = p->m->cut;
-  if (cut == HLO_CUT_AUTO)
-    cut = halves_pay(p) ? hlo_find_cut(p->s, p->pos, p->len) : 0;
-  else if (cut <= p->pos || cut >= p->len)
-    cut = 0; /* HLO_CUT_NONE, or a forced cut outside the computations */
-  while (cut && cut < p->len && (p->s[cut] == ' ' || p->s[cut] == '\t'))
-    cut++; /* an instruction's indent: the first half stops where its first byte is */
-  bool two = cut && cut < p->len && half_start(p, &h, cut, &th);
-  if (two && h.p.cont)
-    p->stop_at = cut; /* the cut is inside a computation: stop at that instruction */
-  bool ok = parse_computations(p, two ? cut : SIZE_MAX);
-  p->stop_at = SIZE_MAX;
-  if (two) {
-    /* Only a first half that ended at the cut, as the second half began
-     * there, publishes its names: one that ran past it goes on alone. */
-    bool fits = ok && p->pos == cut && !p->suspended == !h.p.cont && first_half_done(p, &h);
-    pthread_join(th, NULL);
-    if (fits && h.ok && half_fits(p, &h))
-      ok = half_join(p, &h);
-    half_drop(&h);
-  }
-  if (ok && p->suspended) /* the halves did not join: the open computation goes on here */
-    ok = resume_computation(p);
-  if (!ok || !parse_computations(p, SIZE_MAX))
+  if (!hh_computations(p))
     return false;
   if (p->comps.n == 0)
     return fail(p, VMEM_ERR_SYNTAX, p->pos, p->len == 0 ? "empty file: no HLO module"
@@ -1670,7 +1074,7 @@ static bool link_callers(parser *p) {
     }
   const vmem_hlo_instruction **block = total ? arena_alloc(p->a, total * sizeof *block) : NULL;
   if (total && !block)
-    return nomem(p);
+    return hp_nomem(p);
   for (size_t i = 0; i < p->calling.n; i++)
     for (uint32_t k = 0; k < calling[i]->ncalled; k++) {
       vmem_hlo_computation *c = calling[i]->called[k];
@@ -1684,7 +1088,7 @@ static bool link_callers(parser *p) {
   return true;
 }
 
-static void parser_free(parser *p) {
+void hp_free(parser *p) {
   hlo_index_free(&p->names);
   hlo_map_free(&p->shapes);
   hlo_map_free(&p->opcodes);
@@ -1701,7 +1105,7 @@ static void parser_free(parser *p) {
 
 /* A parser over m's text, into m's arena; false when out of memory (then
  * parser_free still applies). */
-static bool parser_init(parser *p, vmem_hlo_module *m, vmem_error *err) {
+bool hp_init(parser *p, vmem_hlo_module *m, vmem_error *err) {
   memset(p, 0, sizeof *p);
   p->s = m->text;
   p->len = m->len;
@@ -1717,49 +1121,18 @@ static bool parser_init(parser *p, vmem_hlo_module *m, vmem_error *err) {
 }
 
 /* Parses into a module whose arena and text are set. */
-/* The first NUL byte of the text, or NULL. A text that will be read in
- * two halves is searched in two halves too: memory bound, but 4-5 ms of
- * 100 MB against 7 ms on one thread. */
-typedef struct nul_search {
-  const char *s, *at;
-  size_t n;
-} nul_search;
-
-static void *nul_half(void *arg) {
-  nul_search *h = arg;
-  h->at = h->n ? memchr(h->s, '\0', h->n) : NULL;
-  return NULL;
-}
-
-static const char *find_nul(const parser *p) {
-  nul_search a = {p->s, NULL, p->len}, b = {p->s, NULL, 0};
-  pthread_t th;
-  bool two = halves_pay(p);
-  if (two) {
-    a.n = p->len / 2;
-    b = (nul_search){p->s + a.n, NULL, p->len - a.n};
-    two = pthread_create(&th, NULL, nul_half, &b) == 0;
-    if (!two)
-      a.n = p->len;
-  }
-  nul_half(&a);
-  if (two)
-    pthread_join(th, NULL);
-  return a.at ? a.at : b.at;
-}
-
 bool hlo_parse_into(vmem_hlo_module *m, vmem_error *err) {
   parser p;
-  bool ok = parser_init(&p, m, err);
-  const char *nul = ok ? find_nul(&p) : NULL;
+  bool ok = hp_init(&p, m, err);
+  const char *nul = ok ? hh_find_nul(&p) : NULL;
   if (!ok)
-    nomem(&p);
+    hp_nomem(&p);
   else if (nul)
     ok = fail(&p, VMEM_ERR_SYNTAX, (size_t)(nul - m->text), "binary data (a NUL byte): not HLO text");
   else
     ok = parse_module(&p) && link_callers(&p);
   if (!ok && err->code == VMEM_OK)
-    nomem(&p);
-  parser_free(&p);
+    hp_nomem(&p);
+  hp_free(&p);
   return ok;
 }
