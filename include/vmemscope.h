@@ -524,6 +524,37 @@ VMEM_API vmem_status vmem_hlo_instruction_scoped(const vmem_hlo_instruction *i,
 VMEM_API vmem_status vmem_hlo_module_scoped(const vmem_hlo_module *m, vmem_hlo_scoped *out,
                                             vmem_error *err);
 
+/** What a module's buffers take, per memory space, and its largest: the
+ *  array leaves of every instruction vmem_hlo_instruction_defines_buffer
+ *  accepts, laid out on the target (the layouts written, else the TPU's),
+ *  each leaf in its own space; values that alias another buffer are not
+ *  counted again. `check` prints these and puts them in its JSON. */
+#define VMEM_MAX_SPACES 16
+typedef struct vmem_space_total {
+  int64_t memory_space;      /* S(n) */
+  size_t buffers;            /* array leaves */
+  uint64_t bytes, unpadded_bytes;
+} vmem_space_total;
+
+typedef struct vmem_buffer_ref {
+  const vmem_hlo_instruction *instruction;
+  uint64_t bytes;            /* its whole result, every leaf */
+} vmem_buffer_ref;
+
+typedef struct vmem_module_buffers {
+  size_t nspaces;            /* spaces in increasing order; past VMEM_MAX_SPACES they are not listed */
+  vmem_space_total spaces[VMEM_MAX_SPACES];
+  size_t nlargest;
+  vmem_buffer_ref *largest;  /* the `top` largest, biggest first, ties in module order */
+  size_t unsized;            /* buffer-defining instructions whose shape cannot be laid out or sized */
+  vmem_allocator alloc;      /* a copy of the one given (zero: malloc) */
+} vmem_module_buffers;
+
+VMEM_API vmem_status vmem_hlo_module_buffers(const vmem_hlo_module *m, const vmem_target *t, size_t top,
+                                             vmem_module_buffers *out, const vmem_allocator *alloc,
+                                             vmem_error *err);
+VMEM_API void vmem_module_buffers_free(vmem_module_buffers *b);
+
 /** A model of the least scoped VMEM a standard HLO op needs (not a custom
  *  call: Pallas kernels are sized exactly by vmem_kernel_footprint): its
  *  operands and result streamed through double-buffered windows of one

@@ -183,6 +183,35 @@ static void test_defines_buffer(void **state) {
   vmem_hlo_free(m);
 }
 
+/* The module's buffers, decided in the library: leaves of the instructions
+ * that define buffers, the largest first with ties in module order. */
+static void test_module_buffers(void **state) {
+  (void)state;
+  vmem_hlo_module *m = parse(buffers);
+  vmem_module_buffers b;
+  vmem_error err;
+  assert_int_equal(vmem_hlo_module_buffers(m, vmem_target_find("v5e", 3), 3, &b, NULL, &err), VMEM_OK);
+  assert_int_equal(b.nspaces, 1);
+  assert_int_equal(b.spaces[0].memory_space, 0);
+  assert_int_equal(b.spaces[0].buffers, 8); /* p, cs's three leaves, f, x, the body's n, the condition's t */
+  assert_int_equal(b.unsized, 0);
+  assert_int_equal(b.nlargest, 3);
+  assert_str(vmem_hlo_instruction_name(b.largest[0].instruction), "cs");
+  assert_true(b.largest[0].bytes > b.largest[1].bytes);
+  assert_int_equal(b.largest[1].bytes, b.largest[2].bytes);
+  assert_true(vmem_hlo_instruction_id(b.largest[1].instruction) < vmem_hlo_instruction_id(b.largest[2].instruction));
+  uint64_t sum = 0;
+  for (size_t i = 0; i < b.nlargest; i++)
+    sum += b.largest[i].bytes;
+  assert_true(sum <= b.spaces[0].bytes);
+  vmem_module_buffers_free(&b);
+  assert_int_equal(vmem_hlo_module_buffers(m, vmem_target_find("v5e", 3), 0, &b, NULL, &err), VMEM_OK);
+  assert_int_equal(b.nlargest, 0);
+  vmem_module_buffers_free(&b);
+  assert_int_equal(vmem_hlo_module_buffers(NULL, NULL, 0, &b, NULL, &err), VMEM_ERR_ARGUMENT);
+  vmem_hlo_free(m);
+}
+
 /* Everything a dump may hold, in one module: comments anywhere, names
  * without '%', inline operand shapes, multi-line operand lists, dim labels,
  * windows, JSON with braces in strings, quoted configs, stack frames,
@@ -435,6 +464,7 @@ int main(void) {
       cmocka_unit_test(test_module_structure),
       cmocka_unit_test(test_call_graph),
       cmocka_unit_test(test_defines_buffer),
+      cmocka_unit_test(test_module_buffers),
       cmocka_unit_test(test_grammar_features),
       cmocka_unit_test(test_headerless_and_defaults),
       cmocka_unit_test(test_shapes_are_shared),

@@ -332,56 +332,7 @@ static void free_rows(report *r) {
   free(r->uncached);
 }
 
-/* ---- totals --------------------------------------------------------------- */
-
-typedef struct space_total {
-  int64_t space;
-  size_t buffers;
-  uint64_t bytes, unpadded;
-} space_total;
-
-/* Adds each array leaf of a shape to the total of its own memory space
- * (a tuple's leaves may live in different spaces). */
-static size_t add_leaves(const vmem_shape *s, space_total *out, size_t n, size_t cap) {
-  if (vmem_shape_is_tuple(s)) {
-    for (size_t i = 0; i < vmem_shape_tuple_count(s); i++)
-      n = add_leaves(vmem_shape_tuple_at(s, i), out, n, cap);
-    return n;
-  }
-  vmem_size z;
-  vmem_error err;
-  if (vmem_shape_size(s, &z, &err) != VMEM_OK)
-    return n;
-  int64_t sp = vmem_shape_memory_space(s);
-  size_t j = 0;
-  while (j < n && out[j].space != sp)
-    j++;
-  if (j == n) {
-    if (n == cap)
-      return n;
-    out[n++] = (space_total){sp, 0, 0, 0};
-  }
-  out[j].buffers++;
-  out[j].bytes += z.bytes;
-  out[j].unpadded += z.unpadded_bytes;
-  return n;
-}
-
-static size_t totals(const report *r, space_total *out, size_t cap) {
-  size_t n = 0;
-  for (size_t k = 0; k < r->nrows; k++) {
-    const row *w = &r->rows[k];
-    if (w->sized && vmem_hlo_instruction_defines_buffer(w->in))
-      n = add_leaves(w->laid, out, n, cap);
-  }
-  for (size_t a = 1; a < n; a++) /* by memory space */
-    for (size_t b = a; b > 0 && out[b - 1].space > out[b].space; b--) {
-      space_total t = out[b];
-      out[b] = out[b - 1];
-      out[b - 1] = t;
-    }
-  return n;
-}
+/* ---- totals (the library's vmem_hlo_module_buffers) ------------------------- */
 
 static const char *space_name(int64_t s) {
   switch (s) {
@@ -395,28 +346,19 @@ static const char *space_name(int64_t s) {
   }
 }
 
-static int by_size_desc(const void *a, const void *b) {
-  const row *x = *(const row *const *)a, *y = *(const row *const *)b;
-  if (x->size.bytes != y->size.bytes)
-    return x->size.bytes < y->size.bytes ? 1 : -1;
-  return x < y ? -1 : x > y;
+/* The row of a buffer the library names (rows are in instruction order). */
+static const row *row_of(const report *r, const vmem_hlo_instruction *in) {
+  size_t id = vmem_hlo_instruction_id(in);
+  return id < r->nrows && r->rows[id].in == in ? &r->rows[id] : NULL;
 }
 
-/* The largest buffer-defining instructions, biggest first. */
-static size_t largest(const report *r, const row **out, size_t top) {
-  const row **all = malloc((r->nrows ? r->nrows : 1) * sizeof *all);
-  size_t n = 0;
-  if (!all)
-    return 0;
-  for (size_t k = 0; k < r->nrows; k++)
-    if (r->rows[k].sized && vmem_hlo_instruction_defines_buffer(r->rows[k].in))
-      all[n++] = &r->rows[k];
-  qsort(all, n, sizeof *all, by_size_desc);
-  if (n > top)
-    n = top;
-  memcpy(out, all, n * sizeof *out);
-  free(all);
-  return n;
+/* The module's totals and `top` largest; false (printed) when out of memory. */
+static bool module_buffers(const report *r, size_t top, vmem_module_buffers *b) {
+  vmem_error err;
+  if (vmem_hlo_module_buffers(r->m, r->t, top, b, NULL, &err) == VMEM_OK)
+    return true;
+  fprintf(CLI_ERR, "vmemscope check: error: %s\n", err.message);
+  return false;
 }
 
 /* ---- text ----------------------------------------------------------------- */
@@ -485,45 +427,47 @@ static void print_computation(report *r, const vmem_hlo_computation *c, size_t *
 }
 
 static void print_summary(const report *r, size_t top) {
-  space_total t[16];
-  size_t n = totals(r, t, 16);
+  vmem_module_buffers mb;
+  if (!module_buffers(r, top, &mb))
+    return;
   fprintf(CLI_OUT, "\ntotals by memory space (array leaves of buffer-defining instructions, outside fusion bodies;\n"
          "values that alias another buffer are not counted again):\n");
   static const int right[] = {0, 0, 1, 1, 1};
   cli_table tb;
   table_init(&tb, 5, right);
   table_add(&tb, "  SPACE", "", "BUFFERS", "BYTES", "UNPADDED");
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < mb.nspaces; i++) {
+    const vmem_space_total *t = &mb.spaces[i];
     char sp[32], nb[24], b[48], u[48];
-    snprintf(sp, sizeof sp, "  S(%" PRId64 ")", t[i].space);
-    snprintf(nb, sizeof nb, "%zu", t[i].buffers);
-    table_add(&tb, sp, space_name(t[i].space), nb, cli_bytes(b, sizeof b, t[i].bytes),
-              cli_bytes(u, sizeof u, t[i].unpadded));
+    snprintf(sp, sizeof sp, "  S(%" PRId64 ")", t->memory_space);
+    snprintf(nb, sizeof nb, "%zu", t->buffers);
+    table_add(&tb, sp, space_name(t->memory_space), nb, cli_bytes(b, sizeof b, t->bytes),
+              cli_bytes(u, sizeof u, t->unpadded_bytes));
   }
   table_print(&tb, CLI_OUT);
   table_free(&tb);
-  const row **big = malloc((top ? top : 1) * sizeof *big);
-  size_t nb = big ? largest(r, big, top) : 0;
-  if (nb)
+  if (mb.nlargest)
     fprintf(CLI_OUT, "\nlargest buffers:\n");
   static const int right_big[] = {1, 1, 0, 0, 0};
   table_init(&tb, 5, right_big);
-  for (size_t i = 0; i < nb; i++) {
-    char num[32], b[48], nm[64], sh[104], in[72];
-    char *s = shape_text(big[i]->laid);
-    vmem_str full = {s ? s : "", s ? strlen(s) : 0};
-    vmem_str cn = vmem_hlo_computation_name(vmem_hlo_instruction_parent(big[i]->in));
+  for (size_t i = 0; i < mb.nlargest; i++) {
+    const vmem_hlo_instruction *in = mb.largest[i].instruction;
+    const row *w = row_of(r, in);
+    char num[32], b[48], nm[64], sh[104], cn_text[72];
+    char *st = shape_text(w && w->laid ? w->laid : vmem_hlo_instruction_shape(in));
+    vmem_str full = {st ? st : "", st ? strlen(st) : 0};
+    vmem_str cn = vmem_hlo_computation_name(vmem_hlo_instruction_parent(in));
     snprintf(num, sizeof num, "  %zu.", i + 1);
     nm[0] = '%';
-    cut(nm + 1, 48, vmem_hlo_instruction_name(big[i]->in));
-    snprintf(in, sizeof in, "(in %%%.*s)", (int)(cn.len > 60 ? 60 : cn.len), cn.ptr);
-    table_add(&tb, num, cli_human(b, sizeof b, big[i]->size.bytes), nm, cut(sh, 100, full), in);
-    free(s);
+    cut(nm + 1, 48, vmem_hlo_instruction_name(in));
+    snprintf(cn_text, sizeof cn_text, "(in %%%.*s)", (int)(cn.len > 60 ? 60 : cn.len), cn.ptr);
+    table_add(&tb, num, cli_human(b, sizeof b, mb.largest[i].bytes), nm, cut(sh, 100, full), cn_text);
+    free(st);
   }
-  if (nb)
+  if (mb.nlargest)
     table_print(&tb, CLI_OUT);
   table_free(&tb);
-  free(big);
+  vmem_module_buffers_free(&mb);
 }
 
 /* The k-th array leaf (depth-first) of a shape. */
@@ -987,32 +931,33 @@ static json_t *json_report(report *r, size_t top, bool streamed) {
   json_object_set_new(root, "computations", comps);
   if (r->lean)
     json_object_set_new(root, "omitted_bars", json_integer((json_int_t)r->omitted_bars));
-  space_total t[16];
-  size_t n = totals(r, t, 16);
+  vmem_module_buffers mb;
+  if (!module_buffers(r, top, &mb))
+    memset(&mb, 0, sizeof mb);
   json_t *tot = json_array();
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < mb.nspaces; i++) {
     json_t *o = json_object();
-    json_object_set_new(o, "memory_space", json_integer(t[i].space));
-    json_object_set_new(o, "buffers", json_integer((json_int_t)t[i].buffers));
-    json_object_set_new(o, "bytes", json_integer((json_int_t)t[i].bytes));
-    json_object_set_new(o, "unpadded_bytes", json_integer((json_int_t)t[i].unpadded));
+    json_object_set_new(o, "memory_space", json_integer(mb.spaces[i].memory_space));
+    json_object_set_new(o, "buffers", json_integer((json_int_t)mb.spaces[i].buffers));
+    json_object_set_new(o, "bytes", json_integer((json_int_t)mb.spaces[i].bytes));
+    json_object_set_new(o, "unpadded_bytes", json_integer((json_int_t)mb.spaces[i].unpadded_bytes));
     json_array_append_new(tot, o);
   }
   json_object_set_new(root, "totals", tot);
-  const row **big = malloc((top ? top : 1) * sizeof *big);
-  size_t nb = big ? largest(r, big, top) : 0;
   json_t *lg = json_array();
-  for (size_t i = 0; i < nb; i++) {
+  for (size_t i = 0; i < mb.nlargest; i++) {
+    const vmem_hlo_instruction *in = mb.largest[i].instruction;
+    const row *w = row_of(r, in);
     json_t *o = json_object();
-    char *s = shape_text(big[i]->laid);
-    json_object_set_new(o, "name", json_str(vmem_hlo_instruction_name(big[i]->in)));
-    json_object_set_new(o, "computation", json_str(vmem_hlo_computation_name(vmem_hlo_instruction_parent(big[i]->in))));
-    json_object_set_new(o, "shape", json_string(s ? s : ""));
-    json_object_set_new(o, "bytes", json_integer((json_int_t)big[i]->size.bytes));
+    char *st = shape_text(w && w->laid ? w->laid : vmem_hlo_instruction_shape(in));
+    json_object_set_new(o, "name", json_str(vmem_hlo_instruction_name(in)));
+    json_object_set_new(o, "computation", json_str(vmem_hlo_computation_name(vmem_hlo_instruction_parent(in))));
+    json_object_set_new(o, "shape", json_string(st ? st : ""));
+    json_object_set_new(o, "bytes", json_integer((json_int_t)mb.largest[i].bytes));
     json_array_append_new(lg, o);
-    free(s);
+    free(st);
   }
-  free(big);
+  vmem_module_buffers_free(&mb);
   json_object_set_new(root, "largest", lg);
   if (r->has_prog) {
     const vmem_program *p = &r->prog;
