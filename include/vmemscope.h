@@ -1223,6 +1223,83 @@ VMEM_API size_t vmem_template_default_values(const vmem_template *tpl,
  *  when that would be more than 4096 values). */
 VMEM_API size_t vmem_template_padded_values(const vmem_template *tpl, size_t p, int64_t *out, size_t cap);
 
+/* ## The block-size search (`fit`)
+ *
+ * Every combination of the template's parameter values (and, when asked,
+ * of single buffering, coloring and grid orders) evaluated exactly: no
+ * pruning, so the result is the exhaustive one by construction. */
+#define VMEM_FIT_MAX_PARAMS 16
+#define VMEM_FIT_MAX_VALUES 4096
+#define VMEM_FIT_MAX_BUFFERED 8
+#define VMEM_FIT_MAX_ORDERS 24
+#define VMEM_FIT_MAX_CANDIDATES UINT64_C(4000000000)
+
+typedef struct vmem_fit_options {
+  /* Per template parameter, the values to try (at most VMEM_FIT_MAX_VALUES);
+   * NULL: vmem_template_default_values, or vmem_template_padded_values
+   * with allow_padding. */
+  const int64_t *values[VMEM_FIT_MAX_PARAMS];
+  size_t counts[VMEM_FIT_MAX_PARAMS];
+  bool buffers;       /* also Buffered(1) on each input that can take it */
+  bool color;         /* also each input colored (its whole array program-scoped, no window) */
+  bool grid_order;    /* also every order of the reorderable grid axes (up to VMEM_FIT_MAX_ORDERS) */
+  bool allow_padding; /* keep blocks that overhang their arrays (else counted in `overhang`) */
+  uint64_t limit_bytes; /* needed_bytes must be at most this */
+  uint64_t room_bytes;  /* VMEM above the limit that colored arrays may take */
+} vmem_fit_options;
+
+/* What was searched. A candidate's index is a mixed-radix number: the
+ * lowest digit (base norders) its grid order, the next nb (base nchoice)
+ * its buffer counts, then the parameters, the last one lowest. */
+typedef struct vmem_fit_space {
+  size_t n;                                  /* parameters */
+  int64_t *values[VMEM_FIT_MAX_PARAMS];      /* owned by the result */
+  size_t count[VMEM_FIT_MAX_PARAMS];
+  size_t nb;                                 /* inputs whose buffer count is searched */
+  int choice[3];                             /* the counts tried for each: 2, then 1 and/or 0 */
+  size_t nchoice;
+  uint64_t room;                             /* room_bytes */
+  bool padding;                              /* allow_padding */
+  size_t rank, norders;                      /* grid rank; orders tried (1: the kernel's) */
+  bool want_orders;                          /* grid_order was asked */
+  int orders[VMEM_FIT_MAX_ORDERS][VMEM_KERNEL_MAX_RANK]; /* orders[i][p]: the axis at position p */
+  uint64_t total;                            /* candidates */
+} vmem_fit_space;
+
+typedef struct vmem_fit_candidate {
+  uint64_t index;
+  uint64_t needed_bytes;
+  double time_s;
+} vmem_fit_candidate;
+
+typedef struct vmem_fit_result {
+  vmem_fit_space space;
+  uint64_t considered, legal;
+  uint64_t overhang;             /* legal but overhanging their arrays, left out without allow_padding */
+  uint64_t over;                 /* legal candidates over the limit */
+  size_t fitting;
+  vmem_fit_candidate *fit;       /* those that fit, fastest first (ties: less VMEM, then index):
+                                    fit[0] is the best */
+  bool any_legal;
+  vmem_fit_candidate smallest;   /* the smallest legal footprint (what a limit would need) */
+  vmem_fit_candidate fastest_over; /* the fastest legal candidate over the limit */
+  vmem_allocator alloc;          /* a copy of the one given (zero: malloc) */
+} vmem_fit_result;
+
+/** Searches every candidate. VMEM_ERR_RANGE when a parameter has no value
+ *  to try (the message names it) or the candidates pass
+ *  VMEM_FIT_MAX_CANDIDATES; VMEM_ERR_ARGUMENT for more values than the
+ *  template has parameters. */
+VMEM_API vmem_status vmem_fit(const vmem_template *tpl, const vmem_fit_options *opt, vmem_fit_result *out,
+                              const vmem_allocator *alloc, vmem_error *err);
+/** Candidate `index`'s parameter values (sp->n of them), its buffer counts
+ *  (sp->nb, when buffers is not NULL) and its grid order (NULL: the
+ *  kernel's own), as vmem_template_eval_order takes them. */
+VMEM_API const int *vmem_fit_decode(const vmem_fit_space *sp, uint64_t index, int64_t *values, int *buffers);
+/** vmem_template_eval_order on candidate `index`. */
+VMEM_API void vmem_fit_eval(const vmem_template *tpl, const vmem_fit_space *sp, uint64_t index, vmem_eval *out);
+VMEM_API void vmem_fit_free(vmem_fit_result *r);
+
 /* Where a kernel's FLOPs come from (docs/cost-model.md). */
 typedef enum vmem_flops_source {
   VMEM_FLOPS_NONE,   /* nothing says: every candidate is HBM-bound */

@@ -332,6 +332,60 @@ static void test_mlir_body_values_follow_the_blocks(void **state) {
   vmem_kernel_free(k);
 }
 
+/* vmem_fit against a search written here: every candidate through
+ * vmem_fit_eval, the fitting ones counted and the fastest found by hand;
+ * the library's best, counts, smallest and order must agree. */
+static void test_fit_search(void **state) {
+  (void)state;
+  char spec[2048];
+  vmem_kernel *k;
+  vmem_cost_options c = {0};
+  vmem_template *tpl = v6e_matmul(spec, sizeof spec, 2048, 256, 256, &c, &k);
+  static const int64_t bm[] = {128, 256, 512, 1024, 2048}, bkn[] = {128, 256, 512, 1024};
+  vmem_fit_options o = {.limit_bytes = 8u << 20};
+  o.values[0] = bm, o.counts[0] = 5;
+  o.values[1] = bkn, o.counts[1] = 4;
+  o.values[2] = bkn, o.counts[2] = 4;
+  vmem_fit_result r;
+  vmem_error err;
+  assert_int_equal(vmem_fit(tpl, &o, &r, NULL, &err), VMEM_OK);
+  assert_int_equal(r.space.total, 80);
+  assert_int_equal(r.considered, 80);
+  size_t fitting = 0;
+  uint64_t smallest = UINT64_MAX;
+  double fastest = 1e300;
+  for (uint64_t i = 0; i < r.space.total; i++) {
+    vmem_eval e;
+    vmem_fit_eval(tpl, &r.space, i, &e);
+    if (!e.legal || e.edge_waste > 0)
+      continue;
+    smallest = e.needed_bytes < smallest ? e.needed_bytes : smallest;
+    if (e.needed_bytes <= o.limit_bytes) {
+      fitting++;
+      fastest = e.time_s < fastest ? e.time_s : fastest;
+    }
+  }
+  assert_true(fitting > 0 && fitting < 80);
+  assert_int_equal(r.fitting, fitting);
+  assert_true(r.fit[0].time_s == fastest);
+  for (size_t i = 1; i < r.fitting; i++)
+    assert_true(r.fit[i - 1].time_s <= r.fit[i].time_s);
+  assert_int_equal(r.smallest.needed_bytes, smallest);
+  int64_t v[VMEM_FIT_MAX_PARAMS];
+  assert_null(vmem_fit_decode(&r.space, r.fit[0].index, v, NULL)); /* no orders asked: the kernel's */
+  vmem_fit_free(&r);
+
+  o.counts[1] = 0; /* a parameter with nothing to try */
+  assert_int_equal(vmem_fit(tpl, &o, &r, NULL, &err), VMEM_ERR_RANGE);
+  assert_non_null(strstr(err.message, "no values"));
+  vmem_fit_free(&r);
+  o.counts[1] = 4;
+  o.values[5] = bm, o.counts[5] = 1; /* the template has three parameters */
+  assert_int_equal(vmem_fit(tpl, &o, &r, NULL, &err), VMEM_ERR_ARGUMENT);
+  vmem_template_free(tpl);
+  vmem_kernel_free(k);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_template_equals_planner),
@@ -341,6 +395,7 @@ int main(void) {
       cmocka_unit_test(test_grid_order),
       cmocka_unit_test(test_padding_blocks),
       cmocka_unit_test(test_color),
+      cmocka_unit_test(test_fit_search),
   };
   return RUN(tests);
 }

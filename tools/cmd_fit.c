@@ -2,9 +2,10 @@
  * cmd_fit.c — `vmemscope fit SPEC [--target T] [--top K] [--param N=LIST]
  *              [--vmem-limit-bytes N | --physical] [--json]`
  *
- * Every combination of the spec's block parameters is evaluated through a
- * template (exact footprint, roofline time); no pruning, so the result is
- * the exhaustive one by construction.
+ * The search is the library's (vmem_fit, src/tune/fit.c: every
+ * combination evaluated through a template, no pruning, so the result is
+ * the exhaustive one by construction); this file reads the options and
+ * renders the result as text or JSON.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -12,23 +13,6 @@
 #include <string.h>
 
 #include "cli.h"
-
-/* The next permutation of a[0..n) in lexicographic order; false after the last. */
-static bool next_permutation(int *a, int n) {
-  int i = n - 2;
-  while (i >= 0 && a[i] >= a[i + 1])
-    i--;
-  if (i < 0)
-    return false;
-  int j = n - 1;
-  while (a[j] <= a[i])
-    j--;
-  int t = a[i];
-  a[i] = a[j], a[j] = t;
-  for (int l = i + 1, r = n - 1; l < r; l++, r--)
-    t = a[l], a[l] = a[r], a[r] = t;
-  return true;
-}
 
 static const char help[] =
     "usage: vmemscope fit KERNEL [--target T] [--top K] [--param NAME=VALUES]... [--array NAME=SHAPE]...\n"
@@ -77,13 +61,9 @@ static const char help[] =
     "  vmemscope fit kernel.json --param bm=128..2048:pow2 --buffers --physical\n"
     "  vmemscope fit module.hlo --instruction flash_attention_kernel.7 --target v6e\n";
 
-enum { MAX_VALUES = 4096, MAX_P = 16, MAX_OPS_B = 8, MAX_ORDERS = 24 };
+enum { MAX_VALUES = VMEM_FIT_MAX_VALUES, MAX_P = VMEM_FIT_MAX_PARAMS, MAX_OPS_B = VMEM_FIT_MAX_BUFFERED };
 
-typedef struct cand {
-  uint64_t index;  /* mixed-radix number of the assignment */
-  uint64_t needed;
-  double time;
-} cand;
+typedef vmem_fit_candidate cand; /* the library's search (src/tune/fit.c) */
 
 /* What the command line asks of the search. */
 typedef struct fit_opts {
@@ -98,38 +78,8 @@ typedef struct fit_opts {
   bool physical, json, buffers, padding, color, explain, all, grid_order;
 } fit_opts;
 
-typedef struct space {
-  size_t n;                       /* parameters */
-  int64_t *values[MAX_P];
-  size_t count[MAX_P];
-  size_t nb;                      /* inputs whose buffers are searched (--buffers, --color) */
-  int choice[3];                  /* the counts tried for each: 2, then 1 and/or 0 */
-  size_t nchoice;
-  uint64_t room;                  /* VMEM above the scoped limit, for colored inputs */
-  bool padding;                   /* --allow-padding-blocks */
-  size_t rank, norders;           /* --grid-order: the orders tried (1: the kernel's) */
-  bool want_orders;               /* --grid-order was given */
-  int orders[MAX_ORDERS][VMEM_KERNEL_MAX_RANK];
-  uint64_t total;
-} space;
-
-/* The candidate's parameter values, its buffer counts when searched and
- * its grid order: the lowest digit of the index, base norders, is the
- * order; the next, base nchoice, are the buffer choices. */
-static const int *decode_all(const space *sp, uint64_t idx, int64_t *out, int *bufs) {
-  const int *order = sp->norders > 1 ? sp->orders[idx % sp->norders] : NULL;
-  idx /= sp->norders;
-  for (size_t j = sp->nb; j-- > 0;) {
-    if (bufs)
-      bufs[j] = sp->choice[idx % sp->nchoice];
-    idx /= sp->nchoice;
-  }
-  for (size_t p = sp->n; p-- > 0;) {
-    out[p] = sp->values[p][idx % sp->count[p]];
-    idx /= sp->count[p];
-  }
-  return order;
-}
+typedef vmem_fit_space space;
+typedef vmem_fit_result search;
 
 /* Whether the order is the kernel's own (NULL is). */
 static bool own_order(const space *sp, const int *order) {
@@ -152,12 +102,6 @@ static void order_text(const vmem_kernel *k, const space *sp, const int *order, 
 }
 
 
-static void eval_cand(const vmem_template *tpl, const space *sp, uint64_t idx, vmem_eval *e) {
-  int64_t v[MAX_P];
-  int bufs[MAX_OPS_B];
-  const int *order = decode_all(sp, idx, v, bufs);
-  vmem_template_eval_order(tpl, v, sp->nb ? bufs : NULL, order, e);
-}
 
 /* No block dimension is larger: 2^40 elements are past any TPU's memory,
  * and the bound keeps the ranges' arithmetic below overflow. */
@@ -198,21 +142,12 @@ static size_t parse_values(const char *s, int64_t *out, size_t cap) {
   }
 }
 
-static int by_time(const void *a, const void *b) {
-  const cand *x = a, *y = b;
-  if (x->time != y->time)
-    return x->time < y->time ? -1 : 1;
-  if (x->needed != y->needed)
-    return x->needed < y->needed ? -1 : 1;
-  return x->index < y->index ? -1 : x->index > y->index; /* the same order from every qsort */
-}
-
 static int by_bytes(const void *a, const void *b) {
   const cand *x = a, *y = b;
-  if (x->needed != y->needed)
-    return x->needed < y->needed ? -1 : 1;
-  if (x->time != y->time)
-    return x->time < y->time ? -1 : 1;
+  if (x->needed_bytes != y->needed_bytes)
+    return x->needed_bytes < y->needed_bytes ? -1 : 1;
+  if (x->time_s != y->time_s)
+    return x->time_s < y->time_s ? -1 : 1;
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
@@ -220,7 +155,7 @@ static void params_text(const vmem_kernel *k, const vmem_template *tpl, const sp
                         size_t cap) {
   int64_t v[MAX_P];
   int bufs[MAX_OPS_B];
-  const int *order = decode_all(sp, idx, v, bufs);
+  const int *order = vmem_fit_decode(sp, idx, v, bufs);
   size_t n = 0;
   buf[0] = '\0';
   for (size_t p = 0; p < vmem_template_param_count(tpl) && n + 2 < cap; p++)
@@ -241,9 +176,9 @@ static json_t *json_cand(const vmem_kernel *k, const vmem_template *tpl, const s
                          uint64_t limit) {
   int64_t v[MAX_P];
   int bufs[MAX_OPS_B];
-  const int *order = decode_all(sp, c->index, v, bufs);
+  const int *order = vmem_fit_decode(sp, c->index, v, bufs);
   vmem_eval e;
-  eval_cand(tpl, sp, c->index, &e);
+  vmem_fit_eval(tpl, sp, c->index, &e);
   json_t *o = json_object(), *ps = json_object();
   for (size_t p = 0; p < sp->n; p++)
     json_object_set_new(ps, vmem_template_param_name(tpl, p), json_integer(v[p]));
@@ -337,134 +272,49 @@ static const char *values_for(const char *given, const char *name) {
   return !strncmp(given, name, n) && given[n] == '=' ? given + n + 1 : NULL;
 }
 
-/* The grid orders to try: the kernel's, then with --grid-order every
- * permutation of the reorderable axes over the places they hold (the
- * others keep theirs), in lexicographic order; at most MAX_ORDERS. */
-static void grid_orders(const vmem_template *tpl, bool all, space *sp) {
-  sp->rank = vmem_template_grid_rank(tpl);
-  if (sp->rank > VMEM_KERNEL_MAX_RANK)
-    sp->rank = VMEM_KERNEL_MAX_RANK;
-  int movable[VMEM_KERNEL_MAX_RANK], nm = 0;
-  for (size_t a = 0; a < sp->rank; a++) {
-    sp->orders[0][a] = (int)a;
-    if (vmem_template_axis_reorderable(tpl, a))
-      movable[nm++] = (int)a;
-  }
-  sp->norders = 1;
-  sp->want_orders = all;
-  int perm[VMEM_KERNEL_MAX_RANK];
-  memcpy(perm, movable, sizeof perm);
-  while (all && nm > 1 && sp->norders < MAX_ORDERS && next_permutation(perm, nm)) {
-    int *o = sp->orders[sp->norders++];
-    memcpy(o, sp->orders[0], sizeof sp->orders[0]);
-    for (int m = 0; m < nm; m++)
-      o[movable[m]] = perm[m];
-  }
-}
-
-/* The values to try for each parameter: --param, else the defaults. */
-static bool build_space(const vmem_template *tpl, const fit_opts *o, space *sp) {
-  const char *const *given = o->given;
-  size_t ngiven = o->ngiven;
-  sp->n = vmem_template_param_count(tpl);
-  sp->padding = o->padding;
-  sp->nchoice = 0;
-  sp->choice[sp->nchoice++] = 2;
-  if (o->buffers)
-    sp->choice[sp->nchoice++] = 1;
-  if (o->color)
-    sp->choice[sp->nchoice++] = 0;
-  sp->nb = sp->nchoice > 1 ? vmem_template_buffer_choices(tpl) : 0;
-  if (sp->nb > MAX_OPS_B)
-    sp->nb = MAX_OPS_B;
-  grid_orders(tpl, o->grid_order, sp);
-  sp->total = sp->norders;
-  for (size_t j = 0; j < sp->nb; j++)
-    sp->total *= sp->nchoice;
-  for (size_t p = 0; p < sp->n; p++) {
+/* The search the command line asks for, by the library (vmem_fit): the
+ * --param lists read here, every other decision there. False (printed)
+ * on bad input or no memory. */
+static bool run_fit(const vmem_template *tpl, const fit_opts *o, uint64_t limit, uint64_t room, search *s) {
+  vmem_fit_options fo = {.buffers = o->buffers, .color = o->color, .grid_order = o->grid_order,
+                         .allow_padding = o->padding, .limit_bytes = limit, .room_bytes = room};
+  int64_t *lists[MAX_P] = {NULL};
+  size_t n = vmem_template_param_count(tpl);
+  bool ok = n <= MAX_P;
+  for (size_t p = 0; ok && p < n; p++) {
     const char *name = vmem_template_param_name(tpl, p), *list = NULL;
-    for (size_t g = 0; g < ngiven; g++)
-      if (values_for(given[g], name))
-        list = values_for(given[g], name);
-    sp->values[p] = malloc(MAX_VALUES * sizeof **sp->values);
-    if (!sp->values[p])
-      return false;
-    sp->count[p] = list ? parse_values(list, sp->values[p], MAX_VALUES)
-                 : o->padding ? vmem_template_padded_values(tpl, p, sp->values[p], MAX_VALUES)
-                              : vmem_template_default_values(tpl, p, sp->values[p], MAX_VALUES);
-    if (sp->count[p] > MAX_VALUES)
-      sp->count[p] = MAX_VALUES;
-    if (!sp->count[p]) {
-      cli_error("fit", "%s: %s", name, list ? "cannot read the values (128,256 or 128..2048:pow2 or 128..1024:128; "
-                                                   "each from 1 to 2^40)"
-                                            : "no legal value: it sets no array dimension the rules allow");
-      return false;
+    for (size_t g = 0; g < o->ngiven; g++)
+      if (values_for(o->given[g], name))
+        list = values_for(o->given[g], name);
+    if (!list)
+      continue;
+    if (!(lists[p] = malloc(MAX_VALUES * sizeof **lists))) {
+      cli_error("fit", "out of memory");
+      ok = false;
+    } else if (!(fo.counts[p] = parse_values(list, lists[p], MAX_VALUES))) {
+      cli_error("fit", "%s: cannot read the values (128,256 or 128..2048:pow2 or 128..1024:128; each from 1 to 2^40)",
+                name);
+      ok = false;
     }
-    if (sp->total > UINT64_C(4000000000) / sp->count[p]) {
-      cli_error("fit", "more than 4e9 candidates: narrow the search with --param");
-      return false;
-    }
-    sp->total *= sp->count[p];
+    fo.values[p] = lists[p];
   }
-  for (size_t g = 0; g < ngiven; g++) {
+  for (size_t g = 0; ok && g < o->ngiven; g++) {
     bool known = false;
-    for (size_t p = 0; p < sp->n; p++)
-      known = known || values_for(given[g], vmem_template_param_name(tpl, p));
+    for (size_t p = 0; p < n; p++)
+      known = known || values_for(o->given[g], vmem_template_param_name(tpl, p));
     if (!known) {
-      cli_error("fit", "--param %s: not a parameter of the spec", given[g]);
-      return false;
+      cli_error("fit", "--param %s: not a parameter of the spec", o->given[g]);
+      ok = false;
     }
   }
-  return true;
-}
-
-typedef struct search {
-  uint64_t considered, legal, fitting;
-  uint64_t overhang;  /* legal but not dividing, left out without --allow-padding-blocks */
-  cand *fit;          /* fitting candidates */
-  cand smallest;      /* the smallest legal footprint, when nothing fits */
-  cand fastest_over;  /* the fastest legal candidate over the limit (--explain) */
-  uint64_t over;      /* legal candidates over the limit */
-  bool any_legal;
-} search;
-
-static bool run_search(const vmem_template *tpl, const space *sp, uint64_t limit, search *s) {
-  memset(s, 0, sizeof *s);
-  size_t cap = 1024;
-  s->fit = malloc(cap * sizeof *s->fit);
-  if (!s->fit)
-    return false;
-  for (uint64_t idx = 0; idx < sp->total; idx++) {
-    vmem_eval e;
-    eval_cand(tpl, sp, idx, &e);
-    s->considered++;
-    if (!e.legal)
-      continue;
-    if (e.edge_waste > 0 && !sp->padding) {
-      s->overhang++; /* a block that overhangs its array: only with --allow-padding-blocks */
-      continue;
-    }
-    s->legal++;
-    cand c = {idx, e.needed_bytes, e.time_s};
-    if (e.program_bytes > sp->room)
-      continue; /* the colored arrays do not fit the VMEM the scoped limit leaves */
-    if (!s->any_legal || c.needed < s->smallest.needed)
-      s->smallest = c;
-    s->any_legal = true;
-    if (e.needed_bytes > limit) {
-      if (!s->over++ || c.time < s->fastest_over.time)
-        s->fastest_over = c;
-      continue;
-    }
-    if (s->fitting == cap) {
-      cand *n = realloc(s->fit, (cap *= 2) * sizeof *n);
-      if (!n)
-        return false;
-      s->fit = n;
-    }
-    s->fit[s->fitting++] = c;
+  vmem_error err;
+  if (ok && vmem_fit(tpl, &fo, s, NULL, &err) != VMEM_OK) {
+    cli_error("fit", "%s%s", err.message, err.code == VMEM_ERR_RANGE && strstr(err.message, "4e9") ? " with --param" : "");
+    ok = false;
   }
-  return true;
+  for (size_t p = 0; p < MAX_P; p++)
+    free(lists[p]);
+  return ok;
 }
 
 static void json_follows(json_t *root, const vmem_kernel *k, const vmem_template *tpl) {
@@ -603,7 +453,7 @@ static void explain_one(const vmem_kernel *k, const vmem_template *tpl, const sp
                         const vmem_eval *best, uint64_t limit) {
   char ps[256], a[48], b[48], t1[32], t2[32];
   vmem_eval e;
-  eval_cand(tpl, sp, c->index, &e);
+  vmem_fit_eval(tpl, sp, c->index, &e);
   params_text(k, tpl, sp, c->index, ps, sizeof ps);
   if (e.needed_bytes > limit) {
     fprintf(CLI_OUT, "  %-28s faster (%s) but needs %s of %s: scoped %s", ps, cli_seconds(t1, sizeof t1, e.time_s),
@@ -634,13 +484,13 @@ static void print_explain(const vmem_kernel *k, const vmem_template *tpl, const 
                           uint64_t limit) {
   char ps[256], t[32];
   vmem_eval best;
-  eval_cand(tpl, sp, s->fit[0].index, &best);
+  vmem_fit_eval(tpl, sp, s->fit[0].index, &best);
   params_text(k, tpl, sp, s->fit[0].index, ps, sizeof ps);
   fprintf(CLI_OUT, "\nwhy %s (%s, %s-bound):\n", ps, cli_seconds(t, sizeof t, best.time_s),
           best.compute_bound ? "compute" : "hbm");
   for (size_t i = 1; i < s->fitting && i <= 5; i++)
     explain_one(k, tpl, sp, &s->fit[i], &best, limit);
-  if (s->over && s->fastest_over.time < best.time_s)
+  if (s->over && s->fastest_over.time_s < best.time_s)
     explain_one(k, tpl, sp, &s->fastest_over, &best, limit);
   else if (s->over)
     fprintf(CLI_OUT, "  %" PRIu64 " candidate%s over the limit; none would be faster\n", s->over,
@@ -668,14 +518,13 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
       char ps[256];
       params_text(k, tpl, sp, s->smallest.index, ps, sizeof ps);
       fprintf(CLI_OUT, "nothing fits: the smallest footprint is %s (%s), which needs vmem_limit_bytes=%" PRIu64 "\n",
-             cli_bytes(b, sizeof b, s->smallest.needed), ps,
-             vmem_request_bytes(s->smallest.needed));
+             cli_bytes(b, sizeof b, s->smallest.needed_bytes), ps,
+             vmem_request_bytes(s->smallest.needed_bytes));
     } else {
       fprintf(CLI_OUT, "nothing fits: no legal combination of the values\n");
     }
     return;
   }
-  qsort(s->fit, s->fitting, sizeof *s->fit, by_time);
   static const int right[] = {1, 0, 1, 1, 0, 0, 1, 1, 1};
   cli_table tb;
   table_init(&tb, sp->padding ? 9 : 8, right);
@@ -683,7 +532,7 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
   for (size_t i = 0; i < s->fitting && i < top; i++) {
     char n[24], ps[256], in[32], st[32], w[32];
     vmem_eval e;
-    eval_cand(tpl, sp, s->fit[i].index, &e);
+    vmem_fit_eval(tpl, sp, s->fit[i].index, &e);
     snprintf(n, sizeof n, "%zu", i + 1);
     params_text(k, tpl, sp, s->fit[i].index, ps, sizeof ps);
     snprintf(in, sizeof in, "%.1f", e.intensity);
@@ -704,19 +553,19 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
     size_t n = 0, dropped = 0;
     double best = INFINITY;
     for (size_t i = 0; i < s->fitting; i++) /* the front itself: each faster than every smaller one */
-      if (front[i].time < best)
-        best = front[i].time, front[n++] = front[i];
+      if (front[i].time_s < best)
+        best = front[i].time_s, front[n++] = front[i];
     double shown = INFINITY;
     for (size_t i = 0; i < n; i++) {
       /* a point less than 3% faster than the last one shown says nothing new, unless it is the fastest */
-      if (!all && i && i + 1 < n && front[i].time > shown * 0.97) {
+      if (!all && i && i + 1 < n && front[i].time_s > shown * 0.97) {
         dropped++;
         continue;
       }
       char ps[256];
-      shown = front[i].time;
+      shown = front[i].time_s;
       params_text(k, tpl, sp, front[i].index, ps, sizeof ps);
-      fprintf(CLI_OUT, "  %9s  %10s  %s\n", cli_human(b, sizeof b, front[i].needed), cli_seconds(tt, sizeof tt, front[i].time), ps);
+      fprintf(CLI_OUT, "  %9s  %10s  %s\n", cli_human(b, sizeof b, front[i].needed_bytes), cli_seconds(tt, sizeof tt, front[i].time_s), ps);
     }
     if (dropped)
       fprintf(CLI_OUT, "  (%zu more point%s, each less than 3%% faster than the one above it; --all lists them)\n",
@@ -725,8 +574,8 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
   }
   int64_t v[MAX_P];
   int bufs[MAX_OPS_B];
-  const int *order = decode_all(sp, s->fit[0].index, v, bufs);
-  print_change(k, tpl, sp, v, bufs, order, s->fit[0].needed, limit, physical);
+  const int *order = vmem_fit_decode(sp, s->fit[0].index, v, bufs);
+  print_change(k, tpl, sp, v, bufs, order, s->fit[0].needed_bytes, limit, physical);
 }
 
 /* Reads the kernel from any reader (cli_load_kernel): a spec, or a Mosaic
@@ -783,8 +632,8 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
     return EXIT_BAD;
   int rc = EXIT_BAD;
   vmem_template *tpl = vmem_template_new(k, t, NULL, copt, NULL, &err);
-  space sp = {0};
   search s = {0};
+  const space *sp = &s.space;
   vmem_limits l;
   vmem_limit_inputs in = *in0;
   if (in.vmem_limit_bytes < 0)
@@ -796,13 +645,13 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
               "dimensions", path);
   } else if (vmem_limits_resolve(t, &in, &l, &err) != VMEM_OK) {
     cli_error("fit", "%s", err.message);
-  } else if (build_space(tpl, o, &sp)) {
+  } else {
     uint64_t limit = physical ? l.physical_bytes : l.effective_bytes;
-    sp.room = l.physical_bytes > limit ? l.physical_bytes - limit : 0;
+    uint64_t room = l.physical_bytes > limit ? l.physical_bytes - limit : 0;
     const char *from = physical ? "physical VMEM" : vmem_limit_origin_name(l.origin);
-    if (!run_search(tpl, &sp, limit, &s)) {
-      cli_error("fit", "out of memory");
-    } else if (!s.legal && !s.overhang && no_legal_values(k, tpl, &sp)) {
+    if (!run_fit(tpl, o, limit, room, &s)) {
+      /* printed */
+    } else if (!s.legal && !s.overhang && no_legal_values(k, tpl, sp)) {
       /* the values asked for cannot be used at all: bad input, not "nothing fits" */
     } else if (o->json) {
       json_t *root = cli_json_root("fit"), *cs = json_array();
@@ -813,25 +662,22 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
       json_object_set_new(root, "legal", json_integer((json_int_t)s.legal));
       json_object_set_new(root, "fitting", json_integer((json_int_t)s.fitting));
       json_follows(root, k, tpl);
-      qsort(s.fit, s.fitting, sizeof *s.fit, by_time);
       for (size_t i = 0; i < s.fitting && i < top; i++)
-        json_array_append_new(cs, json_cand(k, tpl, &sp, &s.fit[i], limit));
+        json_array_append_new(cs, json_cand(k, tpl, sp, &s.fit[i], limit));
       json_object_set_new(root, "candidates", cs);
-      json_object_set_new(root, "best", s.fitting ? json_cand(k, tpl, &sp, &s.fit[0], limit) : json_null());
+      json_object_set_new(root, "best", s.fitting ? json_cand(k, tpl, sp, &s.fit[0], limit) : json_null());
       if (!s.fitting && s.any_legal)
-        json_object_set_new(root, "smallest", json_cand(k, tpl, &sp, &s.smallest, limit));
+        json_object_set_new(root, "smallest", json_cand(k, tpl, sp, &s.smallest, limit));
       cli_print_json(root);
       rc = s.fitting ? EXIT_OK : EXIT_OOM;
     } else {
-      print_results(k, tpl, &sp, &s, limit, from, top, physical, o->all);
+      print_results(k, tpl, sp, &s, limit, from, top, physical, o->all);
       if (o->explain && s.fitting)
-        print_explain(k, tpl, &sp, &s, limit);
+        print_explain(k, tpl, sp, &s, limit);
       rc = s.fitting ? EXIT_OK : EXIT_OOM;
     }
   }
-  for (size_t p = 0; p < sp.n; p++)
-    free(sp.values[p]);
-  free(s.fit);
+  vmem_fit_free(&s);
   vmem_template_free(tpl);
   vmem_kernel_free(k);
   return rc;
