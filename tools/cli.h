@@ -63,6 +63,8 @@ int cmd_report(int argc, char **argv);
  * its full report; and the one-line verdict check prints per kernel of a
  * module (returns 0 fits, 1 at risk, 2 over, -1 when it cannot be sized;
  * with json, fills *json instead of printing). */
+/* Whether check's option `opt` takes a value (report passes it on with it). */
+bool check_takes_value(const char *opt);
 int check_kernel_file(const char *path, const char *format, const char *instr, const vmem_target *t,
                       const vmem_limit_inputs *in, const vmem_plan_options *opt, bool json,
                       const char *const *params, size_t nparams);

@@ -380,33 +380,61 @@ static int check_dump(int argc, char **argv, const char *dir, const char *module
   return rc;
 }
 
-int cmd_check(int argc, char **argv) {
-  const char *path = NULL, *target = NULL, *format = NULL, *format_s = NULL, *instr = NULL, *limit = NULL,
-             *align_s = NULL, *scratch = NULL, *top_s = NULL;
-  bool json = false, summary = false, no_env = false, timeline = false, tight = false;
-  long top = 10;
-  vmem_limit_inputs in = {.vmem_limit_bytes = -1};
-  vmem_plan_options popt = {.alignment = 0, .internal_scratch = -1, .model_intermediates = true};
+/* check's options and where each goes: one table, which report also asks
+ * (check_takes_value) to pass an option on with its value. */
+typedef struct check_args {
+  const char *target, *format_s, *instr, *flags, *limit, *align_s, *scratch, *top_s, *module;
+  bool json, summary, no_env, timeline, tight;
   const char *params_v[16];
-  cli_list params = {params_v, 0, 16};
-  const char *module = NULL;
-  const cli_opt opts[] = {{"--target", &target, NULL, NULL},
-                          {"--param", NULL, NULL, &params},
-                          {"--module", &module, NULL, NULL},
-                          {"--format", &format_s, NULL, NULL},
-                          {"--instruction", &instr, NULL, NULL},
-                          {"--flags", &in.flags, NULL, NULL},
-                          {"--vmem-limit-bytes", &limit, NULL, NULL},
-                          {"--align", &align_s, NULL, NULL},
-                          {"--internal-scratch", &scratch, NULL, NULL},
-                          {"--top", &top_s, NULL, NULL},
-                          {"--no-env", NULL, &no_env, NULL},
-                          {"--json", NULL, &json, NULL},
-                          {"--timeline", NULL, &timeline, NULL},
-                          {"--tight", NULL, &tight, NULL},
-                          {"--summary", NULL, &summary, NULL},
-                          {NULL, NULL, NULL, NULL}};
+  cli_list params;
+} check_args;
+
+enum { CHECK_NOPTS = 16 };
+
+static void check_options(check_args *a, cli_opt out[CHECK_NOPTS]) {
+  a->params = (cli_list){a->params_v, 0, 16};
+  const cli_opt opts[CHECK_NOPTS] = {{"--target", &a->target, NULL, NULL},
+                                     {"--param", NULL, NULL, &a->params},
+                                     {"--module", &a->module, NULL, NULL},
+                                     {"--format", &a->format_s, NULL, NULL},
+                                     {"--instruction", &a->instr, NULL, NULL},
+                                     {"--flags", &a->flags, NULL, NULL},
+                                     {"--vmem-limit-bytes", &a->limit, NULL, NULL},
+                                     {"--align", &a->align_s, NULL, NULL},
+                                     {"--internal-scratch", &a->scratch, NULL, NULL},
+                                     {"--top", &a->top_s, NULL, NULL},
+                                     {"--no-env", NULL, &a->no_env, NULL},
+                                     {"--json", NULL, &a->json, NULL},
+                                     {"--timeline", NULL, &a->timeline, NULL},
+                                     {"--tight", NULL, &a->tight, NULL},
+                                     {"--summary", NULL, &a->summary, NULL},
+                                     {NULL, NULL, NULL, NULL}};
+  memcpy(out, opts, sizeof opts);
+}
+
+bool check_takes_value(const char *opt) {
+  check_args a = {0};
+  cli_opt o[CHECK_NOPTS];
+  check_options(&a, o);
+  for (size_t i = 0; o[i].name; i++)
+    if (!strcmp(o[i].name, opt))
+      return o[i].value || o[i].list;
+  return false;
+}
+
+int cmd_check(int argc, char **argv) {
+  const char *path = NULL, *format = NULL;
+  long top = 10;
+  check_args a = {0};
+  cli_opt opts[CHECK_NOPTS];
+  check_options(&a, opts);
   int scan = cli_scan("check", argc, argv, opts, &path, 1, help, "give one HLO file");
+  const char *target = a.target, *format_s = a.format_s, *instr = a.instr, *limit = a.limit, *align_s = a.align_s,
+             *scratch = a.scratch, *top_s = a.top_s, *module = a.module, *const *params_v = a.params_v;
+  bool json = a.json, summary = a.summary, no_env = a.no_env, timeline = a.timeline, tight = a.tight;
+  cli_list params = a.params;
+  vmem_limit_inputs in = {.vmem_limit_bytes = -1, .flags = a.flags};
+  vmem_plan_options popt = {.alignment = 0, .internal_scratch = -1, .model_intermediates = true};
   if (scan != CLI_GO)
     return scan;
   if (check_values(format_s, &format, limit, align_s, scratch, top_s, &in, &popt, &top) != EXIT_OK)

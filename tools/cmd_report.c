@@ -41,13 +41,10 @@ typedef struct rargs {
   char *pass[64];
 } rargs;
 
+/* Whether an option passed on takes a value: check's (its own table), or
+ * explain's with --log. */
 static bool takes_value(const char *a) {
-  static const char *const v[] = {"--target", "--instruction", "--vmem-limit-bytes", "--flags", "--format",
-                                  "--align", "--internal-scratch", "--top", "--hlo", "--kernel", NULL};
-  for (size_t i = 0; v[i]; i++)
-    if (!strcmp(a, v[i]))
-      return true;
-  return false;
+  return check_takes_value(a) || !strcmp(a, "--hlo") || !strcmp(a, "--kernel");
 }
 
 static int parse_args(rargs *r, int argc, char **argv) {

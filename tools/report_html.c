@@ -272,13 +272,22 @@ static void kernel_section(FILE *f, const json_t *k, uint64_t physical) {
   esc(f, jstr(k, "name"));
   fputs("\"><h2>Kernel ", f);
   esc(f, jstr(k, "name"));
+  /* The JSON's verdict as check's text words it: scoped VMEM's, then SMEM apart (smem_fits). */
+  const char *v = jstr(k, "verdict");
+  bool smem_over = json_is_false(json_object_get(k, "smem_fits"));
   fprintf(f, ": scoped %s of %s (%s limit) &mdash; %s</h2>\n", human(s, sizeof s, jbytes(k, "scoped_bytes")),
           human(l, sizeof l, limit), jstr(k, "limit_origin"),
-          !strcmp(jstr(k, "verdict"), "likely_e1001") ? "<b class=\"verdict over\">likely E1001 (<span "
-                                                        "class=\"model\">modelled</span>: body values)</b>"
-          : !jtrue(k, "fits")   ? "<b class=\"verdict over\">DOES NOT FIT (E1001)</b>"
-          : jtrue(k, "at_risk") ? "<b class=\"verdict\">fits, at risk</b>"
-                                : "<b class=\"verdict ok\">fits</b>");
+          !strcmp(v, "e1001")          ? "<b class=\"verdict over\">DOES NOT FIT (E1001)</b>"
+          : !strcmp(v, "likely_e1001") ? "<b class=\"verdict over\">likely E1001 (<span "
+                                         "class=\"model\">modelled</span>: body values)</b>"
+          : smem_over && !strcmp(v, "at_risk") ? "<b class=\"verdict over\">DOES NOT FIT in SMEM</b> (scoped VMEM: fits, at risk)"
+          : smem_over                  ? "<b class=\"verdict over\">DOES NOT FIT in SMEM</b> (scoped VMEM: fits)"
+          : !strcmp(v, "at_risk")      ? "<b class=\"verdict\">fits, at risk</b>"
+                                       : "<b class=\"verdict ok\">fits</b>");
+  if (jbytes(k, "smem_bytes"))
+    fprintf(f, "<p class=\"smem%s\">SMEM (scalar prefetch and SMEM operands): %s of %s%s</p>\n", smem_over ? " over" : "",
+            human(s, sizeof s, jbytes(k, "smem_bytes")), human(l, sizeof l, jbytes(k, "smem_capacity_bytes")),
+            smem_over ? " &mdash; the compiler's &ldquo;Ran out of memory in memory space smem&rdquo;" : "");
   fprintf(f, "<svg class=\"stack\" width=\"%d\" height=\"92\" role=\"img\">\n", SVG_W);
   const json_t *allocs = json_object_get(k, "allocations");
   for (size_t i = 0; i < json_array_size(allocs); i++)
