@@ -391,7 +391,7 @@ static void print_model_table(const report *r) {
 }
 
 /* Standard ops whose least scoped VMEM, as modelled, exceeds their limit:
- * the seed's likely compiler-side OOM, with the steps to report it. */
+ * a likely compiler-side OOM, with the steps to report it. */
 static void print_models(const report *r) {
   if (!r->flagged) {
     fprintf(CLI_OUT, "\nstandard ops: %zu modelled; none needs more scoped VMEM than its limit at the least "

@@ -4,8 +4,8 @@
  * windows, double-buffered, and some ops need whole extents in one window.
  * The figure is a lower bound from this model, not the compiler's choice
  * (which is larger and not modelled); where it already exceeds the limit,
- * the op cannot compile as this model sees it — per the seed, likely a
- * compiler-side problem to report with the HLO.
+ * the op cannot compile as this model sees it — likely a compiler-side
+ * problem to report with the HLO.
  *
  * A window is a shape like the array's, with each dimension cut to the
  * extent the rule gives (1 by default) and padded by the array's own
