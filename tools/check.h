@@ -70,7 +70,7 @@ void chk_print_text(report *r, bool summary, size_t top);
 /* check_json.c */
 json_t *chk_json_report(report *r, size_t top, bool streamed);
 /* Marks the rows the HTML report reads (report's lean document). */
-bool chk_mark_for_report(report *r);
+bool report_mark_rows(report *r); /* cmd_report.c: the rows report's page shows */
 /* The document written one instruction at a time (a large module). */
 int chk_stream_report(report *r, size_t top);
 

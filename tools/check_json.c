@@ -71,49 +71,6 @@ static bool json_keeps(const report *r, const row *w) {
   return !r->summary || chk_is_custom_call(w->in);
 }
 
-/* A row the report draws a bar for by the compiler's used figure: one
- * with that figure and a limit, not a custom call (those are all kept). */
-static bool used_bar(const row *w) {
-  return w->has_scoped && w->scoped->used_bytes >= 0 && w->scoped->limit_bytes > 0 && !chk_is_custom_call(w->in);
-}
-
-static int by_used_desc(const void *a, const void *b) {
-  const row *x = *(const row *const *)a, *y = *(const row *const *)b;
-  if (x->scoped->used_bytes != y->scoped->used_bytes)
-    return x->scoped->used_bytes < y->scoped->used_bytes ? 1 : -1;
-  vmem_str nx = vmem_hlo_instruction_name(x->in), ny = vmem_hlo_instruction_name(y->in);
-  int c = memcmp(nx.ptr, ny.ptr, nx.len < ny.len ? nx.len : ny.len); /* report_html.c's bar order */
-  return c ? c : (nx.len > ny.len) - (nx.len < ny.len);
-}
-
-/* Marks the rows report's page can show: the CLI_REPORT_ROWS modelled rows
- * with the most (its table), and the CLI_REPORT_ROWS with the largest used
- * figure (its bars; the rest are counted in omitted_bars). The page sorts
- * them the same way. */
-bool chk_mark_for_report(report *r) {
-  const row **all = malloc((r->nrows ? r->nrows : 1) * sizeof *all);
-  size_t n = 0, u = 0;
-  if (!all)
-    return false;
-  for (size_t k = 0; k < r->nrows; k++)
-    if (r->rows[k].model.applies && r->rows[k].model.whole_bytes)
-      all[n++] = &r->rows[k];
-  qsort(all, n, sizeof *all, chk_by_likely_desc);
-  for (size_t i = 0; i < n && i < CLI_REPORT_ROWS; i++)
-    r->rows[all[i] - r->rows].top_model = true;
-  for (size_t k = 0; k < r->nrows; k++)
-    if (used_bar(&r->rows[k]))
-      all[u++] = &r->rows[k];
-  qsort(all, u, sizeof *all, by_used_desc);
-  for (size_t i = 0; i < u; i++) {
-    row *w = &r->rows[all[i] - r->rows];
-    w->top_used = i < CLI_REPORT_ROWS;
-    r->omitted_bars += !w->top_used && !w->top_model && !(w->model.applies && w->model.min_bytes > w->model_limit);
-  }
-  free(all);
-  return true;
-}
-
 /* A computation's object; its instructions from row *k on, or (streamed)
  * a null in their place. */
 static json_t *json_computation(report *r, const vmem_hlo_computation *comp, size_t *k, bool with_rows) {

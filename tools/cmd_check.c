@@ -487,7 +487,7 @@ int cmd_check(int argc, char **argv) {
   if (rc != EXIT_OK)
     ;
   else if (json && cli_json_captured()) { /* report's document: a tree of the rows it reads (all if no room to rank) */
-    r.lean = chk_mark_for_report(&r);
+    r.lean = report_mark_rows(&r);
     rc = cli_print_json(chk_json_report(&r, (size_t)top, false));
   }
   else if (json)
