@@ -10,7 +10,7 @@ FUZZ_SECONDS ?= 20
 CC         ?= cc
 MAKEFLAGS  += --no-print-directory
 
-.PHONY: all bootstrap build demo test python-venv asan tsan fuzz bench install clang golden-update clean \
+.PHONY: all bootstrap build demo test python-venv asan tsan fuzz bench install format clang golden-update clean \
         oracle-setup oracle oracle-table
 
 all: build
@@ -53,6 +53,10 @@ tsan: bootstrap
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/test_hlo_halves
 
 # The same sources built with clang and gcc must both be warning-free.
+# The C sources in the project's style (.clang-format); CTest `format` checks it.
+format: bootstrap
+	scripts/format
+
 clang: bootstrap
 	cmake -S . -B build-clang -DCMAKE_C_COMPILER=clang
 	cmake --build build-clang -j$(JOBS)
