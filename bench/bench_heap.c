@@ -112,8 +112,8 @@ int main(int argc, char **argv) {
   size_t differ = 0;
   for (size_t i = 0; i < SMALL; i++)
     differ += b[i].offset != x[i].offset;
-  printf("%d buffers: time index %.4f s, exhaustive scan %.4f s: %.0fx faster; offsets %s\n", SMALL, t1 - t0,
-         t2 - t1, (t2 - t1) / (t1 - t0), differ ? "DIFFER" : "identical");
+  printf("%d buffers: time index %.4f s, exhaustive scan %.4f s: %.0fx faster; offsets %s\n", SMALL, t1 - t0, t2 - t1,
+         (t2 - t1) / (t1 - t0), differ ? "DIFFER" : "identical");
   memcpy(b, mix, SMALL * sizeof *b);
   memcpy(x, mix, SMALL * sizeof *x);
   vmem_heap_pack_best(b, SMALL, ALIGN, &r, NULL, &err);

@@ -36,31 +36,33 @@
 enum { RUNS = 5 };
 
 static void fused(FILE *f, int n) {
-  fprintf(f,
-          "%%fused_computation.%d (param_0.%d: bf16[8,2048,4096], param_1.%d: bf16[4096], /*index=2*/param_2.%d: f32[]) -> bf16[8,2048,4096] {\n"
-          "  %%param_0.%d = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} parameter(0)\n"
-          "  %%param_1.%d = bf16[4096]{0:T(1024)(128)(2,1)} parameter(1)\n"
-          "  %%param_2.%d = f32[]{:T(128)} parameter(2)\n"
-          "  %%broadcast.%d = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} broadcast(%%param_1.%d), dimensions={2}\n"
-          "  %%convert.%d = bf16[]{:T(256)} convert(%%param_2.%d)\n"
-          "  %%broadcast.%d.1 = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} broadcast(%%convert.%d), dimensions={}\n"
-          "  %%multiply.%d = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} multiply(%%param_0.%d, %%broadcast.%d.1), metadata={op_type=\"mul\" op_name=\"jit(train_step)/jit(main)/transformer/layer_%d/mlp/mul\" source_file=\"/home/user/model/transformer.py\" source_line=%d}\n"
-          "  ROOT %%add.%d = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} add(%%multiply.%d, %%broadcast.%d), metadata={op_type=\"add\" op_name=\"jit(train_step)/jit(main)/transformer/layer_%d/mlp/add\" source_file=\"/home/user/model/transformer.py\" source_line=%d}\n"
-          "}\n\n",
-          n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, 100 + n % 900, n, n, n, n, 100 + n % 900);
+  fprintf(
+      f,
+      "%%fused_computation.%d (param_0.%d: bf16[8,2048,4096], param_1.%d: bf16[4096], /*index=2*/param_2.%d: f32[]) -> bf16[8,2048,4096] {\n"
+      "  %%param_0.%d = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} parameter(0)\n"
+      "  %%param_1.%d = bf16[4096]{0:T(1024)(128)(2,1)} parameter(1)\n"
+      "  %%param_2.%d = f32[]{:T(128)} parameter(2)\n"
+      "  %%broadcast.%d = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} broadcast(%%param_1.%d), dimensions={2}\n"
+      "  %%convert.%d = bf16[]{:T(256)} convert(%%param_2.%d)\n"
+      "  %%broadcast.%d.1 = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} broadcast(%%convert.%d), dimensions={}\n"
+      "  %%multiply.%d = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} multiply(%%param_0.%d, %%broadcast.%d.1), metadata={op_type=\"mul\" op_name=\"jit(train_step)/jit(main)/transformer/layer_%d/mlp/mul\" source_file=\"/home/user/model/transformer.py\" source_line=%d}\n"
+      "  ROOT %%add.%d = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} add(%%multiply.%d, %%broadcast.%d), metadata={op_type=\"add\" op_name=\"jit(train_step)/jit(main)/transformer/layer_%d/mlp/add\" source_file=\"/home/user/model/transformer.py\" source_line=%d}\n"
+      "}\n\n",
+      n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, 100 + n % 900, n, n, n, n, 100 + n % 900);
 }
 
 static void entry_block(FILE *f, int n) {
-  fprintf(f,
-          "  %%constant.%d = bf16[4096]{0:T(1024)(128)(2,1)} constant({...})\n"
-          "  %%scale.%d = f32[]{:T(128)} constant(0.125)\n"
-          "  %%fusion.%d = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} fusion(%%x.%d, %%constant.%d, %%scale.%d), kind=kLoop, calls=%%fused_computation.%d, "
-          "metadata={op_type=\"add\" op_name=\"jit(train_step)/jit(main)/transformer/layer_%d/mlp/add\" source_file=\"/home/user/model/transformer.py\" source_line=%d}, "
-          "backend_config={\"flag_configs\":[],\"scoped_memory_configs\":[{\"memory_space\":\"1\",\"offset\":\"0\",\"size\":\"16777216\"}],"
-          "\"used_scoped_memory_configs\":[{\"memory_space\":\"1\",\"offset\":\"0\",\"size\":\"2359296\"}],\"output_chunk_bound_config\":{\"output_chunk_bound\":[\"1\",\"8\",\"1\"]}}\n"
-          "  %%tuple.%d = (bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)}, f32[]{:T(128)}) tuple(%%fusion.%d, %%scale.%d)\n"
-          "  %%x.%d = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} get-tuple-element(%%tuple.%d), index=0, sharding={devices=[1,4,1]0,1,2,3}\n",
-          n, n, n, n - 1, n, n, n, n, 100 + n % 900, n, n, n, n, n);
+  fprintf(
+      f,
+      "  %%constant.%d = bf16[4096]{0:T(1024)(128)(2,1)} constant({...})\n"
+      "  %%scale.%d = f32[]{:T(128)} constant(0.125)\n"
+      "  %%fusion.%d = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} fusion(%%x.%d, %%constant.%d, %%scale.%d), kind=kLoop, calls=%%fused_computation.%d, "
+      "metadata={op_type=\"add\" op_name=\"jit(train_step)/jit(main)/transformer/layer_%d/mlp/add\" source_file=\"/home/user/model/transformer.py\" source_line=%d}, "
+      "backend_config={\"flag_configs\":[],\"scoped_memory_configs\":[{\"memory_space\":\"1\",\"offset\":\"0\",\"size\":\"16777216\"}],"
+      "\"used_scoped_memory_configs\":[{\"memory_space\":\"1\",\"offset\":\"0\",\"size\":\"2359296\"}],\"output_chunk_bound_config\":{\"output_chunk_bound\":[\"1\",\"8\",\"1\"]}}\n"
+      "  %%tuple.%d = (bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)}, f32[]{:T(128)}) tuple(%%fusion.%d, %%scale.%d)\n"
+      "  %%x.%d = bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)} get-tuple-element(%%tuple.%d), index=0, sharding={devices=[1,4,1]0,1,2,3}\n",
+      n, n, n, n - 1, n, n, n, n, 100 + n % 900, n, n, n, n, n);
 }
 
 /* Writes the synthetic module; returns its size. */
@@ -68,7 +70,9 @@ static long write_module(const char *path, long target_bytes) {
   FILE *f = fopen(path, "w");
   if (!f)
     return -1;
-  fprintf(f, "HloModule jit_train_step, is_scheduled=true, entry_computation_layout={(bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)})->bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)}}\n\n");
+  fprintf(
+      f,
+      "HloModule jit_train_step, is_scheduled=true, entry_computation_layout={(bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)})->bf16[8,2048,4096]{2,1,0:T(8,128)(2,1)}}\n\n");
   /* Each block is about 3 KB: fused computations first (callees before
    * callers), then one entry computation that calls them all. */
   int blocks = (int)(target_bytes / 2000);
@@ -131,8 +135,8 @@ typedef struct floor_job {
 } floor_job;
 
 static void *floor_half(void *arg) {
-  static const unsigned char cls[256] = {['{'] = 1, ['}'] = 1, ['('] = 1, [')'] = 1, ['"'] = 1,
-                                         [','] = 1, [' '] = 1, ['\n'] = 1, ['='] = 1, ['%'] = 1};
+  static const unsigned char cls[256] = {
+      ['{'] = 1, ['}'] = 1, ['('] = 1, [')'] = 1, ['"'] = 1, [','] = 1, [' '] = 1, ['\n'] = 1, ['='] = 1, ['%'] = 1};
   floor_job *j = arg;
   size_t n = 0;
   for (size_t i = 0; i < j->len; i++)
@@ -196,8 +200,8 @@ static int measure(const char *path) {
   double fb = bench_median(tb, RUNS), fm = bench_median(tm, RUNS);
   printf("  %.1f MB, %zu instructions\n", (double)len / 1e6, instrs);
   printf("  memchr scan  %9.2f ms  %7.0f MB/s\n", s * 1e3, (double)len / s / 1e6);
-  printf("  parse        %9.2f ms  %7.0f MB/s  %6.2f M instructions/s  %5.1fx scan\n", p * 1e3,
-         (double)len / p / 1e6, (double)instrs / p / 1e6, p / s);
+  printf("  parse        %9.2f ms  %7.0f MB/s  %6.2f M instructions/s  %5.1fx scan\n", p * 1e3, (double)len / p / 1e6,
+         (double)instrs / p / 1e6, p / s);
   printf("  floor        %9.2f ms  %7.0f MB/s  %22s  %5.1fx scan  (no parsing: the parts below, together)\n", f * 1e3,
          (double)len / f / 1e6, "", f / s);
   printf("    each byte once through a table, two threads    %9.2f ms  %5.1fx scan\n", fb * 1e3, fb / s);

@@ -69,8 +69,8 @@ int main(int argc, char **argv) {
     ts[r] = t1 - t0, tp[r] = t2 - t1, tg[r] = t3 - t2;
   }
   double s = bench_median(ts, RUNS), p = bench_median(tp, RUNS), g = bench_median(tg, RUNS);
-  printf("module: %.1f MB, %zu lines, %ld instructions, %zu S(1) values, used %llu bytes\n", (double)len / 1e6,
-         lines, n, values, (unsigned long long)used);
+  printf("module: %.1f MB, %zu lines, %ld instructions, %zu S(1) values, used %llu bytes\n", (double)len / 1e6, lines,
+         n, values, (unsigned long long)used);
   printf("  memchr newline scan       %8.2f ms\n", s * 1e3);
   printf("  parse                     %8.2f ms  %.1fx the scan\n", p * 1e3, p / s);
   printf("  program-scoped planning   %8.2f ms  %.1fx the scan\n", g * 1e3, g / s);

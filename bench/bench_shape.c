@@ -20,12 +20,18 @@ enum { LINES = 200000, RUNS = 7 };
  * them. */
 static int one_shape(char *out, size_t cap, int form, int a, int b) {
   switch (form) {
-  case 0: return snprintf(out, cap, "bf16[%d,%d]{1,0:T(8,128)(2,1)}", a, b);
-  case 1: return snprintf(out, cap, "f32[%d,%d]{1,0:T(8,128)S(1)}", a, b);
-  case 2: return snprintf(out, cap, "(f32[%d]{0:T(1024)}, s32[]{:T(128)}, bf16[8,%d,128]{2,1,0:T(16,128)(2,1)})", a, b);
-  case 3: return snprintf(out, cap, "s8[2,%d,%d,256]{3,1,0,2:T(32,128)(4,1)}", a, b);
-  case 4: return snprintf(out, cap, "f32[%d,%d]", a, b);
-  default: return snprintf(out, cap, "pred[%d,%d]{1,0:T(8,128)(4,1)}", a, b);
+  case 0:
+    return snprintf(out, cap, "bf16[%d,%d]{1,0:T(8,128)(2,1)}", a, b);
+  case 1:
+    return snprintf(out, cap, "f32[%d,%d]{1,0:T(8,128)S(1)}", a, b);
+  case 2:
+    return snprintf(out, cap, "(f32[%d]{0:T(1024)}, s32[]{:T(128)}, bf16[8,%d,128]{2,1,0:T(16,128)(2,1)})", a, b);
+  case 3:
+    return snprintf(out, cap, "s8[2,%d,%d,256]{3,1,0,2:T(32,128)(4,1)}", a, b);
+  case 4:
+    return snprintf(out, cap, "f32[%d,%d]", a, b);
+  default:
+    return snprintf(out, cap, "pred[%d,%d]{1,0:T(8,128)(4,1)}", a, b);
   }
 }
 
@@ -92,10 +98,10 @@ int main(void) {
   double s = bench_median(ts, RUNS), p = bench_median(tp, RUNS), l = bench_median(tl, RUNS);
   printf("input: %d shapes, %.1f MB\n", LINES, (double)len / 1e6);
   printf("memchr scan           %8.2f ms  %8.0f MB/s\n", s * 1e3, (double)len / s / 1e6);
-  printf("parse + size          %8.2f ms  %8.0f MB/s  %6.2f M shapes/s  %6.1fx scan\n", p * 1e3,
-         (double)len / p / 1e6, LINES / p / 1e6, p / s);
-  printf("parse + layout + size %8.2f ms  %8.0f MB/s  %6.2f M shapes/s  %6.1fx scan\n", l * 1e3,
-         (double)len / l / 1e6, LINES / l / 1e6, l / s);
+  printf("parse + size          %8.2f ms  %8.0f MB/s  %6.2f M shapes/s  %6.1fx scan\n", p * 1e3, (double)len / p / 1e6,
+         LINES / p / 1e6, p / s);
+  printf("parse + layout + size %8.2f ms  %8.0f MB/s  %6.2f M shapes/s  %6.1fx scan\n", l * 1e3, (double)len / l / 1e6,
+         LINES / l / 1e6, l / s);
   printf("(medians of %d runs; checksum %llu)\n", RUNS, (unsigned long long)sink);
   free(buf);
   return 0;

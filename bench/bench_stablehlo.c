@@ -45,13 +45,17 @@ static char *make_module(size_t target, const char *body, size_t *len, size_t *k
                             "-> tensor<8x512x128xbf16> {\n");
   while (n < target) {
     if (++line % 2000 == 0) {
-      n += (size_t)sprintf(buf + n, "    %%k%zu:2 = stablehlo.custom_call @tpu_custom_call(%%arg0, %%arg1) "
-                                    "{backend_config = \"{\\22custom_call_config\\22: {\\22body\\22: \\22", line);
+      n += (size_t)sprintf(buf + n,
+                           "    %%k%zu:2 = stablehlo.custom_call @tpu_custom_call(%%arg0, %%arg1) "
+                           "{backend_config = \"{\\22custom_call_config\\22: {\\22body\\22: \\22",
+                           line);
       memcpy(buf + n, body, strlen(body));
       n += strlen(body);
-      n += (size_t)sprintf(buf + n, "\\22}}\", kernel_name = \"flash_attention_kernel\"} : "
-                                    "(tensor<8x2048x128xbf16>, tensor<8x2048x128xbf16>) -> "
-                                    "(tensor<8x2048x128xbf16>, tensor<8x2048x128xf32>) loc(#loc%zu)\n", line);
+      n += (size_t)sprintf(buf + n,
+                           "\\22}}\", kernel_name = \"flash_attention_kernel\"} : "
+                           "(tensor<8x2048x128xbf16>, tensor<8x2048x128xbf16>) -> "
+                           "(tensor<8x2048x128xbf16>, tensor<8x2048x128xf32>) loc(#loc%zu)\n",
+                           line);
       (*kernels)++;
     } else {
       n += (size_t)sprintf(buf + n, "    %%%zu = stablehlo.add %%arg0, %%arg1 : tensor<8x512x128xbf16> loc(#loc%zu)\n",
@@ -122,8 +126,9 @@ int main(int argc, char **argv) {
     tbs[r] = (t1 - t0) / N, tb[r] = (t2 - t1) / N;
   }
   double bs = bench_median(tbs, RUNS), bk = bench_median(tb, RUNS);
-  printf("one body (%zu base64 chars): decoded, printed and read in %.1f us (%.0f bodies/s); %.0fx a scan of its bytes\n",
-         blen, bk * 1e6, 1 / bk, bk / bs);
+  printf(
+      "one body (%zu base64 chars): decoded, printed and read in %.1f us (%.0f bodies/s); %.0fx a scan of its bytes\n",
+      blen, bk * 1e6, 1 / bk, bk / bs);
   free(text);
   free(body);
   return 0;

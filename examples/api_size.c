@@ -35,8 +35,8 @@ int main(int argc, char **argv) {
   vmem_limit_inputs in = {.flags = "--xla_tpu_scoped_vmem_limit_kib=65536", .vmem_limit_bytes = -1};
   vmem_limits l;
   if (vmem_limits_resolve(t, &in, &l, &err) == VMEM_OK)
-    printf("scoped limit on %s: %llu bytes (%s)\n", vmem_target_name(t),
-           (unsigned long long)l.effective_bytes, vmem_limit_origin_name(l.origin));
+    printf("scoped limit on %s: %llu bytes (%s)\n", vmem_target_name(t), (unsigned long long)l.effective_bytes,
+           vmem_limit_origin_name(l.origin));
   vmem_shape_free(laid);
   vmem_shape_free(s);
   return 0;

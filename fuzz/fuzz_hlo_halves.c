@@ -33,7 +33,8 @@ static void same_configs(const vmem_hlo_module *m) {
     abort();
   vmem_error one, two;
   vmem_status a = hlo_scoped_all(m, x, SIZE_MAX, &one), b = hlo_scoped_all(m, y, 0, &two);
-  if (a != b || one.code != two.code || (a != VMEM_OK && (one.offset != two.offset || strcmp(one.message, two.message))))
+  if (a != b || one.code != two.code ||
+      (a != VMEM_OK && (one.offset != two.offset || strcmp(one.message, two.message))))
     abort();
   for (size_t i = 0; a == VMEM_OK && i < m->total_instrs; i++)
     if (x[i].limit_bytes != y[i].limit_bytes || x[i].used_bytes != y[i].used_bytes ||

@@ -36,8 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (size_t i = 0; i < vmem_target_count(); i++) {
     vmem_shape *l = vmem_shape_with_tpu_layout(s, vmem_target_at(i), NULL, &err);
     if (l) {
-      if (vmem_shape_size(l, &z, &err) == VMEM_OK && z.bytes < z.unpadded_bytes &&
-          !vmem_shape_is_tuple(l))
+      if (vmem_shape_size(l, &z, &err) == VMEM_OK && z.bytes < z.unpadded_bytes && !vmem_shape_is_tuple(l))
         abort(); /* default tiling never shrinks an array */
       vmem_shape_free(l);
     }

@@ -3,6 +3,4 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  return fuzz_kernel(vmem_kernel_from_spec, data, size);
-}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return fuzz_kernel(vmem_kernel_from_spec, data, size); }

@@ -100,44 +100,43 @@ typedef struct vmem_error {
 VMEM_API const char *vmem_status_name(vmem_status status);
 
 /** Converts a byte offset into a 1-based line and column of `text`. */
-VMEM_API void vmem_locate(const char *text, size_t len, size_t offset,
-                          size_t *line, size_t *column);
+VMEM_API void vmem_locate(const char *text, size_t len, size_t offset, size_t *line, size_t *column);
 
 /* ## Element types
  *
  * Declared once in this table: enum tag, XLA name, storage bits (the bits an
  * element takes in an unpacked array, XLA's BitWidth), and class.
  */
-#define VMEM_DTYPE_TABLE(X)                                                    \
-  X(PRED, "pred", 1, BOOL)                                                     \
-  X(S2, "s2", 2, INT)                                                          \
-  X(S4, "s4", 4, INT)                                                          \
-  X(S8, "s8", 8, INT)                                                          \
-  X(S16, "s16", 16, INT)                                                       \
-  X(S32, "s32", 32, INT)                                                       \
-  X(S64, "s64", 64, INT)                                                       \
-  X(U2, "u2", 2, UINT)                                                         \
-  X(U4, "u4", 4, UINT)                                                         \
-  X(U8, "u8", 8, UINT)                                                         \
-  X(U16, "u16", 16, UINT)                                                      \
-  X(U32, "u32", 32, UINT)                                                      \
-  X(U64, "u64", 64, UINT)                                                      \
-  X(F4E2M1FN, "f4e2m1fn", 4, FLOAT)                                            \
-  X(F8E3M4, "f8e3m4", 8, FLOAT)                                                \
-  X(F8E4M3, "f8e4m3", 8, FLOAT)                                                \
-  X(F8E4M3FN, "f8e4m3fn", 8, FLOAT)                                            \
-  X(F8E4M3B11FNUZ, "f8e4m3b11fnuz", 8, FLOAT)                                  \
-  X(F8E4M3FNUZ, "f8e4m3fnuz", 8, FLOAT)                                        \
-  X(F8E5M2, "f8e5m2", 8, FLOAT)                                                \
-  X(F8E5M2FNUZ, "f8e5m2fnuz", 8, FLOAT)                                        \
-  X(F8E8M0FNU, "f8e8m0fnu", 8, FLOAT)                                          \
-  X(BF16, "bf16", 16, FLOAT)                                                   \
-  X(F16, "f16", 16, FLOAT)                                                     \
-  X(F32, "f32", 32, FLOAT)                                                     \
-  X(F64, "f64", 64, FLOAT)                                                     \
-  X(C64, "c64", 64, COMPLEX)                                                   \
-  X(C128, "c128", 128, COMPLEX)                                                \
-  X(TOKEN, "token", 0, OTHER)                                                  \
+#define VMEM_DTYPE_TABLE(X)                   \
+  X(PRED, "pred", 1, BOOL)                    \
+  X(S2, "s2", 2, INT)                         \
+  X(S4, "s4", 4, INT)                         \
+  X(S8, "s8", 8, INT)                         \
+  X(S16, "s16", 16, INT)                      \
+  X(S32, "s32", 32, INT)                      \
+  X(S64, "s64", 64, INT)                      \
+  X(U2, "u2", 2, UINT)                        \
+  X(U4, "u4", 4, UINT)                        \
+  X(U8, "u8", 8, UINT)                        \
+  X(U16, "u16", 16, UINT)                     \
+  X(U32, "u32", 32, UINT)                     \
+  X(U64, "u64", 64, UINT)                     \
+  X(F4E2M1FN, "f4e2m1fn", 4, FLOAT)           \
+  X(F8E3M4, "f8e3m4", 8, FLOAT)               \
+  X(F8E4M3, "f8e4m3", 8, FLOAT)               \
+  X(F8E4M3FN, "f8e4m3fn", 8, FLOAT)           \
+  X(F8E4M3B11FNUZ, "f8e4m3b11fnuz", 8, FLOAT) \
+  X(F8E4M3FNUZ, "f8e4m3fnuz", 8, FLOAT)       \
+  X(F8E5M2, "f8e5m2", 8, FLOAT)               \
+  X(F8E5M2FNUZ, "f8e5m2fnuz", 8, FLOAT)       \
+  X(F8E8M0FNU, "f8e8m0fnu", 8, FLOAT)         \
+  X(BF16, "bf16", 16, FLOAT)                  \
+  X(F16, "f16", 16, FLOAT)                    \
+  X(F32, "f32", 32, FLOAT)                    \
+  X(F64, "f64", 64, FLOAT)                    \
+  X(C64, "c64", 64, COMPLEX)                  \
+  X(C128, "c128", 128, COMPLEX)               \
+  X(TOKEN, "token", 0, OTHER)                 \
   X(OPAQUE, "opaque", 0, OTHER)
 
 typedef enum vmem_dtype {
@@ -154,8 +153,7 @@ VMEM_API int vmem_dtype_bits(vmem_dtype t);
 /** Bytes per element unpacked: ceil(bits/8) (pred 1, s4 1, token 0). */
 VMEM_API int vmem_dtype_bytes(vmem_dtype t);
 /** Looks a name up exactly (case-sensitive, as XLA). */
-VMEM_API bool vmem_dtype_from_name(const char *name, size_t len,
-                                   vmem_dtype *out);
+VMEM_API bool vmem_dtype_from_name(const char *name, size_t len, vmem_dtype *out);
 
 /* ## Targets: TPU generations
  *
@@ -191,10 +189,10 @@ typedef enum vmem_provenance {
 } vmem_provenance;
 
 typedef struct vmem_fact {
-  double value;               /* bytes, bytes/s, FLOP/s, or a count */
+  double value; /* bytes, bytes/s, FLOP/s, or a count */
   vmem_provenance provenance;
-  const char *source;         /* where the value comes from */
-  const char *note;           /* conflicts resolved, rejected values; or NULL */
+  const char *source; /* where the value comes from */
+  const char *note;   /* conflicts resolved, rejected values; or NULL */
 } vmem_fact;
 
 /** Number of targets in the table, and the i-th (0-based, oldest first). */
@@ -210,8 +208,7 @@ VMEM_API const char *vmem_target_device_kind(const vmem_target *t);
 /** The hardware generation number (2..8) that tiling rules key on. */
 VMEM_API int vmem_target_generation(const vmem_target *t);
 /** A fact, or NULL when no public source gives it for this target. */
-VMEM_API const vmem_fact *vmem_target_fact(const vmem_target *t,
-                                           vmem_fact_id id);
+VMEM_API const vmem_fact *vmem_target_fact(const vmem_target *t, vmem_fact_id id);
 /** A fact's value as an integer (bytes or count); 0 when unknown. */
 VMEM_API uint64_t vmem_target_u64(const vmem_target *t, vmem_fact_id id);
 /** Stable snake_case name of a fact ("vmem_bytes") and its unit ("bytes",
@@ -230,23 +227,18 @@ typedef struct vmem_shape vmem_shape;
 
 /** Parses exactly one shape from text[0..len); trailing text is an error.
  *  Returns NULL and fills `err` on failure. */
-VMEM_API vmem_shape *vmem_shape_parse(const char *text, size_t len,
-                                      const vmem_allocator *alloc,
-                                      vmem_error *err);
+VMEM_API vmem_shape *vmem_shape_parse(const char *text, size_t len, const vmem_allocator *alloc, vmem_error *err);
 VMEM_API void vmem_shape_free(vmem_shape *shape);
 
 /** Prints the shape canonically in XLA syntax into buf (NUL-terminated when
  *  cap > 0). Returns the length the full text needs, like snprintf. */
-VMEM_API size_t vmem_shape_print(const vmem_shape *shape, char *buf,
-                                 size_t cap);
+VMEM_API size_t vmem_shape_print(const vmem_shape *shape, char *buf, size_t cap);
 /** Prints only the layout part, "{1,0:T(8,128)(2,1)}", or "" if none. */
-VMEM_API size_t vmem_shape_print_layout(const vmem_shape *shape, char *buf,
-                                        size_t cap);
+VMEM_API size_t vmem_shape_print_layout(const vmem_shape *shape, char *buf, size_t cap);
 
 VMEM_API bool vmem_shape_is_tuple(const vmem_shape *shape);
 VMEM_API size_t vmem_shape_tuple_count(const vmem_shape *shape);
-VMEM_API const vmem_shape *vmem_shape_tuple_at(const vmem_shape *shape,
-                                               size_t i);
+VMEM_API const vmem_shape *vmem_shape_tuple_at(const vmem_shape *shape, size_t i);
 VMEM_API vmem_dtype vmem_shape_dtype(const vmem_shape *shape);
 VMEM_API size_t vmem_shape_rank(const vmem_shape *shape);
 /** Dimension i's size (its bound when `<=N`; -1 when `?`). */
@@ -268,17 +260,14 @@ typedef struct vmem_size {
   uint64_t unpadded_bytes;
 } vmem_size;
 
-VMEM_API vmem_status vmem_shape_size(const vmem_shape *shape, vmem_size *out,
-                                     vmem_error *err);
+VMEM_API vmem_status vmem_shape_size(const vmem_shape *shape, vmem_size *out, vmem_error *err);
 
 /** A copy of `shape` in which every array without tiles gets the default
  *  TPU layout the target assigns (minor_to_major kept when given, the
  *  default tiling, E(bits) for sub-byte types). Arrays that already carry
  *  tiles are copied unchanged. */
-VMEM_API vmem_shape *vmem_shape_with_tpu_layout(const vmem_shape *shape,
-                                                const vmem_target *target,
-                                                const vmem_allocator *alloc,
-                                                vmem_error *err);
+VMEM_API vmem_shape *vmem_shape_with_tpu_layout(const vmem_shape *shape, const vmem_target *target,
+                                                const vmem_allocator *alloc, vmem_error *err);
 
 /* ## Human-readable sizes, as the TPU compiler prints them */
 
@@ -288,9 +277,7 @@ VMEM_API size_t vmem_format_bytes(int64_t bytes, char *buf, size_t cap);
 
 /** The closed byte interval [lo, hi] of values that print as `text`
  *  ("64.0K" -> [65485, 65587]). */
-VMEM_API vmem_status vmem_parse_human_bytes(const char *text, size_t len,
-                                            uint64_t *lo, uint64_t *hi,
-                                            vmem_error *err);
+VMEM_API vmem_status vmem_parse_human_bytes(const char *text, size_t len, uint64_t *lo, uint64_t *hi, vmem_error *err);
 
 /* ## Scoped-VMEM limit resolution
  *
@@ -305,20 +292,16 @@ typedef struct vmem_limit_inputs {
   int64_t vmem_limit_bytes;     /* a kernel's request; < 0 when none */
 } vmem_limit_inputs;
 
-typedef enum vmem_limit_origin {
-  VMEM_LIMIT_DEFAULT,
-  VMEM_LIMIT_FLAG,
-  VMEM_LIMIT_KERNEL
-} vmem_limit_origin;
+typedef enum vmem_limit_origin { VMEM_LIMIT_DEFAULT, VMEM_LIMIT_FLAG, VMEM_LIMIT_KERNEL } vmem_limit_origin;
 
 typedef enum vmem_limit_warning_code {
-  VMEM_WARN_ABOVE_PHYSICAL,     /* a limit above physical VMEM */
-  VMEM_WARN_XLA_FLAGS_ONLY,     /* flag only in XLA_FLAGS: libtpu ignores */
-  VMEM_WARN_DUPLICATE,          /* the flag given more than once */
-  VMEM_WARN_OVERRIDDEN,         /* a source overridden by a later one */
-  VMEM_WARN_KERNEL_ABOVE_FLAG,  /* vmem_limit_bytes above the flag value */
-  VMEM_WARN_BELOW_RANGE,        /* below the flag's documented minimum */
-  VMEM_WARN_DASHES              /* spelled with other than two dashes */
+  VMEM_WARN_ABOVE_PHYSICAL,    /* a limit above physical VMEM */
+  VMEM_WARN_XLA_FLAGS_ONLY,    /* flag only in XLA_FLAGS: libtpu ignores */
+  VMEM_WARN_DUPLICATE,         /* the flag given more than once */
+  VMEM_WARN_OVERRIDDEN,        /* a source overridden by a later one */
+  VMEM_WARN_KERNEL_ABOVE_FLAG, /* vmem_limit_bytes above the flag value */
+  VMEM_WARN_BELOW_RANGE,       /* below the flag's documented minimum */
+  VMEM_WARN_DASHES             /* spelled with other than two dashes */
 } vmem_limit_warning_code;
 
 typedef struct vmem_limit_warning {
@@ -336,7 +319,7 @@ typedef struct vmem_limits {
   const char *flag_origin; /* "LIBTPU_INIT_ARGS", "XLA_FLAGS", "--flags" */
   bool flag_applied;       /* false when seen only where libtpu ignores it */
   bool has_kernel;
-  uint64_t kernel_bytes;   /* vmem_limit_bytes */
+  uint64_t kernel_bytes; /* vmem_limit_bytes */
   uint64_t effective_bytes;
   vmem_limit_origin origin;
   size_t warning_count;
@@ -345,12 +328,10 @@ typedef struct vmem_limits {
 
 /** Resolves the effective scoped limit. A malformed flag value is an error
  *  whose message names the variable and whose offset is into that string. */
-VMEM_API vmem_status vmem_limits_resolve(const vmem_target *target,
-                                         const vmem_limit_inputs *in,
-                                         vmem_limits *out, vmem_error *err);
+VMEM_API vmem_status vmem_limits_resolve(const vmem_target *target, const vmem_limit_inputs *in, vmem_limits *out,
+                                         vmem_error *err);
 VMEM_API const char *vmem_limit_origin_name(vmem_limit_origin o);
 VMEM_API const char *vmem_limit_warning_name(vmem_limit_warning_code c);
-
 
 /* ## HLO modules
  *
@@ -375,14 +356,10 @@ typedef struct vmem_str {
  *  computations are read in two halves by two threads (POSIX): the same
  *  module and the same errors as one pass. With a caller's allocator the
  *  parse stays on the calling thread. */
-VMEM_API vmem_hlo_module *vmem_hlo_parse(const char *text, size_t len,
-                                         const vmem_allocator *alloc,
-                                         vmem_error *err);
+VMEM_API vmem_hlo_module *vmem_hlo_parse(const char *text, size_t len, const vmem_allocator *alloc, vmem_error *err);
 /** Maps and parses a file. Errors that concern the file itself (cannot open,
  *  cannot map) have offset 0 and say so in the message. */
-VMEM_API vmem_hlo_module *vmem_hlo_open(const char *path,
-                                        const vmem_allocator *alloc,
-                                        vmem_error *err);
+VMEM_API vmem_hlo_module *vmem_hlo_open(const char *path, const vmem_allocator *alloc, vmem_error *err);
 
 /** How a module is read, for vmem_hlo_parse_with and vmem_hlo_open_with. */
 typedef struct vmem_parse_options {
@@ -409,37 +386,27 @@ VMEM_API bool vmem_hlo_is_scheduled(const vmem_hlo_module *m);
 VMEM_API vmem_str vmem_hlo_attr(const vmem_hlo_module *m, const char *name);
 VMEM_API size_t vmem_hlo_computation_count(const vmem_hlo_module *m);
 /** Computations in text order (callees before callers). */
-VMEM_API const vmem_hlo_computation *
-vmem_hlo_computation_at(const vmem_hlo_module *m, size_t i);
+VMEM_API const vmem_hlo_computation *vmem_hlo_computation_at(const vmem_hlo_module *m, size_t i);
 /** The ENTRY computation, or the last one when none is marked. */
-VMEM_API const vmem_hlo_computation *
-vmem_hlo_entry(const vmem_hlo_module *m);
-VMEM_API const vmem_hlo_computation *
-vmem_hlo_find_computation(const vmem_hlo_module *m, const char *name,
-                          size_t len);
+VMEM_API const vmem_hlo_computation *vmem_hlo_entry(const vmem_hlo_module *m);
+VMEM_API const vmem_hlo_computation *vmem_hlo_find_computation(const vmem_hlo_module *m, const char *name, size_t len);
 /** Total instructions in all computations. */
 VMEM_API size_t vmem_hlo_instruction_total(const vmem_hlo_module *m);
 /** Prints the module back as HLO text that parses to the same IR. Returns
  *  the length needed, like snprintf. */
-VMEM_API size_t vmem_hlo_print(const vmem_hlo_module *m, char *buf,
-                               size_t cap);
+VMEM_API size_t vmem_hlo_print(const vmem_hlo_module *m, char *buf, size_t cap);
 
 VMEM_API vmem_str vmem_hlo_computation_name(const vmem_hlo_computation *c);
 VMEM_API bool vmem_hlo_computation_is_entry(const vmem_hlo_computation *c);
 /** The execution thread (`execution_thread="host"`), empty for the main one. */
-VMEM_API vmem_str
-vmem_hlo_computation_thread(const vmem_hlo_computation *c);
-VMEM_API size_t
-vmem_hlo_computation_instruction_count(const vmem_hlo_computation *c);
-VMEM_API const vmem_hlo_instruction *
-vmem_hlo_computation_instruction_at(const vmem_hlo_computation *c, size_t i);
+VMEM_API vmem_str vmem_hlo_computation_thread(const vmem_hlo_computation *c);
+VMEM_API size_t vmem_hlo_computation_instruction_count(const vmem_hlo_computation *c);
+VMEM_API const vmem_hlo_instruction *vmem_hlo_computation_instruction_at(const vmem_hlo_computation *c, size_t i);
 /** The ROOT instruction, or the last one when none is marked. */
-VMEM_API const vmem_hlo_instruction *
-vmem_hlo_computation_root(const vmem_hlo_computation *c);
+VMEM_API const vmem_hlo_instruction *vmem_hlo_computation_root(const vmem_hlo_computation *c);
 /** The instructions that call this computation (call graph, reversed). */
 VMEM_API size_t vmem_hlo_computation_caller_count(const vmem_hlo_computation *c);
-VMEM_API const vmem_hlo_instruction *
-vmem_hlo_computation_caller_at(const vmem_hlo_computation *c, size_t i);
+VMEM_API const vmem_hlo_instruction *vmem_hlo_computation_caller_at(const vmem_hlo_computation *c, size_t i);
 /** True when the computation is the body of a fusion (called by `calls=`
  *  of a fusion instruction): its instructions are not separate buffers. */
 VMEM_API bool vmem_hlo_computation_is_fusion(const vmem_hlo_computation *c);
@@ -454,11 +421,9 @@ VMEM_API vmem_str vmem_hlo_instruction_opcode(const vmem_hlo_instruction *i);
  *  add-dependency, opt-barrier, copy-done). */
 VMEM_API bool vmem_hlo_instruction_defines_buffer(const vmem_hlo_instruction *i);
 /** The result shape (owned by the module). */
-VMEM_API const vmem_shape *
-vmem_hlo_instruction_shape(const vmem_hlo_instruction *i);
+VMEM_API const vmem_shape *vmem_hlo_instruction_shape(const vmem_hlo_instruction *i);
 VMEM_API bool vmem_hlo_instruction_is_root(const vmem_hlo_instruction *i);
-VMEM_API const vmem_hlo_computation *
-vmem_hlo_instruction_parent(const vmem_hlo_instruction *i);
+VMEM_API const vmem_hlo_computation *vmem_hlo_instruction_parent(const vmem_hlo_instruction *i);
 /** Byte offset of the instruction's name in the text. */
 VMEM_API size_t vmem_hlo_instruction_offset(const vmem_hlo_instruction *i);
 /** Its place among the module's instructions, computations and then their
@@ -466,53 +431,43 @@ VMEM_API size_t vmem_hlo_instruction_offset(const vmem_hlo_instruction *i);
  *  index for arrays a caller keeps per instruction. */
 VMEM_API size_t vmem_hlo_instruction_id(const vmem_hlo_instruction *i);
 VMEM_API size_t vmem_hlo_instruction_operand_count(const vmem_hlo_instruction *i);
-VMEM_API const vmem_hlo_instruction *
-vmem_hlo_instruction_operand_at(const vmem_hlo_instruction *i, size_t k);
+VMEM_API const vmem_hlo_instruction *vmem_hlo_instruction_operand_at(const vmem_hlo_instruction *i, size_t k);
 VMEM_API size_t vmem_hlo_instruction_called_count(const vmem_hlo_instruction *i);
-VMEM_API const vmem_hlo_computation *
-vmem_hlo_instruction_called_at(const vmem_hlo_instruction *i, size_t k);
+VMEM_API const vmem_hlo_computation *vmem_hlo_instruction_called_at(const vmem_hlo_instruction *i, size_t k);
 /** Attributes in text order, each with its raw value text. */
 VMEM_API size_t vmem_hlo_instruction_attr_count(const vmem_hlo_instruction *i);
-VMEM_API vmem_str vmem_hlo_instruction_attr_name(const vmem_hlo_instruction *i,
-                                                 size_t k);
-VMEM_API vmem_str vmem_hlo_instruction_attr_value(const vmem_hlo_instruction *i,
-                                                  size_t k);
+VMEM_API vmem_str vmem_hlo_instruction_attr_name(const vmem_hlo_instruction *i, size_t k);
+VMEM_API vmem_str vmem_hlo_instruction_attr_value(const vmem_hlo_instruction *i, size_t k);
 /** An attribute's raw value by name (empty when absent). */
-VMEM_API vmem_str vmem_hlo_instruction_attr(const vmem_hlo_instruction *i,
-                                            const char *name);
+VMEM_API vmem_str vmem_hlo_instruction_attr(const vmem_hlo_instruction *i, const char *name);
 /** custom_call_target without quotes (empty for other opcodes). */
-VMEM_API vmem_str
-vmem_hlo_instruction_custom_call_target(const vmem_hlo_instruction *i);
+VMEM_API vmem_str vmem_hlo_instruction_custom_call_target(const vmem_hlo_instruction *i);
 /** metadata op_name without quotes (empty when absent). */
 VMEM_API vmem_str vmem_hlo_instruction_op_name(const vmem_hlo_instruction *i);
 /** For a Pallas/Mosaic kernel (custom_call_target="tpu_custom_call"): the
  *  kernel name, which is the instruction's name without its ".N" suffix. */
-VMEM_API vmem_str
-vmem_hlo_instruction_kernel_name(const vmem_hlo_instruction *i);
+VMEM_API vmem_str vmem_hlo_instruction_kernel_name(const vmem_hlo_instruction *i);
 
 /** What a TPU backend_config says about scoped memory. Sizes are -1 when
  *  absent. */
 typedef struct vmem_hlo_scoped {
-  int64_t limit_bytes;       /* scoped_memory_configs, memory space 1 */
-  int64_t used_bytes;        /* used_scoped_memory_configs, memory space 1 */
+  int64_t limit_bytes;            /* scoped_memory_configs, memory space 1 */
+  int64_t used_bytes;             /* used_scoped_memory_configs, memory space 1 */
   int64_t internal_scratch_bytes; /* custom_call_config.internal_scratch_in_bytes */
-  bool has_kernel_body;      /* custom_call_config.body present */
-  bool config_is_json;       /* backend_config parsed as JSON */
+  bool has_kernel_body;           /* custom_call_config.body present */
+  bool config_is_json;            /* backend_config parsed as JSON */
 } vmem_hlo_scoped;
 
 /** A standalone module holding the instruction alone: the computations it
  *  calls (transitively), parameters in place of its operands, its shape,
  *  layouts, backend_config and metadata kept — what an XLA bug report
  *  needs. snprintf semantics; SIZE_MAX with *err set for a parameter. */
-VMEM_API size_t vmem_hlo_print_repro(const vmem_hlo_instruction *i, char *buf,
-                                     size_t cap, vmem_error *err);
+VMEM_API size_t vmem_hlo_print_repro(const vmem_hlo_instruction *i, char *buf, size_t cap, vmem_error *err);
 
 /** Decodes the instruction's backend_config. VMEM_OK with all -1 when there
  *  is none; an error (with the offset of the config) when it is malformed
  *  JSON. */
-VMEM_API vmem_status vmem_hlo_instruction_scoped(const vmem_hlo_instruction *i,
-                                                 vmem_hlo_scoped *out,
-                                                 vmem_error *err);
+VMEM_API vmem_status vmem_hlo_instruction_scoped(const vmem_hlo_instruction *i, vmem_hlo_scoped *out, vmem_error *err);
 
 /** Every instruction's backend_config decoded as vmem_hlo_instruction_scoped
  *  does, into out[vmem_hlo_instruction_id(i)]; out holds
@@ -521,8 +476,7 @@ VMEM_API vmem_status vmem_hlo_instruction_scoped(const vmem_hlo_instruction *i,
  *  are online and the module uses the default allocator. On malformed
  *  configs the error is the first in instruction order's, as one pass by
  *  vmem_hlo_instruction_scoped gives. */
-VMEM_API vmem_status vmem_hlo_module_scoped(const vmem_hlo_module *m, vmem_hlo_scoped *out,
-                                            vmem_error *err);
+VMEM_API vmem_status vmem_hlo_module_scoped(const vmem_hlo_module *m, vmem_hlo_scoped *out, vmem_error *err);
 
 /** What a module's buffers take, per memory space, and its largest: the
  *  array leaves of every instruction vmem_hlo_instruction_defines_buffer
@@ -531,28 +485,27 @@ VMEM_API vmem_status vmem_hlo_module_scoped(const vmem_hlo_module *m, vmem_hlo_s
  *  counted again. `check` prints these and puts them in its JSON. */
 #define VMEM_MAX_SPACES 16
 typedef struct vmem_space_total {
-  int64_t memory_space;      /* S(n) */
-  size_t buffers;            /* array leaves */
+  int64_t memory_space; /* S(n) */
+  size_t buffers;       /* array leaves */
   uint64_t bytes, unpadded_bytes;
 } vmem_space_total;
 
 typedef struct vmem_buffer_ref {
   const vmem_hlo_instruction *instruction;
-  uint64_t bytes;            /* its whole result, every leaf */
+  uint64_t bytes; /* its whole result, every leaf */
 } vmem_buffer_ref;
 
 typedef struct vmem_module_buffers {
-  size_t nspaces;            /* spaces in increasing order; past VMEM_MAX_SPACES they are not listed */
+  size_t nspaces; /* spaces in increasing order; past VMEM_MAX_SPACES they are not listed */
   vmem_space_total spaces[VMEM_MAX_SPACES];
   size_t nlargest;
-  vmem_buffer_ref *largest;  /* the `top` largest, biggest first, ties in module order */
-  size_t unsized;            /* buffer-defining instructions whose shape cannot be laid out or sized */
-  vmem_allocator alloc;      /* a copy of the one given (zero: malloc) */
+  vmem_buffer_ref *largest; /* the `top` largest, biggest first, ties in module order */
+  size_t unsized;           /* buffer-defining instructions whose shape cannot be laid out or sized */
+  vmem_allocator alloc;     /* a copy of the one given (zero: malloc) */
 } vmem_module_buffers;
 
 VMEM_API vmem_status vmem_hlo_module_buffers(const vmem_hlo_module *m, const vmem_target *t, size_t top,
-                                             vmem_module_buffers *out, const vmem_allocator *alloc,
-                                             vmem_error *err);
+                                             vmem_module_buffers *out, const vmem_allocator *alloc, vmem_error *err);
 VMEM_API void vmem_module_buffers_free(vmem_module_buffers *b);
 
 /** A model of the least scoped VMEM a standard HLO op needs (not a custom
@@ -593,8 +546,7 @@ VMEM_API uint64_t vmem_std_scoped_likely(const vmem_std_scoped *m, uint64_t limi
  *  the config, the name from kernel_name. NULL with VMEM_ERR_UNSUPPORTED
  *  when the instruction carries no body. Free with vmem_kernel_free. */
 typedef struct vmem_kernel vmem_kernel;
-VMEM_API vmem_kernel *vmem_hlo_instruction_kernel(const vmem_hlo_instruction *i,
-                                                  const vmem_allocator *alloc,
+VMEM_API vmem_kernel *vmem_hlo_instruction_kernel(const vmem_hlo_instruction *i, const vmem_allocator *alloc,
                                                   vmem_error *err);
 
 /* ## Program-scoped packing
@@ -622,20 +574,16 @@ typedef struct vmem_heap_result {
  *  online, time is cut in two halves placed by two threads (POSIX; the
  *  lives across the cut are placed alone between them): the same offsets
  *  as one thread. The allocator is called from the calling thread only. */
-VMEM_API vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n,
-                                    uint64_t alignment, vmem_heap_result *out,
-                                    const vmem_allocator *alloc,
-                                    vmem_error *err);
+VMEM_API vmem_status vmem_heap_pack(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
+                                    const vmem_allocator *alloc, vmem_error *err);
 
 /** The better of XLA's spatial order (vmem_heap_pack) and its temporal
  *  order (live-range length, then size, descending): the temporal packing
  *  is kept only when its heap is smaller, as XLA's ChooseBestHeapAlgorithm
  *  does. The spatial packing stops once its heap passes the temporal one
  *  (it could only lose from there): the same result as both to the end. */
-VMEM_API vmem_status vmem_heap_pack_best(vmem_heap_buffer *bufs, size_t n,
-                                         uint64_t alignment, vmem_heap_result *out,
-                                         const vmem_allocator *alloc,
-                                         vmem_error *err);
+VMEM_API vmem_status vmem_heap_pack_best(vmem_heap_buffer *bufs, size_t n, uint64_t alignment, vmem_heap_result *out,
+                                         const vmem_allocator *alloc, vmem_error *err);
 
 /** The two packings with options: `best` chooses vmem_heap_pack_best over
  *  vmem_heap_pack; `threads` 1 keeps the work on the calling thread, 0
@@ -657,17 +605,17 @@ VMEM_API vmem_status vmem_heap_pack_with(vmem_heap_buffer *bufs, size_t n, const
  * of XLA's dataflow rules; docs/program.md says what it leaves out. */
 typedef struct vmem_program_buffer {
   const vmem_hlo_instruction *instruction;
-  size_t leaf;             /* the tuple leaf (depth-first), 0 for an array */
+  size_t leaf; /* the tuple leaf (depth-first), 0 for an array */
   uint64_t bytes, unpadded_bytes;
-  int64_t start, end;      /* inclusive logical times */
-  uint64_t offset;         /* in the packed heap */
-  uint32_t values;         /* HLO values sharing it (while state, aliasing, in place); 1 alone */
+  int64_t start, end; /* inclusive logical times */
+  uint64_t offset;    /* in the packed heap */
+  uint32_t values;    /* HLO values sharing it (while state, aliasing, in place); 1 alone */
 } vmem_program_buffer;
 
 typedef struct vmem_program_options {
-  uint64_t alignment;          /* of offsets in the heap; 0 = 1 */
-  uint64_t scoped_limit_bytes; /* the global scoped limit; 0 = no reservations */
-  bool tight;                  /* a kernel reserves its footprint, a standard op its modelled
+  uint64_t alignment;            /* of offsets in the heap; 0 = 1 */
+  uint64_t scoped_limit_bytes;   /* the global scoped limit; 0 = no reservations */
+  bool tight;                    /* a kernel reserves its footprint, a standard op its modelled
                                   choice, not their limit */
   const vmem_hlo_scoped *scoped; /* optional: each instruction's vmem_hlo_instruction_scoped,
                                   indexed by vmem_hlo_instruction_id, for a caller that has
@@ -677,7 +625,7 @@ typedef struct vmem_program_options {
 
 /** Steps in a row that reserve the same scoped bytes at offset 0. */
 typedef struct vmem_program_reservation {
-  int64_t start, end;      /* inclusive steps */
+  int64_t start, end; /* inclusive steps */
   uint64_t bytes;
   const vmem_hlo_instruction *instruction; /* the first step's */
 } vmem_program_reservation;
@@ -686,17 +634,17 @@ typedef struct vmem_program {
   size_t count;
   vmem_program_buffer *buffers; /* by start time */
   size_t nreservations;
-  vmem_program_reservation *reservations; /* the steps that reserve, run-length: the timeline's floor */
-  uint64_t peak_bytes;          /* the packed heap of the values alone */
-  uint64_t used_bytes;          /* with each step's scoped reservation at offset 0 */
-  uint64_t scoped_reservation_bytes; /* the largest reservation */
+  vmem_program_reservation *reservations;          /* the steps that reserve, run-length: the timeline's floor */
+  uint64_t peak_bytes;                             /* the packed heap of the values alone */
+  uint64_t used_bytes;                             /* with each step's scoped reservation at offset 0 */
+  uint64_t scoped_reservation_bytes;               /* the largest reservation */
   const vmem_hlo_instruction *largest_reservation; /* whose it is, or NULL */
-  uint64_t lower_bound_bytes;   /* the peak of the live sizes' sum */
-  int64_t peak_time;            /* the first step at that peak */
-  uint64_t capacity_bytes;      /* the target's physical VMEM */
+  uint64_t lower_bound_bytes;                      /* the peak of the live sizes' sum */
+  int64_t peak_time;                               /* the first step at that peak */
+  uint64_t capacity_bytes;                         /* the target's physical VMEM */
   int64_t schedule_length;
-  bool scheduled;               /* is_scheduled=true; else text order */
-  vmem_allocator alloc;         /* a copy of the one it was made with (zero: malloc), so that
+  bool scheduled;       /* is_scheduled=true; else text order */
+  vmem_allocator alloc; /* a copy of the one it was made with (zero: malloc), so that
                                    vmem_program_free needs nothing else alive */
 } vmem_program;
 
@@ -705,12 +653,9 @@ typedef struct vmem_program {
  *  it, else its kernel's or its config's limit (opt->tight: a kernel's
  *  footprint, a standard op's vmem_std_scoped_likely under that limit),
  *  else opt->scoped_limit_bytes. opt NULL: no reservations. */
-VMEM_API vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m,
-                                           const vmem_target *t,
-                                           const vmem_program_options *opt,
-                                           vmem_program *out,
-                                           const vmem_allocator *alloc,
-                                           vmem_error *err);
+VMEM_API vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m, const vmem_target *t,
+                                           const vmem_program_options *opt, vmem_program *out,
+                                           const vmem_allocator *alloc, vmem_error *err);
 VMEM_API void vmem_program_free(vmem_program *p);
 /** The plan's invariants: no two buffers live at the same step overlap in
  *  the heap, every offset is a multiple of `alignment` (0 = 1) and at or
@@ -728,31 +673,27 @@ VMEM_API vmem_status vmem_program_check(const vmem_program *p, uint64_t alignmen
  * outlive the module. */
 typedef struct vmem_stablehlo vmem_stablehlo;
 typedef struct vmem_stablehlo_op {
-  vmem_str func;            /* the enclosing func.func */
-  vmem_str result;          /* "%0", or "%0, %1"; empty when none */
-  vmem_str opcode;          /* "stablehlo.custom_call" */
-  vmem_str target;          /* custom calls: "tpu_custom_call" */
-  vmem_str kernel_name;     /* custom calls: kernel_name, unescaped */
-  vmem_str backend_config;  /* custom calls: unescaped */
-  size_t offset;            /* of the op's line in the text */
+  vmem_str func;           /* the enclosing func.func */
+  vmem_str result;         /* "%0", or "%0, %1"; empty when none */
+  vmem_str opcode;         /* "stablehlo.custom_call" */
+  vmem_str target;         /* custom calls: "tpu_custom_call" */
+  vmem_str kernel_name;    /* custom calls: kernel_name, unescaped */
+  vmem_str backend_config; /* custom calls: unescaped */
+  size_t offset;           /* of the op's line in the text */
   size_t noperands;
   size_t noperand_types, nresults;
   const vmem_shape *const *operand_types; /* NULL entries: not a tensor */
   const vmem_shape *const *result_types;
 } vmem_stablehlo_op;
 
-VMEM_API vmem_stablehlo *vmem_stablehlo_parse(const char *text, size_t len,
-                                              const vmem_allocator *alloc,
+VMEM_API vmem_stablehlo *vmem_stablehlo_parse(const char *text, size_t len, const vmem_allocator *alloc,
                                               vmem_error *err);
 VMEM_API void vmem_stablehlo_free(vmem_stablehlo *m);
 VMEM_API vmem_str vmem_stablehlo_name(const vmem_stablehlo *m);
 VMEM_API size_t vmem_stablehlo_op_count(const vmem_stablehlo *m);
-VMEM_API const vmem_stablehlo_op *vmem_stablehlo_op_at(const vmem_stablehlo *m,
-                                                       size_t i);
+VMEM_API const vmem_stablehlo_op *vmem_stablehlo_op_at(const vmem_stablehlo *m, size_t i);
 /** The kernel of a tpu_custom_call op, as vmem_hlo_instruction_kernel. */
-VMEM_API vmem_kernel *vmem_stablehlo_op_kernel(const vmem_stablehlo *m,
-                                               size_t i,
-                                               const vmem_allocator *alloc,
+VMEM_API vmem_kernel *vmem_stablehlo_op_kernel(const vmem_stablehlo *m, size_t i, const vmem_allocator *alloc,
                                                vmem_error *err);
 
 /* ## Pallas/Mosaic kernels
@@ -774,55 +715,49 @@ typedef enum vmem_operand_role {
 
 typedef enum vmem_memory_space {
   VMEM_SPACE_VMEM,
-  VMEM_SPACE_ANY,      /* pl.ANY / HBM: no window, no VMEM */
+  VMEM_SPACE_ANY, /* pl.ANY / HBM: no window, no VMEM */
   VMEM_SPACE_SMEM,
   VMEM_SPACE_SEMAPHORE
 } vmem_memory_space;
 
 /* How a block dimension's index follows the grid. */
-#define VMEM_INDEX_CONSTANT (-1)   /* a constant block index */
-#define VMEM_INDEX_UNKNOWN (-2)    /* not analysable from the index map */
+#define VMEM_INDEX_CONSTANT (-1) /* a constant block index */
+#define VMEM_INDEX_UNKNOWN (-2)  /* not analysable from the index map */
 
 #define VMEM_KERNEL_MAX_RANK 16
 
 typedef struct vmem_operand {
   vmem_operand_role role;
   vmem_memory_space space;
-  const vmem_shape *block;   /* window shape and dtype; NULL for semaphores */
-  const vmem_shape *array;   /* the whole array when known, else NULL */
-  int buffers;               /* buffer count used (1 or 2); 0 for no window */
-  bool buffers_given;        /* set by Buffered(n) / pipeline_mode */
-  bool aliased;              /* an input aliased to an output (spec) */
+  const vmem_shape *block; /* window shape and dtype; NULL for semaphores */
+  const vmem_shape *array; /* the whole array when known, else NULL */
+  int buffers;             /* buffer count used (1 or 2); 0 for no window */
+  bool buffers_given;      /* set by Buffered(n) / pipeline_mode */
+  bool aliased;            /* an input aliased to an output (spec) */
   size_t rank;
-  int index_axis[VMEM_KERNEL_MAX_RANK]; /* grid axis per block dim, or VMEM_INDEX_* */
-  int block_param[VMEM_KERNEL_MAX_RANK]; /* the spec parameter setting each block dim, or -1 */
-  const char *name;          /* spec name or "argN" */
+  int index_axis[VMEM_KERNEL_MAX_RANK];      /* grid axis per block dim, or VMEM_INDEX_* */
+  int block_param[VMEM_KERNEL_MAX_RANK];     /* the spec parameter setting each block dim, or -1 */
+  const char *name;                          /* spec name or "argN" */
   int64_t index_const[VMEM_KERNEL_MAX_RANK]; /* the block index where index_axis is VMEM_INDEX_CONSTANT */
 } vmem_operand;
 
 /** Parses the first kernel of a Mosaic MLIR module: the func carrying
  *  window_params or dimension_semantics, and its transform_N index maps. */
-VMEM_API vmem_kernel *vmem_kernel_from_mlir(const char *text, size_t len,
-                                            const vmem_allocator *alloc,
-                                            vmem_error *err);
+VMEM_API vmem_kernel *vmem_kernel_from_mlir(const char *text, size_t len, const vmem_allocator *alloc, vmem_error *err);
 /** Reads a kernel from Mosaic MLIR bytecode: the raw bytes ("ML\xefR...")
  *  or their base64, as custom_call_config.body carries it. The body is
  *  decoded to MLIR text and read as vmem_kernel_from_mlir reads text;
  *  errors in the bytecode give the byte offset in the decoded bytes. */
-VMEM_API vmem_kernel *vmem_kernel_from_bytecode(const void *data, size_t len,
-                                                const vmem_allocator *alloc,
+VMEM_API vmem_kernel *vmem_kernel_from_bytecode(const void *data, size_t len, const vmem_allocator *alloc,
                                                 vmem_error *err);
 /** Mosaic MLIR bytecode (raw or base64) as MLIR text, with snprintf
  *  semantics: writes at most cap bytes (NUL included) and returns the
  *  length of the whole text, or SIZE_MAX with *err set. */
-VMEM_API size_t vmem_bytecode_text(const void *data, size_t len, char *buf,
-                                   size_t cap, const vmem_allocator *alloc,
+VMEM_API size_t vmem_bytecode_text(const void *data, size_t len, char *buf, size_t cap, const vmem_allocator *alloc,
                                    vmem_error *err);
 /** Parses a JSON kernel spec. Named block parameters take their values
  *  from the spec's "params" object. */
-VMEM_API vmem_kernel *vmem_kernel_from_spec(const char *text, size_t len,
-                                            const vmem_allocator *alloc,
-                                            vmem_error *err);
+VMEM_API vmem_kernel *vmem_kernel_from_spec(const char *text, size_t len, const vmem_allocator *alloc, vmem_error *err);
 VMEM_API void vmem_kernel_free(vmem_kernel *k);
 
 VMEM_API const char *vmem_kernel_name(const vmem_kernel *k);
@@ -832,14 +767,11 @@ VMEM_API size_t vmem_kernel_grid_rank(const vmem_kernel *k);
 VMEM_API int64_t vmem_kernel_grid_bound(const vmem_kernel *k, size_t axis);
 #define VMEM_GRID_DYNAMIC (-1)
 /** The grid axis's name ("i" in a spec; "g0", "g1", ... otherwise). */
-VMEM_API const char *vmem_kernel_grid_axis_name(const vmem_kernel *k,
-                                                size_t axis);
+VMEM_API const char *vmem_kernel_grid_axis_name(const vmem_kernel *k, size_t axis);
 /** "parallel", "arbitrary", "core_parallel", ... ("" when not given). */
-VMEM_API const char *vmem_kernel_dimension_semantics(const vmem_kernel *k,
-                                                     size_t axis);
+VMEM_API const char *vmem_kernel_dimension_semantics(const vmem_kernel *k, size_t axis);
 VMEM_API size_t vmem_kernel_operand_count(const vmem_kernel *k);
-VMEM_API const vmem_operand *vmem_kernel_operand(const vmem_kernel *k,
-                                                 size_t i);
+VMEM_API const vmem_operand *vmem_kernel_operand(const vmem_kernel *k, size_t i);
 /** The kernel's own vmem_limit_bytes, or -1. */
 VMEM_API int64_t vmem_kernel_vmem_limit_bytes(const vmem_kernel *k);
 /** internal_scratch_in_bytes given by the kernel, or -1. */
@@ -870,7 +802,7 @@ typedef enum vmem_alloc_kind {
 
 typedef struct vmem_allocation {
   vmem_alloc_kind kind;
-  size_t operand;          /* index into the kernel's operands; SIZE_MAX for none */
+  size_t operand; /* index into the kernel's operands; SIZE_MAX for none */
   int buffers;
   uint64_t bytes;          /* all buffers, padded */
   uint64_t unpadded_bytes; /* all buffers */
@@ -881,28 +813,25 @@ typedef struct vmem_allocation {
 } vmem_allocation;
 
 typedef struct vmem_plan_options {
-  uint64_t alignment;           /* stack alignment in bytes; 0 = 512 */
-  int64_t internal_scratch;     /* -1 = the kernel's, else the target's */
-  bool model_intermediates;     /* add modelled lines from the MLIR body */
+  uint64_t alignment;       /* stack alignment in bytes; 0 = 512 */
+  int64_t internal_scratch; /* -1 = the kernel's, else the target's */
+  bool model_intermediates; /* add modelled lines from the MLIR body */
 } vmem_plan_options;
 
 typedef struct vmem_footprint {
   size_t count;
-  vmem_allocation *allocs;      /* owned by the footprint */
-  uint64_t scoped_bytes;        /* windows + scratch: the compiler-comparable figure */
+  vmem_allocation *allocs; /* owned by the footprint */
+  uint64_t scoped_bytes;   /* windows + scratch: the compiler-comparable figure */
   uint64_t internal_scratch_bytes;
   uint64_t modelled_bytes;
-  uint64_t stack_bytes;         /* the top of the stack, all lines, aligned */
-  uint64_t smem_bytes;          /* SMEM operands and scratch */
+  uint64_t stack_bytes; /* the top of the stack, all lines, aligned */
+  uint64_t smem_bytes;  /* SMEM operands and scratch */
   uint64_t alignment;
-  vmem_allocator alloc;         /* a copy of the kernel's (zero: malloc): free the kernel first if you like */
+  vmem_allocator alloc; /* a copy of the kernel's (zero: malloc): free the kernel first if you like */
 } vmem_footprint;
 
-VMEM_API vmem_status vmem_kernel_footprint(const vmem_kernel *k,
-                                           const vmem_target *t,
-                                           const vmem_plan_options *opt,
-                                           vmem_footprint *out,
-                                           vmem_error *err);
+VMEM_API vmem_status vmem_kernel_footprint(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *opt,
+                                           vmem_footprint *out, vmem_error *err);
 VMEM_API void vmem_footprint_free(vmem_footprint *f);
 /** The footprint's invariants: offsets aligned, no two allocations
  *  overlapping (all are live at once), stack_bytes the top, and each total
@@ -924,17 +853,17 @@ typedef enum vmem_verdict_code {
 } vmem_verdict_code;
 
 typedef struct vmem_verdict {
-  vmem_verdict_code scoped;      /* scoped VMEM against limit_bytes */
-  uint64_t limit_bytes;          /* the effective limit, or physical VMEM where that is smaller */
-  bool limit_capped;             /* the effective limit was above physical VMEM (the compiler then fails on
+  vmem_verdict_code scoped;     /* scoped VMEM against limit_bytes */
+  uint64_t limit_bytes;         /* the effective limit, or physical VMEM where that is smaller */
+  bool limit_capped;            /* the effective limit was above physical VMEM (the compiler then fails on
                                     capacity, "Used X of Y vmem") */
-  uint64_t exact_bytes;          /* windows + scratch: the figure the compiler prints */
-  uint64_t predicted_bytes;      /* exact + the body's modelled values */
-  uint64_t needed_bytes;         /* predicted + internal scratch: what a limit must hold */
-  uint64_t smem_bytes;           /* scalar prefetch, SMEM operands and scratch */
-  uint64_t smem_capacity_bytes;  /* the target's SMEM; 0 when unknown (then never over) */
-  bool smem_over;                /* smem_bytes > smem_capacity_bytes: "Ran out of memory in memory space smem" */
-  bool fits;                     /* scoped is FITS or AT_RISK, and SMEM is not over */
+  uint64_t exact_bytes;         /* windows + scratch: the figure the compiler prints */
+  uint64_t predicted_bytes;     /* exact + the body's modelled values */
+  uint64_t needed_bytes;        /* predicted + internal scratch: what a limit must hold */
+  uint64_t smem_bytes;          /* scalar prefetch, SMEM operands and scratch */
+  uint64_t smem_capacity_bytes; /* the target's SMEM; 0 when unknown (then never over) */
+  bool smem_over;               /* smem_bytes > smem_capacity_bytes: "Ran out of memory in memory space smem" */
+  bool fits;                    /* scoped is FITS or AT_RISK, and SMEM is not over */
 } vmem_verdict;
 
 /** The verdict on footprint f under the limits l resolved for target t. */
@@ -951,12 +880,12 @@ VMEM_API uint64_t vmem_request_bytes(uint64_t needed_bytes);
 #define VMEM_REMEDY_MAX 16
 
 typedef struct vmem_shrink {
-  size_t operand;          /* the operand whose block changes (MLIR), or the first one using the parameter */
-  size_t dim;              /* the block dimension */
-  int param;               /* the spec parameter that changes, or -1 */
-  const char *param_name;  /* its name, or NULL */
+  size_t operand;         /* the operand whose block changes (MLIR), or the first one using the parameter */
+  size_t dim;             /* the block dimension */
+  int param;              /* the spec parameter that changes, or -1 */
+  const char *param_name; /* its name, or NULL */
   int64_t from, to;
-  uint64_t scoped_bytes;   /* windows + scratch afterwards */
+  uint64_t scoped_bytes; /* windows + scratch afterwards */
 } vmem_shrink;
 
 typedef struct vmem_buffered1 {
@@ -966,34 +895,30 @@ typedef struct vmem_buffered1 {
 
 typedef struct vmem_coloring {
   size_t operand;
-  uint64_t scoped_saved_bytes;   /* its windows leave the scoped region */
-  int64_t program_added_bytes;   /* the whole array in VMEM; -1 when unknown */
+  uint64_t scoped_saved_bytes; /* its windows leave the scoped region */
+  int64_t program_added_bytes; /* the whole array in VMEM; -1 when unknown */
 } vmem_coloring;
 
 typedef struct vmem_remedies {
   uint64_t limit_bytes;
-  uint64_t needed_bytes;         /* scoped + internal scratch + the body's modelled values */
+  uint64_t needed_bytes; /* scoped + internal scratch + the body's modelled values */
   size_t nshrink;
   vmem_shrink shrink[VMEM_REMEDY_MAX];
-  uint64_t request_bytes;        /* vmem_limit_bytes to request: needed, rounded up to a MiB */
+  uint64_t request_bytes; /* vmem_limit_bytes to request: needed, rounded up to a MiB */
   bool request_within_physical;
   size_t nbuffered1;
   vmem_buffered1 buffered1[VMEM_REMEDY_MAX];
   size_t ncoloring;
   vmem_coloring coloring[VMEM_REMEDY_MAX];
-  size_t ncolor_too_big;         /* inputs left out of coloring: their whole array exceeds physical VMEM */
+  size_t ncolor_too_big; /* inputs left out of coloring: their whole array exceeds physical VMEM */
 } vmem_remedies;
 
 /** Computes the remedies for a kernel checked against `limit_bytes`:
  *  block shrinks that fit (largest windows first, legal block shapes),
  *  the limit to request, Buffered(1) candidates (inputs whose block does
  *  not move along the innermost grid axis), and the coloring what-if. */
-VMEM_API vmem_status vmem_kernel_remedies(const vmem_kernel *k,
-                                          const vmem_target *t,
-                                          const vmem_plan_options *opt,
-                                          uint64_t limit_bytes,
-                                          vmem_remedies *out,
-                                          vmem_error *err);
+VMEM_API vmem_status vmem_kernel_remedies(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *opt,
+                                          uint64_t limit_bytes, vmem_remedies *out, vmem_error *err);
 
 /* ## Explaining compiler logs
  *
@@ -1002,13 +927,13 @@ VMEM_API vmem_status vmem_kernel_remedies(const vmem_kernel *k,
  * converts every printed size into the byte interval it stands for.
  */
 typedef enum vmem_oom_kind {
-  VMEM_OOM_SCOPED_VMEM,    /* E1001: an instruction's scoped allocation over its limit */
-  VMEM_OOM_PROGRAM_VMEM,   /* "Used X of Y vmem": program-wide VMEM capacity */
-  VMEM_OOM_VMEM_REQUEST,   /* "Allocation (size=N) would exceed memory": a limit above physical VMEM */
+  VMEM_OOM_SCOPED_VMEM,  /* E1001: an instruction's scoped allocation over its limit */
+  VMEM_OOM_PROGRAM_VMEM, /* "Used X of Y vmem": program-wide VMEM capacity */
+  VMEM_OOM_VMEM_REQUEST, /* "Allocation (size=N) would exceed memory": a limit above physical VMEM */
   VMEM_OOM_SMEM,
   VMEM_OOM_HBM,
-  VMEM_OOM_NOT_COMPILER,   /* another tool's estimate in the compiler's wording */
-  VMEM_OOM_LISTING         /* an allocation listing whose header is not in the log */
+  VMEM_OOM_NOT_COMPILER, /* another tool's estimate in the compiler's wording */
+  VMEM_OOM_LISTING       /* an allocation listing whose header is not in the log */
 } vmem_oom_kind;
 
 /** A size as printed ("36.25M") and the closed byte interval it stands for. */
@@ -1020,39 +945,39 @@ typedef struct vmem_printed {
 
 typedef struct vmem_log_alloc {
   vmem_printed size, unpadded, extra;
-  const char *shape;            /* NULL when the entry has none */
-  const char *label;            /* "XLA label" */
-  const char *op;               /* "Operator" */
+  const char *shape; /* NULL when the entry has none */
+  const char *label; /* "XLA label" */
+  const char *op;    /* "Operator" */
   const char *allocation_type;
-  bool spill;                   /* register allocator spill slots */
-  bool recomputed;              /* the shape was sized by vmemscope */
+  bool spill;      /* register allocator spill slots */
+  bool recomputed; /* the shape was sized by vmemscope */
   uint64_t recomputed_bytes, recomputed_unpadded;
   bool size_agrees, unpadded_agrees;
 } vmem_log_alloc;
 
 typedef struct vmem_log_error {
   vmem_oom_kind kind;
-  size_t offset;                /* of the message in the input */
-  size_t count;                 /* identical messages folded into this one */
-  int custom_kernel;            /* 1 yes, 0 no, -1 unknown */
-  const char *evidence;         /* why custom_kernel is what it is */
-  const char *instruction;      /* %name, or NULL when elided */
+  size_t offset;           /* of the message in the input */
+  size_t count;            /* identical messages folded into this one */
+  int custom_kernel;       /* 1 yes, 0 no, -1 unknown */
+  const char *evidence;    /* why custom_kernel is what it is */
+  const char *instruction; /* %name, or NULL when elided */
   const char *shape, *opcode, *custom_call_target, *kernel, *op_name;
-  const char *tag;              /* the old format's tag = '...' */
-  vmem_printed size, limit, excess; /* scoped: size and limit; hbm early abort: requires/has */
-  vmem_printed used, capacity;  /* program-wide */
+  const char *tag;                     /* the old format's tag = '...' */
+  vmem_printed size, limit, excess;    /* scoped: size and limit; hbm early abort: requires/has */
+  vmem_printed used, capacity;         /* program-wide */
   int64_t request_bytes, memory_bytes; /* the old format's exact sizes; -1 when absent */
-  const char *message;          /* the error's first line, cleaned */
+  const char *message;                 /* the error's first line, cleaned */
   size_t nallocs;
   const vmem_log_alloc *allocs;
-  size_t mentions;              /* mentions without figures (quoted titles, prose) folded into this one */
-  unsigned forms;               /* VMEM_FORM_* bits: what the text was read out of (0: a clean log) */
-  unsigned derived;             /* VMEM_DERIVED_* bits: figures the log lacked, derived from the others */
-  bool listing_cut;             /* the log ends inside the listing's last entry (what it saw is listed) */
+  size_t mentions;  /* mentions without figures (quoted titles, prose) folded into this one */
+  unsigned forms;   /* VMEM_FORM_* bits: what the text was read out of (0: a clean log) */
+  unsigned derived; /* VMEM_DERIVED_* bits: figures the log lacked, derived from the others */
+  bool listing_cut; /* the log ends inside the listing's last entry (what it saw is listed) */
   vmem_printed requirement, requirement_scoped; /* "Program vmem requirement X:" and its "scoped Y" line */
-  const char *hosts;            /* the hosts or pods whose prefixes printed it, ", "-separated (at most 16;
+  const char *hosts; /* the hosts or pods whose prefixes printed it, ", "-separated (at most 16;
                                    NULL when no prefix names one) */
-  size_t nhosts;                /* how many distinct hosts printed it */
+  size_t nhosts;     /* how many distinct hosts printed it */
 } vmem_log_error;
 
 /* The forms a pasted log comes in, each undone before the report is read. */
@@ -1078,13 +1003,10 @@ typedef struct vmem_log_report vmem_log_report;
 
 /** Explains every memory error in text[0..len). Listing shapes are sized
  *  with `target`'s default layouts (v5e when NULL). */
-VMEM_API vmem_log_report *vmem_explain(const char *text, size_t len,
-                                       const vmem_target *target,
-                                       const vmem_allocator *alloc,
-                                       vmem_error *err);
+VMEM_API vmem_log_report *vmem_explain(const char *text, size_t len, const vmem_target *target,
+                                       const vmem_allocator *alloc, vmem_error *err);
 VMEM_API size_t vmem_log_error_count(const vmem_log_report *r);
-VMEM_API const vmem_log_error *vmem_log_error_at(const vmem_log_report *r,
-                                                 size_t i);
+VMEM_API const vmem_log_error *vmem_log_error_at(const vmem_log_report *r, size_t i);
 VMEM_API void vmem_log_report_free(vmem_log_report *r);
 /** Whether two reports are the same error, whatever prefixes each copy
  *  carried: the rule vmem_explain folds copies by (count), for a caller
@@ -1102,42 +1024,39 @@ VMEM_API const char *vmem_oom_kind_name(vmem_oom_kind kind);
 typedef struct vmem_template vmem_template;
 
 typedef struct vmem_cost_options {
-  double step_overhead_s;   /* per grid step; < 0 = the default 0.35 us (no public source) */
-  double flops;             /* the kernel's total FLOPs; <= 0 = the spec's */
+  double step_overhead_s; /* per grid step; < 0 = the default 0.35 us (no public source) */
+  double flops;           /* the kernel's total FLOPs; <= 0 = the spec's */
 } vmem_cost_options;
 
 typedef struct vmem_eval {
-  bool legal;               /* every block obeys the Pallas block rules */
-  uint64_t scoped_bytes;    /* windows + scratch, exact */
-  uint64_t needed_bytes;    /* scoped + modelled: what must fit the limit, as check's verdict counts it (the
+  bool legal;              /* every block obeys the Pallas block rules */
+  uint64_t scoped_bytes;   /* windows + scratch, exact */
+  uint64_t needed_bytes;   /* scoped + modelled: what must fit the limit, as check's verdict counts it (the
                                internal scratch is not in the compiler's figure: docs/fidelity.md) */
-  uint64_t modelled_bytes;  /* the body's values (modelled; docs/kernels.md "Body values") */
+  uint64_t modelled_bytes; /* the body's values (modelled; docs/kernels.md "Body values") */
   uint64_t grid_steps;
-  double hbm_bytes;         /* moved between HBM and VMEM over the whole grid */
+  double hbm_bytes; /* moved between HBM and VMEM over the whole grid */
   double flops;
-  double time_s;            /* max(HBM time, compute time) + steps x overhead */
+  double time_s; /* max(HBM time, compute time) + steps x overhead */
   bool compute_bound;
-  double intensity;         /* flops / HBM byte */
-  double edge_waste;        /* the largest share of an operand's blocks, over
+  double intensity;       /* flops / HBM byte */
+  double edge_waste;      /* the largest share of an operand's blocks, over
                                the grid, that overhangs its array: 0 when
                                every block divides its array */
-  uint64_t program_bytes;   /* inputs colored to VMEM (buffers 0): their whole
+  uint64_t program_bytes; /* inputs colored to VMEM (buffers 0): their whole
                                arrays, program-scoped, outside the scoped limit */
 } vmem_eval;
 
 /** Gives operand `name` ("arg3" in MLIR, the spec name) its whole array,
  *  which MLIR does not carry: fit needs it for legal block sizes and the
  *  grid. The dtype must match the block's and the rank too. */
-VMEM_API vmem_status vmem_kernel_set_array(vmem_kernel *k, const char *name,
-                                           const char *shape,
-                                           vmem_error *err);
+VMEM_API vmem_status vmem_kernel_set_array(vmem_kernel *k, const char *name, const char *shape, vmem_error *err);
 /** Makes a kernel without parameters searchable: one parameter per grid
  *  axis ("g0", "g1", ...) for the block dimensions it drives (dimensions
  *  of one axis must agree in size to be tied; others stay fixed), and the
  *  grid bounds derived from the arrays. Needs every windowed operand's
  *  array. Returns the number of parameters made. */
-VMEM_API vmem_status vmem_kernel_parametrize(vmem_kernel *k, size_t *made,
-                                             vmem_error *err);
+VMEM_API vmem_status vmem_kernel_parametrize(vmem_kernel *k, size_t *made, vmem_error *err);
 /* vmem_kernel_parametrize also infers a windowed operand's array when its
  * index map is a plain projection of grid axes (block x bound; the block
  * along a constant), lets a scratch buffer as large as a window's block
@@ -1155,37 +1074,29 @@ VMEM_API unsigned vmem_kernel_tied_dims(const vmem_kernel *k, size_t i);
 /** Whether operand i's array was inferred from the grid and its window. */
 VMEM_API bool vmem_kernel_array_inferred(const vmem_kernel *k, size_t i);
 
-VMEM_API vmem_template *vmem_template_new(const vmem_kernel *k,
-                                          const vmem_target *t,
-                                          const vmem_plan_options *plan,
-                                          const vmem_cost_options *cost,
-                                          const vmem_allocator *alloc,
-                                          vmem_error *err);
+VMEM_API vmem_template *vmem_template_new(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *plan,
+                                          const vmem_cost_options *cost, const vmem_allocator *alloc, vmem_error *err);
 VMEM_API void vmem_template_free(vmem_template *tpl);
 VMEM_API size_t vmem_template_param_count(const vmem_template *tpl);
-VMEM_API const char *vmem_template_param_name(const vmem_template *tpl,
-                                              size_t i);
+VMEM_API const char *vmem_template_param_name(const vmem_template *tpl, size_t i);
 /** The value the kernel itself gives parameter i (a spec's "params"), so
  *  that evaluating these values reproduces vmem_kernel_footprint. */
 VMEM_API int64_t vmem_template_param_value(const vmem_template *tpl, size_t i);
 /** Evaluates one assignment (values[i] for parameter i). Allocates
  *  nothing and never fails: an illegal assignment has legal == false. */
-VMEM_API void vmem_template_eval(const vmem_template *tpl,
-                                 const int64_t *values, vmem_eval *out);
+VMEM_API void vmem_template_eval(const vmem_template *tpl, const int64_t *values, vmem_eval *out);
 /** The inputs whose buffer count a search may choose (1 or 2): VMEM inputs
  *  that the kernel double-buffers without fixing the count. */
 VMEM_API size_t vmem_template_buffer_choices(const vmem_template *tpl);
 /** The operand index of buffer choice j. */
-VMEM_API size_t vmem_template_buffer_choice_operand(const vmem_template *tpl,
-                                                    size_t j);
+VMEM_API size_t vmem_template_buffer_choice_operand(const vmem_template *tpl, size_t j);
 /** As vmem_template_eval, with buffers[j] for each buffer choice (NULL: as
  *  the kernel says): 2, 1 (pl.Buffered(1): its transfers are not overlapped
  *  with compute and add to the time), or 0 (colored to VMEM with
  *  pltpu.with_memory_space_constraint: no window, no transfer, its whole
  *  array in program_bytes; illegal when the array is not known). */
-VMEM_API void vmem_template_eval_buffers(const vmem_template *tpl,
-                                         const int64_t *values,
-                                         const int *buffers, vmem_eval *out);
+VMEM_API void vmem_template_eval_buffers(const vmem_template *tpl, const int64_t *values, const int *buffers,
+                                         vmem_eval *out);
 /** The grid's rank, and whether axis g may move in the grid's order: every
  *  output's block follows it, so the body carries no output state across it
  *  (an axis an output does not follow is a reduction whose accumulator needs
@@ -1214,9 +1125,7 @@ VMEM_API size_t vmem_template_value_rule(const vmem_template *tpl, size_t p, int
 /** The legal values of parameter i by default: the divisors of every array
  *  dimension it sets that satisfy the block rules there. Writes at most
  *  cap values in increasing order; returns how many there are. */
-VMEM_API size_t vmem_template_default_values(const vmem_template *tpl,
-                                             size_t i, int64_t *out,
-                                             size_t cap);
+VMEM_API size_t vmem_template_default_values(const vmem_template *tpl, size_t i, int64_t *out, size_t cap);
 /** The values of parameter i when blocks may overhang the array (the last
  *  block padded on input, discarded on output): every size the block rules
  *  allow up to the largest array dimension it sets, in steps of 8 (coarser
@@ -1240,10 +1149,10 @@ typedef struct vmem_fit_options {
    * with allow_padding. */
   const int64_t *values[VMEM_FIT_MAX_PARAMS];
   size_t counts[VMEM_FIT_MAX_PARAMS];
-  bool buffers;       /* also Buffered(1) on each input that can take it */
-  bool color;         /* also each input colored (its whole array program-scoped, no window) */
-  bool grid_order;    /* also every order of the reorderable grid axes (up to VMEM_FIT_MAX_ORDERS) */
-  bool allow_padding; /* keep blocks that overhang their arrays (else counted in `overhang`) */
+  bool buffers;         /* also Buffered(1) on each input that can take it */
+  bool color;           /* also each input colored (its whole array program-scoped, no window) */
+  bool grid_order;      /* also every order of the reorderable grid axes (up to VMEM_FIT_MAX_ORDERS) */
+  bool allow_padding;   /* keep blocks that overhang their arrays (else counted in `overhang`) */
   uint64_t limit_bytes; /* needed_bytes must be at most this */
   uint64_t room_bytes;  /* VMEM above the limit that colored arrays may take */
 } vmem_fit_options;
@@ -1252,18 +1161,18 @@ typedef struct vmem_fit_options {
  * lowest digit (base norders) its grid order, the next nb (base nchoice)
  * its buffer counts, then the parameters, the last one lowest. */
 typedef struct vmem_fit_space {
-  size_t n;                                  /* parameters */
-  int64_t *values[VMEM_FIT_MAX_PARAMS];      /* owned by the result */
+  size_t n;                             /* parameters */
+  int64_t *values[VMEM_FIT_MAX_PARAMS]; /* owned by the result */
   size_t count[VMEM_FIT_MAX_PARAMS];
-  size_t nb;                                 /* inputs whose buffer count is searched */
-  int choice[3];                             /* the counts tried for each: 2, then 1 and/or 0 */
+  size_t nb;     /* inputs whose buffer count is searched */
+  int choice[3]; /* the counts tried for each: 2, then 1 and/or 0 */
   size_t nchoice;
-  uint64_t room;                             /* room_bytes */
-  bool padding;                              /* allow_padding */
-  size_t rank, norders;                      /* grid rank; orders tried (1: the kernel's) */
-  bool want_orders;                          /* grid_order was asked */
+  uint64_t room;                                         /* room_bytes */
+  bool padding;                                          /* allow_padding */
+  size_t rank, norders;                                  /* grid rank; orders tried (1: the kernel's) */
+  bool want_orders;                                      /* grid_order was asked */
   int orders[VMEM_FIT_MAX_ORDERS][VMEM_KERNEL_MAX_RANK]; /* orders[i][p]: the axis at position p */
-  uint64_t total;                            /* candidates */
+  uint64_t total;                                        /* candidates */
 } vmem_fit_space;
 
 typedef struct vmem_fit_candidate {
@@ -1275,15 +1184,15 @@ typedef struct vmem_fit_candidate {
 typedef struct vmem_fit_result {
   vmem_fit_space space;
   uint64_t considered, legal;
-  uint64_t overhang;             /* legal but overhanging their arrays, left out without allow_padding */
-  uint64_t over;                 /* legal candidates over the limit */
+  uint64_t overhang; /* legal but overhanging their arrays, left out without allow_padding */
+  uint64_t over;     /* legal candidates over the limit */
   size_t fitting;
-  vmem_fit_candidate *fit;       /* those that fit, fastest first (ties: less VMEM, then index):
+  vmem_fit_candidate *fit; /* those that fit, fastest first (ties: less VMEM, then index):
                                     fit[0] is the best */
   bool any_legal;
-  vmem_fit_candidate smallest;   /* the smallest legal footprint (what a limit would need) */
+  vmem_fit_candidate smallest;     /* the smallest legal footprint (what a limit would need) */
   vmem_fit_candidate fastest_over; /* the fastest legal candidate over the limit */
-  vmem_allocator alloc;          /* a copy of the one given (zero: malloc) */
+  vmem_allocator alloc;            /* a copy of the one given (zero: malloc) */
 } vmem_fit_result;
 
 /** Searches every candidate. VMEM_ERR_RANGE when a parameter has no value
@@ -1309,18 +1218,16 @@ typedef enum vmem_flops_source {
 } vmem_flops_source;
 
 typedef struct vmem_kernel_cost_report {
-  vmem_eval eval;             /* the roofline at the kernel's own blocks and grid */
+  vmem_eval eval; /* the roofline at the kernel's own blocks and grid */
   vmem_flops_source flops_source;
-  double transcendentals;     /* from the body, over the grid; 0 when not known */
-  bool body_loops;            /* the body loops: ops inside were counted once per step */
+  double transcendentals; /* from the body, over the grid; 0 when not known */
+  bool body_loops;        /* the body loops: ops inside were counted once per step */
 } vmem_kernel_cost_report;
 
 /** The cost model (the one `fit` ranks by) at the kernel as it is: grid
  *  steps, HBM bytes, FLOPs, roofline time, bound and intensity. */
-VMEM_API vmem_status vmem_kernel_cost(const vmem_kernel *k, const vmem_target *t,
-                                      const vmem_plan_options *plan,
-                                      const vmem_cost_options *cost,
-                                      vmem_kernel_cost_report *out, vmem_error *err);
+VMEM_API vmem_status vmem_kernel_cost(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *plan,
+                                      const vmem_cost_options *cost, vmem_kernel_cost_report *out, vmem_error *err);
 VMEM_API const char *vmem_flops_source_name(vmem_flops_source s);
 
 /* ---- the command line as a call ---------------------------------------------

@@ -37,9 +37,7 @@ static inline void put_varint(wbuf *w, uint64_t v) {
     put(w, (uint8_t)(enc >> (8 * i)));
 }
 
-static inline void put_svarint(wbuf *w, int64_t v) {
-  put_varint(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
-}
+static inline void put_svarint(wbuf *w, int64_t v) { put_varint(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
 
 static inline void put_section(wbuf *w, unsigned id, const wbuf *data) {
   put(w, (uint8_t)id);
@@ -73,8 +71,8 @@ static inline uint64_t mini_string(mini *m, const char *s) {
 static inline void mini_init(mini *m, uint64_t version) {
   memset(m, 0, sizeof *m);
   m->version = version;
-  static const char *const fixed[] = {"builtin", "tpu", "stable_mosaic", "module", "func.func",
-                                      "func.return", "arith.constant", "scf.if"};
+  static const char *const fixed[] = {"builtin",   "tpu",         "stable_mosaic",  "module",
+                                      "func.func", "func.return", "arith.constant", "scf.if"};
   for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
     mini_string(m, fixed[i]);
 }

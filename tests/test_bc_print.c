@@ -160,8 +160,8 @@ static void test_collections(void **state) {
               "[#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<arbitrary>]");
   expect_attr(MINI_ATTR(&M, 0, 0), "[]");
   uint64_t unit = MINI_ATTR(&M, 7), i32 = MINI_TYPE(&M, 0, 32 << 2);
-  uint64_t nested = MINI_ATTR(&M, 1, 2, mini_str_attr(&M, "flag"), unit, mini_str_attr(&M, "n"),
-                              MINI_ATTR(&M, 8, i32, 2));
+  uint64_t nested =
+      MINI_ATTR(&M, 1, 2, mini_str_attr(&M, "flag"), unit, mini_str_attr(&M, "n"), MINI_ATTR(&M, 8, i32, 2));
   expect_attr(nested, "{flag, n = 1 : i32}");
   /* Another dialect's own encoding: said, not guessed. */
   uint8_t blob[] = {1, 2, 3};
@@ -245,7 +245,7 @@ static void func_ir(bool props, bool use_lists) {
                               mini_str_attr(&M, "function_type"), MINI_ATTR(&M, 6, ftype));
   uint64_t cattrs = MINI_ATTR(&M, 1, 1, mini_str_attr(&M, "value"), MINI_ATTR(&M, 8, i32, 14));
   wbuf body = {.n = 0}, mregion = {.n = 0}, func = {.n = 0};
-  put_varint(&body, 1), put_varint(&body, 2);       /* 1 block, 2 values */
+  put_varint(&body, 1), put_varint(&body, 2);          /* 1 block, 2 values */
   put_varint(&body, 2 << 1 | 1), put_varint(&body, 1); /* 2 ops; 1 argument */
   if (M.version >= 4)
     put_varint(&body, i32 << 1 | 1), put_varint(&body, loc);
@@ -318,9 +318,14 @@ static void test_kernel_from_bytecode(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_integers),   cmocka_unit_test(test_floats),      cmocka_unit_test(test_dense),
-      cmocka_unit_test(test_strings_symbols), cmocka_unit_test(test_collections), cmocka_unit_test(test_types),
-      cmocka_unit_test(test_hostile),    cmocka_unit_test(test_ir_versions),
+      cmocka_unit_test(test_integers),
+      cmocka_unit_test(test_floats),
+      cmocka_unit_test(test_dense),
+      cmocka_unit_test(test_strings_symbols),
+      cmocka_unit_test(test_collections),
+      cmocka_unit_test(test_types),
+      cmocka_unit_test(test_hostile),
+      cmocka_unit_test(test_ir_versions),
       cmocka_unit_test(test_kernel_from_bytecode),
   };
   return RUN(tests);

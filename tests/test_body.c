@@ -54,24 +54,26 @@ static uint64_t modelled(const vmem_kernel *k, const char *t, char *notes, size_
   return sum;
 }
 
-#define LOADS                                                                                                       \
-  "  %0 = \"vector.load\"(%arg1, %c0, %c0) : (memref<1024x1024xbf16, #tpu.memory_space<vmem>>, index, index) -> "  \
-  "vector<1024x1024xbf16>\n"                                                                                        \
-  "  %1 = \"vector.load\"(%arg2, %c0, %c0) : (memref<1024x1024xbf16, #tpu.memory_space<vmem>>, index, index) -> "  \
+#define LOADS                                                                                                     \
+  "  %0 = \"vector.load\"(%arg1, %c0, %c0) : (memref<1024x1024xbf16, #tpu.memory_space<vmem>>, index, index) -> " \
+  "vector<1024x1024xbf16>\n"                                                                                      \
+  "  %1 = \"vector.load\"(%arg2, %c0, %c0) : (memref<1024x1024xbf16, #tpu.memory_space<vmem>>, index, index) -> " \
   "vector<1024x1024xbf16>\n"
-#define STORE(v) "  tpu.vector_store " v ", %arg3[%c0, %c0] : memref<1024x1024xf32, #tpu.memory_space<vmem>>, vector<1024x1024xf32>\n"
+#define STORE(v) \
+  "  tpu.vector_store " v ", %arg3[%c0, %c0] : memref<1024x1024xf32, #tpu.memory_space<vmem>>, vector<1024x1024xf32>\n"
 #define MATMUL(r, a, b, k)                                                                                          \
-  "  %z" r " = arith.constant dense<0.000000e+00> : vector<1024x1024xf32>\n"                                       \
-  "  " r " = \"tpu.matmul\"(" a ", " b ", %z" r ") {dimension_numbers = #tpu.dot_dimension_numbers<[1], [0], [0], "  \
-  "[1], [0, 0, 1, 1], [], []>} : (vector<1024x" k "xbf16>, vector<" k "x1024xbf16>, vector<1024x1024xf32>) -> "    \
+  "  %z" r " = arith.constant dense<0.000000e+00> : vector<1024x1024xf32>\n"                                        \
+  "  " r " = \"tpu.matmul\"(" a ", " b ", %z" r ") {dimension_numbers = #tpu.dot_dimension_numbers<[1], [0], [0], " \
+  "[1], [0, 0, 1, 1], [], []>} : (vector<1024x" k "xbf16>, vector<" k "x1024xbf16>, vector<1024x1024xf32>) -> "     \
   "vector<1024x1024xf32>\n"
 
 /* Loads and elementwise chains stream: nothing is charged on v4+. */
 static void test_streaming_costs_nothing(void **state) {
   (void)state;
-  vmem_kernel *k = kernel_with(LOADS "  %2 = \"arith.extf\"(%0) : (vector<1024x1024xbf16>) -> vector<1024x1024xf32>\n"
-                               "  %3 = \"arith.mulf\"(%2, %2) : (vector<1024x1024xf32>, vector<1024x1024xf32>) -> "
-                               "vector<1024x1024xf32>\n" STORE("%3"));
+  vmem_kernel *k =
+      kernel_with(LOADS "  %2 = \"arith.extf\"(%0) : (vector<1024x1024xbf16>) -> vector<1024x1024xf32>\n"
+                        "  %3 = \"arith.mulf\"(%2, %2) : (vector<1024x1024xf32>, vector<1024x1024xf32>) -> "
+                        "vector<1024x1024xf32>\n" STORE("%3"));
   assert_int_equal(modelled(k, "v5e", NULL, 0), 0);
   assert_int_equal(modelled(k, "v6e", NULL, 0), 0);
   /* v2 widens bf16 in f32: the f32 copy of the block, 4 MiB */
@@ -87,15 +89,15 @@ static void test_streaming_costs_nothing(void **state) {
  * on v6e too (K > 2 x 256); at K = 512 v6e stages nothing. */
 static void test_kept_value_and_lhs_staging(void **state) {
   (void)state;
-  vmem_kernel *k = kernel_with(LOADS MATMUL("%2", "%0", "%1", "1024")
-                               "  %zr = arith.constant dense<0.000000e+00> : vector<1024xf32>\n"
-                               "  %3 = \"vector.multi_reduction\"(%2, %zr) {kind = #vector.kind<maximumf>, "
-                               "reduction_dims = array<i64: 1>} : (vector<1024x1024xf32>, vector<1024xf32>) -> "
-                               "vector<1024xf32>\n"
-                               "  %4 = \"vector.shape_cast\"(%3) : (vector<1024xf32>) -> vector<1024x1xf32>\n"
-                               "  %5 = \"vector.broadcast\"(%4) : (vector<1024x1xf32>) -> vector<1024x1024xf32>\n"
-                               "  %6 = \"arith.subf\"(%2, %5) : (vector<1024x1024xf32>, vector<1024x1024xf32>) -> "
-                               "vector<1024x1024xf32>\n" STORE("%6"));
+  vmem_kernel *k = kernel_with(LOADS MATMUL(
+      "%2", "%0", "%1", "1024") "  %zr = arith.constant dense<0.000000e+00> : vector<1024xf32>\n"
+                                "  %3 = \"vector.multi_reduction\"(%2, %zr) {kind = #vector.kind<maximumf>, "
+                                "reduction_dims = array<i64: 1>} : (vector<1024x1024xf32>, vector<1024xf32>) -> "
+                                "vector<1024xf32>\n"
+                                "  %4 = \"vector.shape_cast\"(%3) : (vector<1024xf32>) -> vector<1024x1xf32>\n"
+                                "  %5 = \"vector.broadcast\"(%4) : (vector<1024x1xf32>) -> vector<1024x1024xf32>\n"
+                                "  %6 = \"arith.subf\"(%2, %5) : (vector<1024x1024xf32>, vector<1024x1024xf32>) -> "
+                                "vector<1024x1024xf32>\n" STORE("%6"));
   char notes[512];
   /* the peak is at the matmul: the lhs staged while its result is made */
   assert_int_equal(modelled(k, "v5e", notes, sizeof notes), (4u << 20) + (5u << 19));
@@ -108,8 +110,8 @@ static void test_kept_value_and_lhs_staging(void **state) {
                   "index, index) -> vector<1024x512xbf16>\n"
                   "  %1 = \"vector.load\"(%arg2, %c0, %c0) : (memref<1024x1024xbf16, #tpu.memory_space<vmem>>, "
                   "index, index) -> vector<512x1024xbf16>\n" MATMUL("%2", "%0", "%1", "512") STORE("%2"));
-  assert_int_equal(modelled(k, "v6e", NULL, 0), 0);           /* K = 512: not staged on a 256-wide MXU */
-  assert_int_equal(modelled(k, "v5e", NULL, 0), 5u << 18);    /* 1 MiB lhs at 5/4 on a 128-wide one */
+  assert_int_equal(modelled(k, "v6e", NULL, 0), 0);        /* K = 512: not staged on a 256-wide MXU */
+  assert_int_equal(modelled(k, "v5e", NULL, 0), 5u << 18); /* 1 MiB lhs at 5/4 on a 128-wide one */
   vmem_kernel_free(k);
 }
 
@@ -118,18 +120,19 @@ static void test_kept_value_and_lhs_staging(void **state) {
 static void test_a_loop_extends_liveness(void **state) {
   (void)state;
   vmem_kernel *k = kernel_with(
-      LOADS "  %2 = \"arith.addf\"(%0, %0) : (vector<1024x1024xbf16>, vector<1024x1024xbf16>) -> vector<1024x1024xbf16>\n"
-            "  %3 = \"vector.transpose\"(%2) {permutation = array<i64: 1, 0>} : (vector<1024x1024xbf16>) -> "
-            "vector<1024x1024xbf16>\n"
-            "  %c1 = arith.constant 1 : index\n"
-            "  %4 = \"scf.for\"(%c0, %c1, %c1) ({\n"
-            "  ^bb0(%i: index):\n"
-            "    %9 = \"arith.addf\"(%2, %2) : (vector<1024x1024xbf16>, vector<1024x1024xbf16>) -> vector<1024x1024xbf16>\n"
-            "    %5 = \"arith.extf\"(%1) : (vector<1024x1024xbf16>) -> vector<1024x1024xf32>\n"
-            "    %6 = \"tpu.concatenate\"(%5) {dimension = 0 : i32} : (vector<1024x1024xf32>) -> vector<1024x1024xf32>\n"
-            "    %7 = \"arith.mulf\"(%6, %6) : (vector<1024x1024xf32>, vector<1024x1024xf32>) -> vector<1024x1024xf32>\n"
-            "    \"scf.yield\"() : () -> ()\n"
-            "  }) : (index, index, index) -> ()\n");
+      LOADS
+      "  %2 = \"arith.addf\"(%0, %0) : (vector<1024x1024xbf16>, vector<1024x1024xbf16>) -> vector<1024x1024xbf16>\n"
+      "  %3 = \"vector.transpose\"(%2) {permutation = array<i64: 1, 0>} : (vector<1024x1024xbf16>) -> "
+      "vector<1024x1024xbf16>\n"
+      "  %c1 = arith.constant 1 : index\n"
+      "  %4 = \"scf.for\"(%c0, %c1, %c1) ({\n"
+      "  ^bb0(%i: index):\n"
+      "    %9 = \"arith.addf\"(%2, %2) : (vector<1024x1024xbf16>, vector<1024x1024xbf16>) -> vector<1024x1024xbf16>\n"
+      "    %5 = \"arith.extf\"(%1) : (vector<1024x1024xbf16>) -> vector<1024x1024xf32>\n"
+      "    %6 = \"tpu.concatenate\"(%5) {dimension = 0 : i32} : (vector<1024x1024xf32>) -> vector<1024x1024xf32>\n"
+      "    %7 = \"arith.mulf\"(%6, %6) : (vector<1024x1024xf32>, vector<1024x1024xf32>) -> vector<1024x1024xf32>\n"
+      "    \"scf.yield\"() : () -> ()\n"
+      "  }) : (index, index, index) -> ()\n");
   char notes[1024];
   /* %2 (bf16, 2 MiB: transposed, then used again) is last used at the top
    * of the loop, but lives to the loop's end (the next iteration reads it),
@@ -160,13 +163,13 @@ static void test_small_values_stay_in_registers(void **state) {
 
 /* A kept 256x256 f32 logits value (256 KiB: the register file) and its
  * reduction, as one unrolled head; `r` names the result, `m` its max. */
-#define HEAD(r, m)                                                                                                  \
-  "  %z" r " = arith.constant dense<0.000000e+00> : vector<256x256xf32>\n"                                          \
+#define HEAD(r, m)                                                                                                 \
+  "  %z" r " = arith.constant dense<0.000000e+00> : vector<256x256xf32>\n"                                         \
   "  " r " = \"tpu.matmul\"(%0, %1, %z" r ") : (vector<256x256xbf16>, vector<256x256xbf16>, vector<256x256xf32>) " \
-  "-> vector<256x256xf32>\n"                                                                                        \
-  "  %zr" r " = arith.constant dense<0.000000e+00> : vector<256xf32>\n"                                             \
-  "  " m " = \"vector.multi_reduction\"(" r ", %zr" r ") : (vector<256x256xf32>, vector<256xf32>) -> "              \
-  "vector<256xf32>\n"                                                                                               \
+  "-> vector<256x256xf32>\n"                                                                                       \
+  "  %zr" r " = arith.constant dense<0.000000e+00> : vector<256xf32>\n"                                            \
+  "  " m " = \"vector.multi_reduction\"(" r ", %zr" r ") : (vector<256x256xf32>, vector<256xf32>) -> "             \
+  "vector<256xf32>\n"                                                                                              \
   "  %e" r " = \"arith.mulf\"(" r ", " r ") : (vector<256x256xf32>, vector<256x256xf32>) -> vector<256x256xf32>\n"
 
 /* Copies of one value that a Python loop unrolls (the same op making the
@@ -217,9 +220,9 @@ static void test_a_spec_has_no_body(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_streaming_costs_nothing),       cmocka_unit_test(test_kept_value_and_lhs_staging),
-      cmocka_unit_test(test_a_loop_extends_liveness),        cmocka_unit_test(test_small_values_stay_in_registers),
-      cmocka_unit_test(test_a_spec_has_no_body),             cmocka_unit_test(test_unrolled_copies_are_held_at_once),
+      cmocka_unit_test(test_streaming_costs_nothing), cmocka_unit_test(test_kept_value_and_lhs_staging),
+      cmocka_unit_test(test_a_loop_extends_liveness), cmocka_unit_test(test_small_values_stay_in_registers),
+      cmocka_unit_test(test_a_spec_has_no_body),      cmocka_unit_test(test_unrolled_copies_are_held_at_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,7 @@
 
 static void test_varints(void **state) {
   (void)state;
-  static const uint64_t vals[] = {0, 1, 63, 127, 128, 16383, 16384, ((uint64_t)1 << 56) - 1, (uint64_t)1 << 56,
+  static const uint64_t vals[] = {0,         1, 63, 127, 128, 16383, 16384, ((uint64_t)1 << 56) - 1, (uint64_t)1 << 56,
                                   UINT64_MAX};
   for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
     wbuf w = {.n = 0};

@@ -18,8 +18,7 @@ static const char *corpus_dir;
 static int bodies, with_vmem;
 
 static bool is_b64(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/' ||
-         c == '=';
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/' || c == '=';
 }
 
 static void check_body(const char *path, const char *b, size_t n) {
@@ -43,8 +42,9 @@ static void check_body(const char *path, const char *b, size_t n) {
   }
   with_vmem += vmem;
   printf("  %s: %zu bytes, version %llu, producer %.*s, %zu strings, %zu dialects, %zu op names, %zu attributes, "
-         "%zu types\n", strrchr(path, '/') + 1, len, (unsigned long long)f.version, (int)f.producer.len,
-         f.producer.ptr, f.nstrings, f.ndialects, f.nops, f.nattrs, f.ntypes);
+         "%zu types\n",
+         strrchr(path, '/') + 1, len, (unsigned long long)f.version, (int)f.producer.len, f.producer.ptr, f.nstrings,
+         f.ndialects, f.nops, f.nattrs, f.ntypes);
   bodies++;
   vmem_str text;
   if (bc_print(&a, &f, &text, &err) != VMEM_OK)

@@ -104,7 +104,8 @@ static void test_corpus_modules(void **state) {
   }
   closedir(d);
   printf("parsed and round-tripped %zu HLO modules (%zu instructions); %zu standard ops modelled, %zu against a "
-         "used figure\n", files, instrs, modelled, compared);
+         "used figure\n",
+         files, instrs, modelled, compared);
   assert_true(files >= 10);
 }
 

@@ -90,8 +90,8 @@ static void scan_file(const char *dir, const char *name) {
   while (fgets(line, sizeof line, f)) {
     if (line[0] == '#')
       continue; /* notes, not log */
-    bool ends = strstr(line, "Allocation type:") || strstr(line, "XLA label:") ||
-                strstr(line, "=====") || (strstr(line, "Size:") && !strstr(line, "Unpadded"));
+    bool ends = strstr(line, "Allocation type:") || strstr(line, "XLA label:") || strstr(line, "=====") ||
+                (strstr(line, "Size:") && !strstr(line, "Unpadded"));
     if (ends && e.size[0] && e.shape[0] && e.unpadded[0]) {
       check_entry(name, &e);
       memset(&e, 0, sizeof e);
@@ -125,8 +125,7 @@ static void test_corpus_triples(void **state) {
     if (strstr(de->d_name, ".txt"))
       scan_file(dir, de->d_name);
   closedir(d);
-  printf("checked %d Size/Shape/Unpadded triples in %d report files\n", triples_checked,
-         files_with_triples);
+  printf("checked %d Size/Shape/Unpadded triples in %d report files\n", triples_checked, files_with_triples);
   assert_true(triples_checked >= 8);
 }
 

@@ -55,8 +55,8 @@ static void test_nomem_argument_internal(void **state) {
   assert_null(vmem_hlo_open("/nonexistent.hlo", NULL, &e));
   expect(&e, VMEM_ERR_ARGUMENT, "cannot open: No such file or directory", 0);
   vmem_program_buffer b[2] = {{NULL, 0, 512, 512, 0, 3, 0, 1}, {NULL, 0, 512, 512, 1, 2, 0, 1}};
-  vmem_program p = {.count = 2, .buffers = b, .peak_bytes = 1024, .used_bytes = 512, .lower_bound_bytes = 1024,
-                    .peak_time = 1};
+  vmem_program p = {
+      .count = 2, .buffers = b, .peak_bytes = 1024, .used_bytes = 512, .lower_bound_bytes = 1024, .peak_time = 1};
   assert_int_equal(vmem_program_check(&p, 0, &e), VMEM_ERR_INTERNAL);
   expect(&e, VMEM_ERR_INTERNAL, "plan check: two buffers live at once overlap", 0);
 }

@@ -13,10 +13,10 @@ static vmem_log_report *explain(const char *log) {
 
 static void test_scoped_custom_kernel(void **state) {
   (void)state;
-  vmem_log_report *r = explain(
-      "noise\nRESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack for "
-      "%mm_kernel.3 = f32[512,512]{1,0:T(8,128)} custom-call(%a), custom_call_target=\"tpu_custom_call\". "
-      "Scoped allocation with size 20.50M and limit 16.00M exceeded scoped vmem limit by 4.50M.\n");
+  vmem_log_report *r =
+      explain("noise\nRESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack for "
+              "%mm_kernel.3 = f32[512,512]{1,0:T(8,128)} custom-call(%a), custom_call_target=\"tpu_custom_call\". "
+              "Scoped allocation with size 20.50M and limit 16.00M exceeded scoped vmem limit by 4.50M.\n");
   assert_int_equal(vmem_log_error_count(r), 1);
   const vmem_log_error *e = vmem_log_error_at(r, 0);
   assert_int_equal(e->kind, VMEM_OOM_SCOPED_VMEM);
@@ -103,11 +103,13 @@ static void test_other_kinds(void **state) {
     const char *log;
     vmem_oom_kind kind;
   } cases[] = {
-      {"Ran out of memory in memory space smem. Used 1.00M of 1.00M smem. Exceeded smem capacity by 1.7K.", VMEM_OOM_SMEM},
+      {"Ran out of memory in memory space smem. Used 1.00M of 1.00M smem. Exceeded smem capacity by 1.7K.",
+       VMEM_OOM_SMEM},
       {"Ran out of memory in memory space hbm. Used 21.95G of 15.48G hbm.", VMEM_OOM_HBM},
       {"Allocation (size=134217728) would exceed memory (size=67108864) :: #a [space=vmem, tag = 'scoped memory for k.1']",
        VMEM_OOM_VMEM_REQUEST},
-      {"Ran out of memory in memory space vmem.\nEstimated 268.96MB exceeds 67.11MB vmem capacity.", VMEM_OOM_NOT_COMPILER},
+      {"Ran out of memory in memory space vmem.\nEstimated 268.96MB exceeds 67.11MB vmem capacity.",
+       VMEM_OOM_NOT_COMPILER},
       {"Aborting compilation early because it's unlikely to have enough memory. Requires 3.47E, has 14.49G available.",
        VMEM_OOM_HBM},
       {"  XLA label: fusion.1 = fusion(a)\n  Allocation type: scoped\n", VMEM_OOM_LISTING},
@@ -224,7 +226,8 @@ static void test_abbreviated_figures(void **state) {
   vmem_log_report_free(r);
 
   /* a report's own "Used X of Y" is no second report */
-  r = explain("Ran out of memory in memory space vmem. Used 29.95M of 16.00M vmem. Exceeded vmem capacity by 13.95M.\n");
+  r = explain(
+      "Ran out of memory in memory space vmem. Used 29.95M of 16.00M vmem. Exceeded vmem capacity by 13.95M.\n");
   assert_int_equal(vmem_log_error_count(r), 1);
   vmem_log_report_free(r);
 }

@@ -11,23 +11,24 @@
 static const char *const dtypes[] = {"f32", "bf16", "s8", "f8e4m3fn", "s4", "f16"};
 static const char *const targets[] = {"v3", "v5e", "v6e", "7x", "8t"};
 
-static int spec_text(char *buf, size_t cap, const char *dt, int64_t m, int64_t k, int64_t n, int64_t bm,
-                     int64_t bk, int64_t bn) {
-  return snprintf(buf, cap,
-                  "{\"name\": \"mm\", \"grid_axes\": [\"i\", \"j\", \"k\"], \"params\": {\"bm\": %lld, \"bk\": %lld, "
-                  "\"bn\": %lld},"
-                  " \"in_specs\": [{\"array\": \"%s[%lld,%lld]\", \"block\": [\"bm\", \"bk\"], \"index_map\": [\"i\", \"k\"]},"
-                  "               {\"array\": \"%s[%lld,%lld]\", \"block\": [\"bk\", \"bn\"], \"index_map\": [\"k\", \"j\"]}],"
-                  " \"out_specs\": [{\"array\": \"%s[%lld,%lld]\", \"block\": [\"bm\", \"bn\"], \"index_map\": [\"i\", \"j\"]}],"
-                  " \"scratch\": [{\"dtype\": \"f32\", \"shape\": [\"bm\", \"bn\"]}]}",
-                  (long long)bm, (long long)bk, (long long)bn, dt, (long long)m, (long long)k, dt, (long long)k,
-                  (long long)n, dt, (long long)m, (long long)n);
+static int spec_text(char *buf, size_t cap, const char *dt, int64_t m, int64_t k, int64_t n, int64_t bm, int64_t bk,
+                     int64_t bn) {
+  return snprintf(
+      buf, cap,
+      "{\"name\": \"mm\", \"grid_axes\": [\"i\", \"j\", \"k\"], \"params\": {\"bm\": %lld, \"bk\": %lld, "
+      "\"bn\": %lld},"
+      " \"in_specs\": [{\"array\": \"%s[%lld,%lld]\", \"block\": [\"bm\", \"bk\"], \"index_map\": [\"i\", \"k\"]},"
+      "               {\"array\": \"%s[%lld,%lld]\", \"block\": [\"bk\", \"bn\"], \"index_map\": [\"k\", \"j\"]}],"
+      " \"out_specs\": [{\"array\": \"%s[%lld,%lld]\", \"block\": [\"bm\", \"bn\"], \"index_map\": [\"i\", \"j\"]}],"
+      " \"scratch\": [{\"dtype\": \"f32\", \"shape\": [\"bm\", \"bn\"]}]}",
+      (long long)bm, (long long)bk, (long long)bn, dt, (long long)m, (long long)k, dt, (long long)k, (long long)n, dt,
+      (long long)m, (long long)n);
 }
 
 /* A bf16 m x 1024 x 1024 matmul spec with blocks (bm, bkn, bkn) in spec,
  * read, and compiled for v6e with the cost options c. */
-static vmem_template *v6e_matmul(char *spec, size_t cap, int64_t m, int64_t bm, int64_t bkn,
-                                 const vmem_cost_options *c, vmem_kernel **k) {
+static vmem_template *v6e_matmul(char *spec, size_t cap, int64_t m, int64_t bm, int64_t bkn, const vmem_cost_options *c,
+                                 vmem_kernel **k) {
   spec_text(spec, cap, "bf16", m, 1024, 1024, bm, bkn, bkn);
   vmem_error err;
   *k = vmem_kernel_from_spec(spec, strlen(spec), NULL, &err);
@@ -75,8 +76,8 @@ static void test_template_equals_planner(void **state) {
       vmem_footprint f;
       assert_int_equal(vmem_kernel_footprint(c, t, NULL, &f, &err), VMEM_OK);
       if (f.scoped_bytes != e.scoped_bytes || f.scoped_bytes + f.modelled_bytes != e.needed_bytes)
-        fail_msg("%s %s[%lld,%lld,%lld] bm=%lld bk=%lld bn=%lld: planner %llu, template %llu", vmem_target_name(t),
-                 dt, (long long)m, (long long)k, (long long)n, (long long)v[0], (long long)v[1], (long long)v[2],
+        fail_msg("%s %s[%lld,%lld,%lld] bm=%lld bk=%lld bn=%lld: planner %llu, template %llu", vmem_target_name(t), dt,
+                 (long long)m, (long long)k, (long long)n, (long long)v[0], (long long)v[1], (long long)v[2],
                  (unsigned long long)f.scoped_bytes, (unsigned long long)e.scoped_bytes);
       vmem_footprint_free(&f);
       vmem_kernel_free(c);
@@ -285,7 +286,6 @@ static void test_color(void **state) {
   vmem_template_free(tpl);
   vmem_kernel_free(k);
 }
-
 
 /* A Mosaic kernel made searchable: its arrays inferred from the grid and
  * the windows, its body's logits f32[512,2048] following the q block (g0).

@@ -331,9 +331,12 @@ static void test_live_ranges(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_golden),      cmocka_unit_test(test_lower_bound),
-                                     cmocka_unit_test(test_random),      cmocka_unit_test(test_same_as_reference),
-                                     cmocka_unit_test(test_bad_input),   cmocka_unit_test(test_live_ranges),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_golden),
+                                     cmocka_unit_test(test_lower_bound),
+                                     cmocka_unit_test(test_random),
+                                     cmocka_unit_test(test_same_as_reference),
+                                     cmocka_unit_test(test_bad_input),
+                                     cmocka_unit_test(test_live_ranges),
                                      cmocka_unit_test(test_floor),
                                      cmocka_unit_test(test_best_same_as_reference),
                                      cmocka_unit_test(test_halves_same_as_one_pass),

@@ -19,11 +19,11 @@ static vmem_hlo_module *parse(const char *text) {
 
 static bool str_is(vmem_str s, const char *want) { return s.len == strlen(want) && !memcmp(s.ptr, want, s.len); }
 
-#define assert_str(s, want)                                                                       \
-  do {                                                                                            \
-    vmem_str s_ = (s);                                                                            \
-    if (!str_is(s_, want))                                                                        \
-      fail_msg("got '%.*s', want '%s'", (int)s_.len, s_.ptr, want);                               \
+#define assert_str(s, want)                                         \
+  do {                                                              \
+    vmem_str s_ = (s);                                              \
+    if (!str_is(s_, want))                                          \
+      fail_msg("got '%.*s', want '%s'", (int)s_.len, s_.ptr, want); \
   } while (0)
 
 static const vmem_hlo_instruction *find(const vmem_hlo_module *m, const char *comp, const char *name) {
@@ -137,31 +137,30 @@ static void test_call_graph(void **state) {
 /* Which instructions are buffers of their own: the one rule check and the
  * planner share. copy-done is copy-start's buffer (check counted it
  * twice once); an unknown opcode is an ordinary op, not an error. */
-static const char buffers[] =
-    "HloModule b, entry_computation_layout={(f32[8]{0})->f32[8]{0}}\n"
-    "%body (s: f32[8]) -> f32[8] {\n"
-    "  %s = f32[8]{0} parameter(0)\n"
-    "  ROOT %n = f32[8]{0} negate(%s)\n"
-    "}\n"
-    "%cond (c: f32[8]) -> pred[] {\n"
-    "  %c = f32[8]{0} parameter(0)\n"
-    "  ROOT %t = pred[] constant(true)\n"
-    "}\n"
-    "%fused (fp: f32[8]) -> f32[8] {\n"
-    "  %fp = f32[8]{0} parameter(0)\n"
-    "  ROOT %fe = f32[8]{0} exponential(%fp)\n"
-    "}\n"
-    "ENTRY %main (p: f32[8]) -> f32[8] {\n"
-    "  %p = f32[8]{0} parameter(0)\n"
-    "  %cs = (f32[8]{0}, f32[8]{0}, u32[]) copy-start(%p)\n"
-    "  %cd = f32[8]{0} copy-done(%cs)\n"
-    "  %w = f32[8]{0} while(%cd), condition=%cond, body=%body\n"
-    "  %tu = (f32[8]{0}) tuple(%w)\n"
-    "  %g = f32[8]{0} get-tuple-element(%tu), index=0\n"
-    "  %b = f32[8]{0} bitcast(%g)\n"
-    "  %f = f32[8]{0} fusion(%b), kind=kLoop, calls=%fused\n"
-    "  ROOT %x = f32[8]{0} frobnicate(%f)\n"
-    "}\n";
+static const char buffers[] = "HloModule b, entry_computation_layout={(f32[8]{0})->f32[8]{0}}\n"
+                              "%body (s: f32[8]) -> f32[8] {\n"
+                              "  %s = f32[8]{0} parameter(0)\n"
+                              "  ROOT %n = f32[8]{0} negate(%s)\n"
+                              "}\n"
+                              "%cond (c: f32[8]) -> pred[] {\n"
+                              "  %c = f32[8]{0} parameter(0)\n"
+                              "  ROOT %t = pred[] constant(true)\n"
+                              "}\n"
+                              "%fused (fp: f32[8]) -> f32[8] {\n"
+                              "  %fp = f32[8]{0} parameter(0)\n"
+                              "  ROOT %fe = f32[8]{0} exponential(%fp)\n"
+                              "}\n"
+                              "ENTRY %main (p: f32[8]) -> f32[8] {\n"
+                              "  %p = f32[8]{0} parameter(0)\n"
+                              "  %cs = (f32[8]{0}, f32[8]{0}, u32[]) copy-start(%p)\n"
+                              "  %cd = f32[8]{0} copy-done(%cs)\n"
+                              "  %w = f32[8]{0} while(%cd), condition=%cond, body=%body\n"
+                              "  %tu = (f32[8]{0}) tuple(%w)\n"
+                              "  %g = f32[8]{0} get-tuple-element(%tu), index=0\n"
+                              "  %b = f32[8]{0} bitcast(%g)\n"
+                              "  %f = f32[8]{0} fusion(%b), kind=kLoop, calls=%fused\n"
+                              "  ROOT %x = f32[8]{0} frobnicate(%f)\n"
+                              "}\n";
 
 static void test_defines_buffer(void **state) {
   (void)state;
@@ -327,7 +326,8 @@ static void test_errors(void **state) {
       {"  \n// only a comment\n", VMEM_ERR_SYNTAX, 3, 1, "no computation"},
       {"HloModule m\n", VMEM_ERR_SYNTAX, 2, 1, "no computation"},
       {"e {\n  a = f32[] parameter(0)\n  b = f32[] add(a, c)\n}\n", VMEM_ERR_UNKNOWN, 3, 20, "unknown operand %c"},
-      {"e {\n  a = f32[] parameter(0)\n  a = f32[] negate(a)\n}\n", VMEM_ERR_SYNTAX, 3, 3, "duplicate instruction name %a (first defined on line 2)"},
+      {"e {\n  a = f32[] parameter(0)\n  a = f32[] negate(a)\n}\n", VMEM_ERR_SYNTAX, 3, 3,
+       "duplicate instruction name %a (first defined on line 2)"},
       {"e { a = f32[] parameter(0) b = f32[] call(a), to_apply=%later }\nlater { x = f32[] parameter(0) }\n",
        VMEM_ERR_UNKNOWN, 1, 57, "used before it is defined"},
       {"e { a = f32[] custom-call(), custom_call_target=\"oops }\n", VMEM_ERR_SYNTAX, 1, 49, "unterminated string"},
@@ -339,7 +339,8 @@ static void test_errors(void **state) {
       {"e { a = f32[] parameter(0), sharding {replicated} }", VMEM_ERR_SYNTAX, 1, 29, "'=' right after"},
       {"e { ROOT a = f32[] parameter(0)\n ROOT b = f32[] negate(a) }", VMEM_ERR_SYNTAX, 2, 7, "two ROOT"},
       {"ENTRY e { a = f32[] parameter(0) }\nENTRY f { b = f32[] parameter(0) }", VMEM_ERR_SYNTAX, 2, 7, "second ENTRY"},
-      {"e { a = f32[] parameter(0) }\ne { b = f32[] parameter(0) }", VMEM_ERR_SYNTAX, 2, 1, "duplicate computation name %e"},
+      {"e { a = f32[] parameter(0) }\ne { b = f32[] parameter(0) }", VMEM_ERR_SYNTAX, 2, 1,
+       "duplicate computation name %e"},
       {"e { a = f32[] parameter(0) /* open\n }", VMEM_ERR_SYNTAX, 1, 28, "unterminated /* comment"},
       {"e { }", VMEM_ERR_SYNTAX, 1, 3, "has no instructions"},
       {"e { a = f32[] parameter(0) b = f32[] negate(add(a)) }", VMEM_ERR_UNKNOWN, 1, 45, "unknown operand %add"},
@@ -358,9 +359,8 @@ static void test_errors(void **state) {
     size_t line, col;
     vmem_locate(c->text, strlen(c->text), err.offset, &line, &col);
     if (err.code != c->code || line != c->line || col != c->col || !strstr(err.message, c->words))
-      fail_msg("case %zu: got %s at %zu:%zu '%s'; want %s at %zu:%zu containing '%s'", i,
-               vmem_status_name(err.code), line, col, err.message, vmem_status_name(c->code), c->line, c->col,
-               c->words);
+      fail_msg("case %zu: got %s at %zu:%zu '%s'; want %s at %zu:%zu containing '%s'", i, vmem_status_name(err.code),
+               line, col, err.message, vmem_status_name(c->code), c->line, c->col, c->words);
   }
 }
 

@@ -108,21 +108,21 @@ typedef struct edit {
 
 static const edit bad[] = {
     {"calls=%fused.1\n}", "calls=%later\n}\n\n%later (z: f32[8]) -> f32[8] {\n  ROOT %z = f32[8]{0} parameter(0)\n}"},
-    {"%branch.a (", "%fused.1 ("},              /* a duplicate computation across the halves ... */
+    {"%branch.a (", "%fused.1 ("}, /* a duplicate computation across the halves ... */
     {"%branch.a (", "%add (u: f32[]) -> f32[] {\n  ROOT %u = f32[] parameter(0)\n}\n\n%branch.a ("}, /* ... unused */
-    {"%fused.1 (p", "ENTRY %fused.1 (p"},        /* two ENTRYs, far apart */
-    {"calls=%fused.2", "calls=%nowhere"},        /* an unknown callee in the second half */
-    {"to_apply=%add", "to_apply=%nothing"},      /* ... and in the middle */
+    {"%fused.1 (p", "ENTRY %fused.1 (p"},   /* two ENTRYs, far apart */
+    {"calls=%fused.2", "calls=%nowhere"},   /* an unknown callee in the second half */
+    {"to_apply=%add", "to_apply=%nothing"}, /* ... and in the middle */
     {"ROOT %a = f32[8]{0} parameter(0)", "ROOT %a = f32[8]{0} negate(%missing)"},
-    {"ROOT %lt = pred[]", "ROOT %lt = pred["},   /* a syntax error early */
+    {"ROOT %lt = pred[]", "ROOT %lt = pred["},         /* a syntax error early */
     {"ROOT %cnd = f32[8]{0}", "ROOT %cnd = f32[8]{0"}, /* ... and late */
     {"}, execution_thread=\"main\"", "}, execution_thread=main"},
     {"%cond (c: s32[]) -> pred[] {", "%cond (c: s32[]) -> pred[] "},
     /* Across a cut inside a computation: */
-    {"  ROOT %cnd", "  %w = s32[] copy(%i0)\n  ROOT %cnd"},          /* a name defined before the cut */
+    {"  ROOT %cnd", "  %w = s32[] copy(%i0)\n  ROOT %cnd"}, /* a name defined before the cut */
     {"fusion(%x0), kind=kLoop, calls=%fused.1", "fusion(%f2), kind=kLoop, calls=%fused.1"}, /* used before */
-    {"  %f1 = f32[8]{0} fusion", "  ROOT %f1 = f32[8]{0} fusion"},    /* two ROOTs */
-    {"to_apply=%add", "to_apply=%fused.2"},                            /* a computation calling itself */
+    {"  %f1 = f32[8]{0} fusion", "  ROOT %f1 = f32[8]{0} fusion"},                          /* two ROOTs */
+    {"to_apply=%add", "to_apply=%fused.2"}, /* a computation calling itself */
 };
 
 static char *apply(const edit *e) {
@@ -453,8 +453,10 @@ static char *configs_module(int n, const int *broken_at, int nbad) {
                              "\"used_scoped_memory_configs\":[{\"memory_space\":1,\"size\":%d}]}",
                              1024 * (i + 1), 512 * i);
     else if (i % 4 == 1)
-      len += (size_t)sprintf(s + len, ", backend_config=\"{\\\"scoped_memory_configs\\\":[{\\\"memory_space\\\":1,"
-                                      "\\\"size\\\":%d}]}\"", 7 * i);
+      len += (size_t)sprintf(s + len,
+                             ", backend_config=\"{\\\"scoped_memory_configs\\\":[{\\\"memory_space\\\":1,"
+                             "\\\"size\\\":%d}]}\"",
+                             7 * i);
     else if (i % 4 == 2)
       len += (size_t)sprintf(s + len, ", backend_config=\"{bar = %d : i32}\"", i);
     len += (size_t)sprintf(s + len, "\n");
@@ -527,10 +529,10 @@ static void test_configs_first_error(void **state) {
 
 static void test_files_every_cut(void **state) {
   (void)state;
-  static const char *const files[] = {"/examples/attention.hlo", "/tests/golden/std_ops.hlo",
+  static const char *const files[] = {"/examples/attention.hlo",         "/tests/golden/std_ops.hlo",
                                       "/tests/golden/program_joins.hlo", "/tests/golden/preopt.hlo",
-                                      "/tests/golden/two_kernels.hlo", "/tests/golden/unbalanced.hlo",
-                                      "/tests/golden/truncated.hlo", "/tests/golden/unknown_operand.hlo"};
+                                      "/tests/golden/two_kernels.hlo",   "/tests/golden/unbalanced.hlo",
+                                      "/tests/golden/truncated.hlo",     "/tests/golden/unknown_operand.hlo"};
   char path[4096];
   for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
     snprintf(path, sizeof path, "%s%s", PROJECT_DIR, files[i]);
@@ -546,16 +548,11 @@ static void test_files_every_cut(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_fixture_every_cut),
-      cmocka_unit_test(test_errors_every_cut),
-      cmocka_unit_test(test_large_module_is_cut),
-      cmocka_unit_test(test_one_thread_option),
-      cmocka_unit_test(test_heap_one_thread),
-      cmocka_unit_test(test_skewed_module_is_cut),
-      cmocka_unit_test(test_where_the_cut_goes),
-      cmocka_unit_test(test_files_every_cut),
-      cmocka_unit_test(test_nul_in_either_half),
-      cmocka_unit_test(test_configs_in_halves),
+      cmocka_unit_test(test_fixture_every_cut),   cmocka_unit_test(test_errors_every_cut),
+      cmocka_unit_test(test_large_module_is_cut), cmocka_unit_test(test_one_thread_option),
+      cmocka_unit_test(test_heap_one_thread),     cmocka_unit_test(test_skewed_module_is_cut),
+      cmocka_unit_test(test_where_the_cut_goes),  cmocka_unit_test(test_files_every_cut),
+      cmocka_unit_test(test_nul_in_either_half),  cmocka_unit_test(test_configs_in_halves),
       cmocka_unit_test(test_configs_first_error),
   };
   return RUN(tests);

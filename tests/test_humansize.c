@@ -97,24 +97,22 @@ static void expect_parse_error(const char *s, vmem_status code, size_t offset) {
 static void test_parse_errors(void **state) {
   (void)state;
   expect_parse_error("", VMEM_ERR_SYNTAX, 0);
-  expect_parse_error("64K", VMEM_ERR_SYNTAX, 2);      /* K needs one decimal */
-  expect_parse_error("16.0M", VMEM_ERR_SYNTAX, 4);    /* M needs two */
+  expect_parse_error("64K", VMEM_ERR_SYNTAX, 2);   /* K needs one decimal */
+  expect_parse_error("16.0M", VMEM_ERR_SYNTAX, 4); /* M needs two */
   expect_parse_error("1.5B", VMEM_ERR_SYNTAX, 3);
   expect_parse_error("12Q", VMEM_ERR_SYNTAX, 2);
   expect_parse_error("64.0KiB", VMEM_ERR_SYNTAX, 4);
   expect_parse_error("0.5K", VMEM_ERR_RANGE, 0);
-  expect_parse_error("04.0K", VMEM_ERR_SYNTAX, 0);   /* found by fuzz_humansize */
+  expect_parse_error("04.0K", VMEM_ERR_SYNTAX, 0);    /* found by fuzz_humansize */
   expect_parse_error("5565335.", VMEM_ERR_SYNTAX, 8); /* no unit: found by fuzz_humansize */
-  expect_parse_error("12.5", VMEM_ERR_SYNTAX, 4);      /* below 1024 prints as B */
+  expect_parse_error("12.5", VMEM_ERR_SYNTAX, 4);     /* below 1024 prints as B */
   expect_parse_error("99999999999999999999", VMEM_ERR_OVERFLOW, 19);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_format_examples),
-      cmocka_unit_test(test_format_truncates_like_snprintf),
-      cmocka_unit_test(test_parse_intervals),
-      cmocka_unit_test(test_parse_inverts_format),
+      cmocka_unit_test(test_format_examples), cmocka_unit_test(test_format_truncates_like_snprintf),
+      cmocka_unit_test(test_parse_intervals), cmocka_unit_test(test_parse_inverts_format),
       cmocka_unit_test(test_parse_errors),
   };
   return RUN(tests);

@@ -51,12 +51,13 @@ static void test_buffer_counts_as_jax_asserts(void **state) {
   for (int nx = 1; nx <= 2; nx++)
     for (int ny = 1; ny <= 2; ny++) {
       char json[768];
-      snprintf(json, sizeof json,
-               "{\"name\": \"vadd\", \"grid_axes\": [\"i\"], \"dimension_semantics\": [\"arbitrary\"],"
-               " \"in_specs\": [{\"array\": \"f32[131072]\", \"block\": [1024], \"index_map\": [\"i\"], \"buffers\": %d},"
-               "  {\"array\": \"f32[131072]\", \"block\": [1024], \"index_map\": [\"i\"], \"buffers\": %d}],"
-               " \"out_specs\": [{\"array\": \"f32[131072]\", \"block\": [1024], \"index_map\": [\"i\"]}]}",
-               nx, ny);
+      snprintf(
+          json, sizeof json,
+          "{\"name\": \"vadd\", \"grid_axes\": [\"i\"], \"dimension_semantics\": [\"arbitrary\"],"
+          " \"in_specs\": [{\"array\": \"f32[131072]\", \"block\": [1024], \"index_map\": [\"i\"], \"buffers\": %d},"
+          "  {\"array\": \"f32[131072]\", \"block\": [1024], \"index_map\": [\"i\"], \"buffers\": %d}],"
+          " \"out_specs\": [{\"array\": \"f32[131072]\", \"block\": [1024], \"index_map\": [\"i\"]}]}",
+          nx, ny);
       vmem_kernel *k = spec(json);
       assert_int_equal(vmem_kernel_grid_bound(k, 0), 128);
       vmem_footprint f = footprint(k, "v5e");
@@ -105,7 +106,7 @@ static void test_padding_by_generation(void **state) {
   assert_int_equal(f.allocs[1].bytes, 24 * 256 * 2);
   vmem_footprint_free(&f);
   f = footprint(k, "v6e");
-  assert_int_equal(f.allocs[0].bytes, 24 * 256 * 2);  /* a kernel argument: XLA's (8,128) */
+  assert_int_equal(f.allocs[0].bytes, 24 * 256 * 2); /* a kernel argument: XLA's (8,128) */
   assert_int_equal(f.allocs[1].bytes, 24 * 256 * 2);
   vmem_footprint_free(&f);
   vmem_kernel_free(k);
@@ -176,7 +177,8 @@ static void test_spec_errors(void **state) {
       {"", "empty input"},
       {"{\"in_specs\": [", "JSON:"},
       {"[1, 2]", "a JSON object"},
-      {"{\"in_specs\": [{\"array\": \"f32[8,128]\", \"block\": [\"bq\", 128]}]}", "in_specs[0].block[0]: unknown parameter 'bq'"},
+      {"{\"in_specs\": [{\"array\": \"f32[8,128]\", \"block\": [\"bq\", 128]}]}",
+       "in_specs[0].block[0]: unknown parameter 'bq'"},
       {"{\"in_specs\": [{\"array\": \"f32[64,256]\", \"block\": [8, 100]}]}", "multiple of 128"},
       {"{\"in_specs\": [{\"array\": \"f32[64,256]\", \"block\": [12, 128]}]}", "multiple of 8"},
       {"{\"in_specs\": [{\"array\": \"f32[64,256]\", \"block\": [8]}]}", "block has 1 dimensions, the array 2"},
@@ -214,7 +216,7 @@ static void test_spec_error_offsets(void **state) {
       {"{\n  \"params\": {\"a\": 1, \"bm\": -4}\n}", 29},
       {"{\"in_specs\": [{\"array\": \"f32[8]\"}, {\"array\": \"f32[8]\", \"buffers\": 3}]}", 66},
       {"{\"comment\": \"\\\"]}\", \"params\": {\"bm\": 0}}", 37}, /* an escaped quote and brackets in a string */
-      {"{\"name\": \"k\", \"in_spec\": []}", 25},                   /* an unknown key, at its value */
+      {"{\"name\": \"k\", \"in_spec\": []}", 25},                 /* an unknown key, at its value */
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     vmem_error err;
@@ -449,8 +451,12 @@ static void test_footprint_check(void **state) {
   vmem_allocation a[3] = {{VMEM_ALLOC_WINDOW, 0, 2, 1024, 1024, 0, NULL, 0},
                           {VMEM_ALLOC_SCRATCH, SIZE_MAX, 1, 512, 512, 1024, NULL, 0},
                           {VMEM_ALLOC_INTERNAL_SCRATCH, SIZE_MAX, 1, 512, 512, 1536, NULL, 0}};
-  vmem_footprint f = {.count = 3, .allocs = a, .scoped_bytes = 1536, .internal_scratch_bytes = 512,
-                      .stack_bytes = 2048, .alignment = 512};
+  vmem_footprint f = {.count = 3,
+                      .allocs = a,
+                      .scoped_bytes = 1536,
+                      .internal_scratch_bytes = 512,
+                      .stack_bytes = 2048,
+                      .alignment = 512};
   vmem_error err;
   assert_int_equal(vmem_footprint_check(&f, &err), VMEM_OK);
   a[1].offset = 512; /* onto the window */

@@ -5,8 +5,7 @@
 
 static const vmem_target *target(const char *n) { return vmem_target_find(n, strlen(n)); }
 
-static vmem_limits resolve(const char *t, const char *lib, const char *xla, const char *flags,
-                           int64_t kernel) {
+static vmem_limits resolve(const char *t, const char *lib, const char *xla, const char *flags, int64_t kernel) {
   vmem_limit_inputs in = {lib, xla, flags, kernel};
   vmem_limits l;
   vmem_error err;
@@ -85,7 +84,7 @@ static void test_kernel_request(void **state) {
   assert_true(has_warning(&l, VMEM_WARN_KERNEL_ABOVE_FLAG));
   assert_false(has_warning(&l, VMEM_WARN_ABOVE_PHYSICAL));
   l = resolve("7x", NULL, NULL, NULL, 128 << 20);
-  assert_int_equal(l.effective_bytes, 128u << 20);  /* reported, not clamped */
+  assert_int_equal(l.effective_bytes, 128u << 20); /* reported, not clamped */
   assert_true(has_warning(&l, VMEM_WARN_ABOVE_PHYSICAL));
   l = resolve("7x", "--xla_tpu_scoped_vmem_limit_kib=131072", NULL, NULL, -1);
   assert_true(has_warning(&l, VMEM_WARN_ABOVE_PHYSICAL));

@@ -145,11 +145,12 @@ static void test_aliasing_and_in_place(void **state) {
 static void test_in_place_needs_same_size(void **state) {
   (void)state;
   plan pl;
-  plan_of(&pl, "HloModule m, is_scheduled=true\n"
-               "ENTRY %e (p: f32[8,128]) -> f32[8,128] {\n  %p = " H " parameter(0)\n"
-               "  %x = " A " negate(%p)\n  %y = f32[16,128]{1,0:T(8,128)S(1)} concatenate(%x, %x), dimensions={0}\n"
-               "  %z = f32[16,128]{1,0:T(8,128)S(1)} negate(%y)\n  %h = bf16[16,128]{1,0:T(16,128)(2,1)S(1)} convert(%z)\n"
-               "  ROOT %r = " H " slice(%h), slice={[0:8], [0:128]}\n}\n");
+  plan_of(&pl,
+          "HloModule m, is_scheduled=true\n"
+          "ENTRY %e (p: f32[8,128]) -> f32[8,128] {\n  %p = " H " parameter(0)\n"
+          "  %x = " A " negate(%p)\n  %y = f32[16,128]{1,0:T(8,128)S(1)} concatenate(%x, %x), dimensions={0}\n"
+          "  %z = f32[16,128]{1,0:T(8,128)S(1)} negate(%y)\n  %h = bf16[16,128]{1,0:T(16,128)(2,1)S(1)} convert(%z)\n"
+          "  ROOT %r = " H " slice(%h), slice={[0:8], [0:128]}\n}\n");
   expect(&pl, "y", 0, 2, 4, 2); /* z overwrites y */
   expect(&pl, "h", 0, 4, 5, 1); /* a convert is not in place, and sizes differ */
   plan_free(&pl);
@@ -173,7 +174,8 @@ static void test_unreadable_alias(void **state) {
   plan pl;
   plan_of(&pl, "HloModule m, is_scheduled=true, input_output_alias={ {0}: oops }\n"
                "ENTRY %e (p: f32[8,128]) -> f32[8,128] {\n  %p = " A " parameter(0)\n"
-               "  ROOT %k = " A " custom-call(%p), custom_call_target=\"x\", output_to_operand_aliasing={{9}: (7, {})}\n}\n");
+               "  ROOT %k = " A
+               " custom-call(%p), custom_call_target=\"x\", output_to_operand_aliasing={{9}: (7, {})}\n}\n");
   assert_int_equal(pl.p.count, 2);
   plan_free(&pl);
 }
@@ -202,7 +204,8 @@ static void test_model_elementwise(void **state) {
   (void)state;
   vmem_std_scoped s = model_of("HloModule m\nENTRY %e (a: f32[1024,1024]) -> f32[1024,1024] {\n"
                                "  %a = f32[1024,1024]{1,0} parameter(0)\n"
-                               "  ROOT %x = f32[1024,1024]{1,0} add(%a, %a)\n}\n", "x");
+                               "  ROOT %x = f32[1024,1024]{1,0} add(%a, %a)\n}\n",
+                               "x");
   assert_true(s.applies);
   assert_int_equal(s.min_bytes, 6 * 4096);
   assert_string_equal(s.rule, "elementwise or data movement");
@@ -236,7 +239,8 @@ static void test_model_sort(void **state) {
   vmem_std_scoped s = model_of("HloModule m\n%lt (p: f32[], q: f32[]) -> pred[] {\n  %p = f32[] parameter(0)\n"
                                "  %q = f32[] parameter(1)\n  ROOT %c = pred[] compare(%p, %q), direction=LT\n}\n"
                                "ENTRY %e (a: f32[8,65536]) -> f32[8,65536] {\n  %a = f32[8,65536]{1,0} parameter(0)\n"
-                               "  ROOT %s = f32[8,65536]{1,0} sort(%a), dimensions={1}, to_apply=%lt\n}\n", "s");
+                               "  ROOT %s = f32[8,65536]{1,0} sort(%a), dimensions={1}, to_apply=%lt\n}\n",
+                               "s");
   assert_int_equal(s.min_bytes, 2 * 4096);
   assert_int_equal(s.whole_bytes, 2 << 20);
   assert_int_equal(s.dominant, 0);
@@ -251,7 +255,8 @@ static void test_model_dot(void **state) {
   vmem_std_scoped s = model_of("HloModule m\nENTRY %e (a: f32[1024,1024], b: f32[1024,1024]) -> f32[1024,1024] {\n"
                                "  %a = f32[1024,1024]{1,0} parameter(0)\n  %b = f32[1024,1024]{1,0} parameter(1)\n"
                                "  ROOT %d = f32[1024,1024]{1,0} dot(%a, %b), lhs_contracting_dims={1}, "
-                               "rhs_contracting_dims={0}\n}\n", "d");
+                               "rhs_contracting_dims={0}\n}\n",
+                               "d");
   assert_int_equal(s.min_bytes, 2 * 4096 + 2 * 65536 + 2 * 4096 + 4096);
   assert_int_equal(s.dominant, 1);
 }
@@ -265,7 +270,8 @@ static void test_model_reduce_window(void **state) {
                                "  %q = s32[] parameter(1)\n  ROOT %c = s32[] add(%p, %q)\n}\n"
                                "ENTRY %e (a: s32[8,4096]) -> s32[8,4096] {\n  %a = s32[8,4096]{1,0} parameter(0)\n"
                                "  %z = s32[] constant(0)\n  ROOT %w = s32[8,4096]{1,0} reduce-window(%a, %z), "
-                               "window={size=1x4096 pad=0_0x4095_0}, to_apply=%add\n}\n", "w");
+                               "window={size=1x4096 pad=0_0x4095_0}, to_apply=%add\n}\n",
+                               "w");
   assert_int_equal(s.dominant, 0);
   assert_int_equal(s.dominant_bytes, 131072);
   assert_string_equal(s.rule, "reduce-window");
@@ -300,16 +306,15 @@ static void test_model_fusion(void **state) {
  *    no accumulator; bf16: 2048;
  *  - relu(a@b), bf16 2048x2048, a prefetched to S(1): used 2985984 over 16
  *    iterations, which the model's minimum stays below. */
-static const char *calib_loop =
-    "HloModule m, is_scheduled=true\n"
-    "%body (p0: f32[1024], p1: f32[1024]) -> f32[1024] {\n"
-    "  %p0 = f32[1024]{0:T(1024)} parameter(0)\n  %p1 = f32[1024]{0:T(1024)} parameter(1)\n"
-    "  %sum = f32[1024]{0:T(1024)} add(%p0, %p1)\n  %zero = f32[]{:T(128)} constant(0)\n"
-    "  %zeros = f32[1024]{0:T(1024)} broadcast(%zero), dimensions={}\n"
-    "  ROOT %relu = f32[1024]{0:T(1024)} maximum(%sum, %zeros)\n}\n"
-    "ENTRY %e (a: f32[1024], b: f32[1024]) -> f32[1024] {\n"
-    "  %a = f32[1024]{0:T(1024)} parameter(0)\n  %b = f32[1024]{0:T(1024)} parameter(1)\n"
-    "  ROOT %f = f32[1024]{0:T(1024)} fusion(%a, %b), kind=kLoop, calls=%body\n}\n";
+static const char *calib_loop = "HloModule m, is_scheduled=true\n"
+                                "%body (p0: f32[1024], p1: f32[1024]) -> f32[1024] {\n"
+                                "  %p0 = f32[1024]{0:T(1024)} parameter(0)\n  %p1 = f32[1024]{0:T(1024)} parameter(1)\n"
+                                "  %sum = f32[1024]{0:T(1024)} add(%p0, %p1)\n  %zero = f32[]{:T(128)} constant(0)\n"
+                                "  %zeros = f32[1024]{0:T(1024)} broadcast(%zero), dimensions={}\n"
+                                "  ROOT %relu = f32[1024]{0:T(1024)} maximum(%sum, %zeros)\n}\n"
+                                "ENTRY %e (a: f32[1024], b: f32[1024]) -> f32[1024] {\n"
+                                "  %a = f32[1024]{0:T(1024)} parameter(0)\n  %b = f32[1024]{0:T(1024)} parameter(1)\n"
+                                "  ROOT %f = f32[1024]{0:T(1024)} fusion(%a, %b), kind=kLoop, calls=%body\n}\n";
 
 static char *calib_linear(const char *t, const char *x_tile, const char *w_tile, const char *b_tile) {
   static char buf[4096];
@@ -331,8 +336,8 @@ static char *calib_linear(const char *t, const char *x_tile, const char *w_tile,
            "  %%xv = %s[16,8]{0,1:%sS(1)} parameter(0)\n  %%w = %s[8,4]{0,1:%s} parameter(1)\n"
            "  %%bv = %s[4]{0:%sS(1)} parameter(2)\n"
            "  ROOT %%f = %s[16,4]{0,1:%s} fusion(%%xv, %%w, %%bv), kind=kOutput, calls=%%body\n}\n",
-           t, t, t, x_tile, t, x_tile, t, t, t, t, t, x_tile, t, x_tile, t, w_tile, t, w_tile, t, b_tile, t,
-           w_tile, t, w_tile, t, t, w_tile, t, w_tile, t, t, t, t, t, x_tile, t, w_tile, t, b_tile, t, w_tile);
+           t, t, t, x_tile, t, x_tile, t, t, t, t, t, x_tile, t, x_tile, t, w_tile, t, w_tile, t, b_tile, t, w_tile, t,
+           w_tile, t, t, w_tile, t, w_tile, t, t, t, t, t, x_tile, t, w_tile, t, b_tile, t, w_tile);
   return buf;
 }
 
@@ -373,13 +378,20 @@ static void test_model_calibration(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_while_state),        cmocka_unit_test(test_gte_narrows),
-      cmocka_unit_test(test_copy_start_done),    cmocka_unit_test(test_program_check),    cmocka_unit_test(test_aliasing_and_in_place),
-      cmocka_unit_test(test_in_place_needs_same_size), cmocka_unit_test(test_unreadable_alias),
+      cmocka_unit_test(test_while_state),
+      cmocka_unit_test(test_gte_narrows),
+      cmocka_unit_test(test_copy_start_done),
+      cmocka_unit_test(test_program_check),
+      cmocka_unit_test(test_aliasing_and_in_place),
+      cmocka_unit_test(test_in_place_needs_same_size),
+      cmocka_unit_test(test_unreadable_alias),
       cmocka_unit_test(test_input_output_alias),
-      cmocka_unit_test(test_model_elementwise), cmocka_unit_test(test_model_sort),
-      cmocka_unit_test(test_model_dot),         cmocka_unit_test(test_model_reduce_window),
-      cmocka_unit_test(test_model_fusion),      cmocka_unit_test(test_model_likely),
+      cmocka_unit_test(test_model_elementwise),
+      cmocka_unit_test(test_model_sort),
+      cmocka_unit_test(test_model_dot),
+      cmocka_unit_test(test_model_reduce_window),
+      cmocka_unit_test(test_model_fusion),
+      cmocka_unit_test(test_model_likely),
       cmocka_unit_test(test_model_calibration),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,9 +37,11 @@ static void test_round_trip(void **state) {
   round_trip("bf16[2048,4096]{1,0:T(8,128)(2,1)}", "bf16[2048,4096]{1,0:T(8,128)(2,1)}");
   round_trip("f32[]", "f32[]");
   /* found by fuzz_shape: a raw D(...) group longer than 128 bytes was cut in printing */
-  round_trip("f32[8]{0:D(" "dense,compressed,singleton,dense,compressed,singleton,dense,compressed,singleton,dense,"
+  round_trip("f32[8]{0:D("
+             "dense,compressed,singleton,dense,compressed,singleton,dense,compressed,singleton,dense,"
              "compressed,singleton,dense,compressed)}",
-             "f32[8]{0:D(" "dense,compressed,singleton,dense,compressed,singleton,dense,compressed,singleton,dense,"
+             "f32[8]{0:D("
+             "dense,compressed,singleton,dense,compressed,singleton,dense,compressed,singleton,dense,"
              "compressed,singleton,dense,compressed)}");
   round_trip("s32[]{:T(128)}", "s32[]{:T(128)}");
   round_trip("pred[]{}", "pred[]{}");
@@ -89,8 +91,8 @@ static void test_dtypes(void **state) {
   static const struct {
     const char *name;
     int bits, bytes;
-  } want[] = {{"pred", 1, 1}, {"s2", 2, 1},   {"s4", 4, 1},     {"u4", 4, 1},   {"s8", 8, 1},
-              {"u16", 16, 2}, {"bf16", 16, 2}, {"f32", 32, 4},  {"s64", 64, 8}, {"c64", 64, 8},
+  } want[] = {{"pred", 1, 1},    {"s2", 2, 1},       {"s4", 4, 1},        {"u4", 4, 1},   {"s8", 8, 1},
+              {"u16", 16, 2},    {"bf16", 16, 2},    {"f32", 32, 4},      {"s64", 64, 8}, {"c64", 64, 8},
               {"c128", 128, 16}, {"f4e2m1fn", 4, 1}, {"f8e8m0fnu", 8, 1}, {"token", 0, 0}};
   for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
     vmem_dtype t;
@@ -116,8 +118,8 @@ static void expect_error(const char *in, vmem_status code, size_t offset) {
   if (s)
     fail_msg("'%s' parsed; expected an error", in);
   if (err.code != code || err.offset != offset)
-    fail_msg("'%s': got %s at %zu (%s), want %s at %zu", in, vmem_status_name(err.code), err.offset,
-             err.message, vmem_status_name(code), offset);
+    fail_msg("'%s': got %s at %zu (%s), want %s at %zu", in, vmem_status_name(err.code), err.offset, err.message,
+             vmem_status_name(code), offset);
   assert_true(strlen(err.message) > 0);
 }
 

@@ -13,8 +13,7 @@ static void expect_size(const char *in, uint64_t bytes, uint64_t unpadded) {
     fail_msg("size '%s': %s", in, err.message);
   if (z.bytes != bytes || z.unpadded_bytes != unpadded)
     fail_msg("'%s': got %llu/%llu, want %llu/%llu", in, (unsigned long long)z.bytes,
-             (unsigned long long)z.unpadded_bytes, (unsigned long long)bytes,
-             (unsigned long long)unpadded);
+             (unsigned long long)z.unpadded_bytes, (unsigned long long)bytes, (unsigned long long)unpadded);
   vmem_shape_free(s);
 }
 
@@ -23,20 +22,20 @@ static void test_untiled(void **state) {
   expect_size("f32[128,6]{1,0}", 3072, 3072); /* no tiles: ByteSizeOfElements */
   expect_size("f32[]", 4, 4);
   expect_size("pred[10]", 10, 10);
-  expect_size("s4[3]", 3, 3);                 /* one byte each without E(4) */
-  expect_size("s4[3]{0:E(4)}", 2, 2);         /* ceil(12 bits / 8) */
+  expect_size("s4[3]", 3, 3);         /* one byte each without E(4) */
+  expect_size("s4[3]{0:E(4)}", 2, 2); /* ceil(12 bits / 8) */
   expect_size("c128[2]", 32, 32);
   expect_size("token[]", 0, 0);
-  expect_size("f32[<=10]", 40, 40);           /* bounded: at the bound */
+  expect_size("f32[<=10]", 40, 40); /* bounded: at the bound */
   expect_size("f32[0,128]{1,0:T(8,128)}", 0, 0);
 }
 
 static void test_first_tile_pads(void **state) {
   (void)state;
-  expect_size("f32[128,6]{1,0:T(8,128)}", 65536, 3072); /* 6 -> 128 */
-  expect_size("f32[3,5]{1,0:T(2,2)}", 96, 60);          /* 4 x 6 x 4 */
-  expect_size("bf16[129,1024]{1,0:T(8,128)(2,1)}", 278528, 264192);   /* 136 rows */
-  expect_size("bf16[129,1024]{1,0:T(16,128)(2,1)}", 294912, 264192);  /* 144 rows */
+  expect_size("f32[128,6]{1,0:T(8,128)}", 65536, 3072);              /* 6 -> 128 */
+  expect_size("f32[3,5]{1,0:T(2,2)}", 96, 60);                       /* 4 x 6 x 4 */
+  expect_size("bf16[129,1024]{1,0:T(8,128)(2,1)}", 278528, 264192);  /* 136 rows */
+  expect_size("bf16[129,1024]{1,0:T(16,128)(2,1)}", 294912, 264192); /* 144 rows */
   expect_size("bf16[3,5]{1,0:T(8,128)(2,1)}", 2048, 30);
   /* minor_to_major {0,2,1}: dim 0 (14) is most minor, dim 2 (100) next. */
   expect_size("f32[14,40,100]{0,2,1:T(8,128)}", 2129920, 224000);
@@ -55,13 +54,13 @@ static void test_missing_dims_count_as_one(void **state) {
 
 static void test_tail_alignment_and_bits(void **state) {
   (void)state;
-  expect_size("f32[5]{0:L(8)}", 20, 20);            /* L only applies with tiles */
-  expect_size("f32[5]{0:T(4)L(16)}", 64, 20);       /* 8 elements -> 16 */
+  expect_size("f32[5]{0:L(8)}", 20, 20);      /* L only applies with tiles */
+  expect_size("f32[5]{0:T(4)L(16)}", 64, 20); /* 8 elements -> 16 */
   expect_size("s4[9216,6144]{1,0:T(64,128)(8,1)E(4)}", 28311552, 28311552);
   expect_size("s4[1,1]{1,0:T(64,128)(8,1)E(4)}", 4096, 1);
   expect_size("pred[8,8]{1,0:T(8,128)E(32)}", 4096, 256);
   expect_size("bf16[2,3,1004]{2,1,0:T(2,*,128)}", 12288, 12048); /* '*' adds no padding */
-  expect_size("f32[7,300]{1,0:T(8,128)(2,1)}", 12288, 8400);      /* sub-tiles add none */
+  expect_size("f32[7,300]{1,0:T(8,128)(2,1)}", 12288, 8400);     /* sub-tiles add none */
 }
 
 static void test_tuples_sum_their_leaves(void **state) {

@@ -13,14 +13,11 @@ static void expect_alias(const char *alias, const char *name) {
 static void test_aliases(void **state) {
   (void)state;
   static const char *const pairs[][2] = {
-      {"v2", "v2"},          {"v3", "v3"},           {"v4", "v4"},
-      {"v5e", "v5e"},        {"V5E", "v5e"},         {"v5litepod", "v5e"},
-      {"v5lite", "v5e"},     {"TPU v5 lite", "v5e"}, {"tpu-v5-lite", "v5e"},
-      {"v5p", "v5p"},        {"TPU v5", "v5p"},      {"v6e", "v6e"},
-      {"trillium", "v6e"},   {"Trillium", "v6e"},    {"TPU v6 lite", "v6e"},
-      {"7x", "7x"},          {"v7x", "7x"},          {"tpu7x", "7x"},
-      {"TPU7x", "7x"},       {"ironwood", "7x"},     {"IRONWOOD", "7x"},
-      {"8i", "8i"},          {"tpu8i", "8i"},        {"8t", "8t"},
+      {"v2", "v2"},         {"v3", "v3"},      {"v4", "v4"},           {"v5e", "v5e"},         {"V5E", "v5e"},
+      {"v5litepod", "v5e"}, {"v5lite", "v5e"}, {"TPU v5 lite", "v5e"}, {"tpu-v5-lite", "v5e"}, {"v5p", "v5p"},
+      {"TPU v5", "v5p"},    {"v6e", "v6e"},    {"trillium", "v6e"},    {"Trillium", "v6e"},    {"TPU v6 lite", "v6e"},
+      {"7x", "7x"},         {"v7x", "7x"},     {"tpu7x", "7x"},        {"TPU7x", "7x"},        {"ironwood", "7x"},
+      {"IRONWOOD", "7x"},   {"8i", "8i"},      {"tpu8i", "8i"},        {"8t", "8t"},
   };
   for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
     expect_alias(pairs[i][0], pairs[i][1]);
@@ -33,7 +30,7 @@ static void test_aliases(void **state) {
 static void test_every_target_is_complete(void **state) {
   (void)state;
   static const vmem_fact_id required[] = {
-      VMEM_FACT_VMEM_BYTES, VMEM_FACT_SMEM_BYTES, VMEM_FACT_SCOPED_DEFAULT_BYTES,
+      VMEM_FACT_VMEM_BYTES, VMEM_FACT_SMEM_BYTES,      VMEM_FACT_SCOPED_DEFAULT_BYTES,
       VMEM_FACT_HBM_BYTES,  VMEM_FACT_HBM_BYTES_PER_S, VMEM_FACT_BF16_FLOPS,
       VMEM_FACT_MXU_DIM,    VMEM_FACT_CORES_PER_CHIP,  VMEM_FACT_VREG_SUBLANES,
       VMEM_FACT_VREG_LANES};
@@ -48,8 +45,7 @@ static void test_every_target_is_complete(void **state) {
       assert_true(strlen(f->source) > 5);
     }
     /* The default limit is a share of physical VMEM, never more. */
-    assert_true(vmem_target_u64(t, VMEM_FACT_SCOPED_DEFAULT_BYTES) <=
-                vmem_target_u64(t, VMEM_FACT_VMEM_BYTES));
+    assert_true(vmem_target_u64(t, VMEM_FACT_SCOPED_DEFAULT_BYTES) <= vmem_target_u64(t, VMEM_FACT_VMEM_BYTES));
     /* Every target finds itself by its own name and device kind. */
     const char *n = vmem_target_name(t), *dk = vmem_target_device_kind(t);
     assert_ptr_equal(vmem_target_find(n, strlen(n)), t);

@@ -20,8 +20,7 @@ static void expect_layout(const char *target, const char *in, const char *want, 
   vmem_size z;
   assert_int_equal(vmem_shape_size(l, &z, &err), VMEM_OK);
   if (z.bytes != bytes)
-    fail_msg("%s on %s: %llu bytes, want %llu", in, target, (unsigned long long)z.bytes,
-             (unsigned long long)bytes);
+    fail_msg("%s on %s: %llu bytes, want %llu", in, target, (unsigned long long)z.bytes, (unsigned long long)bytes);
   vmem_shape_free(s);
   vmem_shape_free(l);
 }
@@ -60,8 +59,7 @@ static void test_minor_to_major_is_kept(void **state) {
   (void)state;
   /* {0,1}: dim 0 is most minor, so the second-minor extent is dim 1. */
   expect_layout("v5e", "f32[6,2]{0,1}", "f32[6,2]{0,1:T(2,128)}", 2 * 128 * 4);
-  expect_layout("v5e", "s32[1,32,2,256]{3,1,2,0}", "s32[1,32,2,256]{3,1,2,0:T(8,128)}",
-                2 * 32 * 256 * 4);
+  expect_layout("v5e", "s32[1,32,2,256]{3,1,2,0}", "s32[1,32,2,256]{3,1,2,0:T(8,128)}", 2 * 32 * 256 * 4);
 }
 
 static void test_one_d(void **state) {
@@ -96,8 +94,7 @@ static void test_sub_byte_and_wide(void **state) {
 static void test_given_tiles_and_tuples(void **state) {
   (void)state;
   expect_layout("7x", "bf16[32,128]{1,0:T(8,128)(2,1)}", "bf16[32,128]{1,0:T(8,128)(2,1)}", 8192);
-  expect_layout("v5e", "(f32[8], s32[]{:T(256)}, token[])",
-                "(f32[8]{0:T(128)}, s32[]{:T(256)}, token[])", 512 + 1024);
+  expect_layout("v5e", "(f32[8], s32[]{:T(256)}, token[])", "(f32[8]{0:T(128)}, s32[]{:T(256)}, token[])", 512 + 1024);
   expect_layout("v5e", "f32[8]{0:S(1)}", "f32[8]{0:T(128)S(1)}", 512);
 }
 

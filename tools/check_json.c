@@ -43,9 +43,9 @@ static json_t *json_row(report *r, const row *w) {
   }
   if (w->model.applies)
     json_object_set_new(o, "scoped_model",
-                        json_pack("{s:I,s:s,s:I,s:b,s:I,s:I,s:I}", "min_bytes", (json_int_t)w->model.min_bytes,
-                                  "rule", w->model.rule, "limit_bytes", (json_int_t)w->model_limit,
-                                  "likely_compiler_oom", w->model.min_bytes > w->model_limit, "dominant_bytes",
+                        json_pack("{s:I,s:s,s:I,s:b,s:I,s:I,s:I}", "min_bytes", (json_int_t)w->model.min_bytes, "rule",
+                                  w->model.rule, "limit_bytes", (json_int_t)w->model_limit, "likely_compiler_oom",
+                                  w->model.min_bytes > w->model_limit, "dominant_bytes",
                                   (json_int_t)w->model.dominant_bytes, "likely_bytes", (json_int_t)chk_model_likely(w),
                                   "whole_bytes", (json_int_t)w->model.whole_bytes));
   if (w->k) {
@@ -161,8 +161,8 @@ json_t *chk_json_report(report *r, size_t top, bool streamed) {
       json_object_set_new(o, "start", json_integer((json_int_t)v->start));
       json_object_set_new(o, "end", json_integer((json_int_t)v->end));
       json_object_set_new(o, "bytes", json_integer((json_int_t)v->bytes));
-      json_object_set_new(o, "instruction", v->instruction ? json_str(vmem_hlo_instruction_name(v->instruction))
-                                                           : json_null());
+      json_object_set_new(o, "instruction",
+                          v->instruction ? json_str(vmem_hlo_instruction_name(v->instruction)) : json_null());
       json_array_append_new(resv, o);
     }
     json_object_set_new(pj, "reservations", resv);
@@ -267,4 +267,3 @@ int chk_stream_report(report *r, size_t top) {
     cli_error(NULL, "out of memory printing JSON");
   return ok ? EXIT_OK : EXIT_BAD;
 }
-

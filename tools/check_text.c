@@ -11,13 +11,20 @@
 
 static const char *space_name(int64_t s) {
   switch (s) {
-  case 0: return "HBM";
-  case 1: return "VMEM";
-  case 2: return "sync flags";
-  case 3: return "CMEM";
-  case 4: return "SMEM";
-  case 5: return "host";
-  default: return "other";
+  case 0:
+    return "HBM";
+  case 1:
+    return "VMEM";
+  case 2:
+    return "sync flags";
+  case 3:
+    return "CMEM";
+  case 4:
+    return "SMEM";
+  case 5:
+    return "host";
+  default:
+    return "other";
   }
 }
 
@@ -57,8 +64,8 @@ static void print_custom_call(report *r, const row *w) {
     int v = kernel_brief(w->k, r->t, r->in, r->opt, "      ", NULL);
     r->worst = v > r->worst ? v : r->worst;
     vmem_str nm = vmem_hlo_instruction_name(w->in);
-    fprintf(CLI_OUT, "      (vmemscope check %s --instruction %.*s: the allocations, and remedies when over)\n", r->path,
-           (int)nm.len, nm.ptr);
+    fprintf(CLI_OUT, "      (vmemscope check %s --instruction %.*s: the allocations, and remedies when over)\n",
+            r->path, (int)nm.len, nm.ptr);
   } else if (w->scoped->has_kernel_body) {
     fprintf(CLI_OUT, "      Mosaic body not read: %s\n", w->kerr ? w->kerr : "");
   }
@@ -106,7 +113,7 @@ static void print_summary(const report *r, size_t top) {
   if (!chk_module_buffers(r, top, &mb))
     return;
   fprintf(CLI_OUT, "\ntotals by memory space (array leaves of buffer-defining instructions, outside fusion bodies;\n"
-         "values that alias another buffer are not counted again):\n");
+                   "values that alias another buffer are not counted again):\n");
   static const int right[] = {0, 0, 1, 1, 1};
   cli_table tb;
   table_init(&tb, 5, right);
@@ -207,7 +214,8 @@ static void print_allocation(const report *r, size_t i, const vmem_program_buffe
   fprintf(CLI_OUT, "     Unpadded size: %s\n", un);
   if (v->bytes > v->unpadded_bytes && v->unpadded_bytes) {
     vmem_format_bytes((int64_t)(v->bytes - v->unpadded_bytes), ex, sizeof ex);
-    fprintf(CLI_OUT, "     Extra memory due to padding: %s (%.1fx expansion)\n", ex, (double)v->bytes / (double)v->unpadded_bytes);
+    fprintf(CLI_OUT, "     Extra memory due to padding: %s (%.1fx expansion)\n", ex,
+            (double)v->bytes / (double)v->unpadded_bytes);
   }
   vmem_str n = vmem_hlo_instruction_name(v->instruction), op = vmem_hlo_instruction_opcode(v->instruction);
   fprintf(CLI_OUT, "     XLA label: %.*s = %.*s(", (int)n.len, n.ptr, (int)op.len, op.ptr);
@@ -229,11 +237,13 @@ static void print_capacity_report(const report *r, const vmem_program_buffer *co
   vmem_format_bytes((int64_t)p->peak_bytes, temp, sizeof temp);
   vmem_format_bytes((int64_t)p->scoped_reservation_bytes, scoped, sizeof scoped);
   fprintf(CLI_OUT, "\n  as the compiler would report it (modelled: values, ranges and reservations as docs/program.md "
-         "describes):\n\n");
-  fprintf(CLI_OUT, "Ran out of memory in memory space vmem. Used %s of %s vmem. Exceeded vmem capacity by %s.\n\n", used, cap,
-         over);
-  fprintf(CLI_OUT, "Program vmem requirement %s:\n    HLO temp         %s\n    scoped           %s\n\n"
-         "  Largest program allocations in vmem:\n\n", used, temp, scoped);
+                   "describes):\n\n");
+  fprintf(CLI_OUT, "Ran out of memory in memory space vmem. Used %s of %s vmem. Exceeded vmem capacity by %s.\n\n",
+          used, cap, over);
+  fprintf(CLI_OUT,
+          "Program vmem requirement %s:\n    HLO temp         %s\n    scoped           %s\n\n"
+          "  Largest program allocations in vmem:\n\n",
+          used, temp, scoped);
   for (size_t i = 0, shown = 0; i < p->count && shown < top; i++)
     if (big[i]->start <= p->peak_time && big[i]->end >= p->peak_time)
       print_allocation(r, shown++, big[i]);
@@ -244,7 +254,7 @@ static void print_capacity_report(const report *r, const vmem_program_buffer *co
 static void print_peak(const vmem_program *p, const vmem_program_buffer *const *big) {
   char a[48], b[48], c[48];
   fprintf(CLI_OUT, "\nlive at the peak, step %" PRId64 " (%s):\n", p->peak_time,
-         cli_bytes(a, sizeof a, p->lower_bound_bytes));
+          cli_bytes(a, sizeof a, p->lower_bound_bytes));
   for (size_t i = 0; i < p->nreservations; i++) {
     const vmem_program_reservation *v = &p->reservations[i];
     if (v->start > p->peak_time || v->end < p->peak_time)
@@ -263,8 +273,8 @@ static void print_peak(const vmem_program *p, const vmem_program_buffer *const *
       continue;
     char vn[72];
     fprintf(CLI_OUT, "  %9s  %s  live [%" PRId64 ", %" PRId64 "]  at %" PRIu64 "  padding %s\n",
-           cli_human(b, sizeof b, v->bytes), value_name(v, vn, sizeof vn), v->start, v->end, v->offset,
-           cli_human(c, sizeof c, v->bytes - v->unpadded_bytes));
+            cli_human(b, sizeof b, v->bytes), value_name(v, vn, sizeof vn), v->start, v->end, v->offset,
+            cli_human(c, sizeof c, v->bytes - v->unpadded_bytes));
   }
 }
 
@@ -276,33 +286,40 @@ static void print_program(const report *r, size_t top) {
   char d[48], e[48];
   vmem_str rn = p->largest_reservation ? vmem_hlo_instruction_name(p->largest_reservation) : (vmem_str){"", 0};
   if (!p->count) {
-    fprintf(CLI_OUT, "\nprogram-scoped VMEM: no value is laid out in S(1); the largest scoped reservation, %s (%%%.*s), "
-           "%s physical %s\n", cli_bytes(d, sizeof d, p->scoped_reservation_bytes), (int)rn.len, rn.ptr,
-           p->used_bytes > p->capacity_bytes ? "DOES NOT FIT" : "fits", cli_human(e, sizeof e, p->capacity_bytes));
+    fprintf(CLI_OUT,
+            "\nprogram-scoped VMEM: no value is laid out in S(1); the largest scoped reservation, %s (%%%.*s), "
+            "%s physical %s\n",
+            cli_bytes(d, sizeof d, p->scoped_reservation_bytes), (int)rn.len, rn.ptr,
+            p->used_bytes > p->capacity_bytes ? "DOES NOT FIT" : "fits", cli_human(e, sizeof e, p->capacity_bytes));
     return;
   }
   fprintf(CLI_OUT, "\nprogram-scoped VMEM (values laid out in S(1), live over the %s schedule of %" PRId64 " steps):\n",
-         p->scheduled ? "given" : "text-order (not scheduled)", p->schedule_length);
+          p->scheduled ? "given" : "text-order (not scheduled)", p->schedule_length);
   size_t values = 0;
   for (size_t i = 0; i < p->count; i++)
     values += p->buffers[i].values;
-  fprintf(CLI_OUT, "  %zu buffers (%zu values); peak live %s (lower bound), packed %s (best fit, as XLA's heap simulator), "
-          "physical %s\n", p->count, values, cli_bytes(a, sizeof a, p->lower_bound_bytes), cli_bytes(b, sizeof b, p->peak_bytes),
-         cli_human(c, sizeof c, p->capacity_bytes));
-  fprintf(CLI_OUT, "  with each instruction's scoped reservation at offset 0 (the compiler's used figure where the text has "
-         "it, else %s; the largest %s, %%%.*s): used %s\n",
-         r->tight ? "a kernel's footprint or a standard op's modelled choice (--tight)" : "its limit",
-         cli_human(d, sizeof d, p->scoped_reservation_bytes), (int)rn.len, rn.ptr, cli_bytes(e, sizeof e, p->used_bytes));
+  fprintf(CLI_OUT,
+          "  %zu buffers (%zu values); peak live %s (lower bound), packed %s (best fit, as XLA's heap simulator), "
+          "physical %s\n",
+          p->count, values, cli_bytes(a, sizeof a, p->lower_bound_bytes), cli_bytes(b, sizeof b, p->peak_bytes),
+          cli_human(c, sizeof c, p->capacity_bytes));
+  fprintf(CLI_OUT,
+          "  with each instruction's scoped reservation at offset 0 (the compiler's used figure where the text has "
+          "it, else %s; the largest %s, %%%.*s): used %s\n",
+          r->tight ? "a kernel's footprint or a standard op's modelled choice (--tight)" : "its limit",
+          cli_human(d, sizeof d, p->scoped_reservation_bytes), (int)rn.len, rn.ptr,
+          cli_bytes(e, sizeof e, p->used_bytes));
   char bar[256];
   fprintf(CLI_OUT, "  used   %s %s of %s\n", cli_usage_bar(bar, sizeof bar, p->used_bytes, p->capacity_bytes, 40),
-         cli_human(a, sizeof a, p->used_bytes), cli_human(b, sizeof b, p->capacity_bytes));
+          cli_human(a, sizeof a, p->used_bytes), cli_human(b, sizeof b, p->capacity_bytes));
   if (p->used_bytes > p->capacity_bytes)
-    fprintf(CLI_OUT, "  verdict: %sDOES NOT FIT%s — %s over physical VMEM (the compiler's 'Ran out of memory in memory space "
-           "vmem. Used X of Y vmem'); move values out of S(1), or lower the scoped limits\n",
-           cli_tone(CLI_BAD), cli_tone(CLI_RESET), cli_human(a, sizeof a, p->used_bytes - p->capacity_bytes));
+    fprintf(CLI_OUT,
+            "  verdict: %sDOES NOT FIT%s — %s over physical VMEM (the compiler's 'Ran out of memory in memory space "
+            "vmem. Used X of Y vmem'); move values out of S(1), or lower the scoped limits\n",
+            cli_tone(CLI_BAD), cli_tone(CLI_RESET), cli_human(a, sizeof a, p->used_bytes - p->capacity_bytes));
   else
     fprintf(CLI_OUT, "  verdict: %sfits%s, %s of physical VMEM to spare\n", cli_tone(CLI_OK), cli_tone(CLI_RESET),
-           cli_human(a, sizeof a, p->capacity_bytes - p->used_bytes));
+            cli_human(a, sizeof a, p->capacity_bytes - p->used_bytes));
   const vmem_program_buffer **big = malloc(p->count * sizeof *big);
   if (!big)
     return;
@@ -383,8 +400,10 @@ static void print_model_table(const report *r) {
   char of[48] = "";
   if (n > MODEL_ROWS)
     snprintf(of, sizeof of, "the largest %d of ", MODEL_ROWS);
-  fprintf(CLI_OUT, "standard ops by modelled scoped VMEM (%s%zu that stream through it; a model, not the compiler's "
-                   "figure):\n", of, n);
+  fprintf(CLI_OUT,
+          "standard ops by modelled scoped VMEM (%s%zu that stream through it; a model, not the compiler's "
+          "figure):\n",
+          of, n);
   table_print(&tb, CLI_OUT);
   table_free(&tb);
   free(all);
@@ -394,15 +413,18 @@ static void print_model_table(const report *r) {
  * a likely compiler-side OOM, with the steps to report it. */
 static void print_models(const report *r) {
   if (!r->flagged) {
-    fprintf(CLI_OUT, "\nstandard ops: %zu modelled; none needs more scoped VMEM than its limit at the least "
-                     "(docs/program.md)\n", r->modelled);
+    fprintf(CLI_OUT,
+            "\nstandard ops: %zu modelled; none needs more scoped VMEM than its limit at the least "
+            "(docs/program.md)\n",
+            r->modelled);
     if (r->modelled)
       print_model_table(r);
     return;
   }
-  fprintf(CLI_OUT, "\n%slikely compiler-side OOM%s (modelled): %zu standard op%s need%s more scoped VMEM than the "
-                   "limit even at the least\n", cli_tone(CLI_WARN), cli_tone(CLI_RESET), r->flagged,
-          r->flagged == 1 ? "" : "s", r->flagged == 1 ? "s" : "");
+  fprintf(CLI_OUT,
+          "\n%slikely compiler-side OOM%s (modelled): %zu standard op%s need%s more scoped VMEM than the "
+          "limit even at the least\n",
+          cli_tone(CLI_WARN), cli_tone(CLI_RESET), r->flagged, r->flagged == 1 ? "" : "s", r->flagged == 1 ? "s" : "");
   const row *first = NULL;
   for (size_t k = 0; k < r->nrows; k++) {
     const row *w = &r->rows[k];
@@ -410,8 +432,8 @@ static void print_models(const report *r) {
       continue;
     char a[48], b[48], c[48], d[96];
     vmem_str n = vmem_hlo_instruction_name(w->in), op = vmem_hlo_instruction_opcode(w->in);
-    fprintf(CLI_OUT, "  %%%.*s (%.*s, rule %s): at least %s against its limit %s; largest window: %s, %s\n",
-            (int)n.len, n.ptr, (int)op.len, op.ptr, w->model.rule, cli_bytes(a, sizeof a, w->model.min_bytes),
+    fprintf(CLI_OUT, "  %%%.*s (%.*s, rule %s): at least %s against its limit %s; largest window: %s, %s\n", (int)n.len,
+            n.ptr, (int)op.len, op.ptr, w->model.rule, cli_bytes(a, sizeof a, w->model.min_bytes),
             cli_human(b, sizeof b, w->model_limit), dominant_name(w, d, sizeof d),
             cli_human(c, sizeof c, w->model.dominant_bytes));
     first = first ? first : w;
@@ -419,16 +441,22 @@ static void print_models(const report *r) {
   vmem_str n = vmem_hlo_instruction_name(first->in);
   uint64_t need = vmem_request_bytes(first->model.min_bytes);
   uint64_t physical = vmem_target_u64(r->t, VMEM_FACT_VMEM_BYTES);
-  fprintf(CLI_OUT, "  For a standard op the E1001 page's advice is that it is the compiler's to fix. Report it with a standalone\n"
-                   "  module: vmemscope repro %s --instruction %.*s -o repro.hlo, and the compiler's error, at\n"
-                   "  https://github.com/openxla/xla/issues.",
-          r->path, (int)n.len, n.ptr);
+  fprintf(
+      CLI_OUT,
+      "  For a standard op the E1001 page's advice is that it is the compiler's to fix. Report it with a standalone\n"
+      "  module: vmemscope repro %s --instruction %.*s -o repro.hlo, and the compiler's error, at\n"
+      "  https://github.com/openxla/xla/issues.",
+      r->path, (int)n.len, n.ptr);
   if (need <= physical)
-    fprintf(CLI_OUT, " Meanwhile a larger limit may let it compile:\n  LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%"
-            PRIu64 " (within physical VMEM).\n", need / 1024);
+    fprintf(CLI_OUT,
+            " Meanwhile a larger limit may let it compile:\n  LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64
+            " (within physical VMEM).\n",
+            need / 1024);
   else
-    fprintf(CLI_OUT, " No limit helps: even the least is beyond physical VMEM (%" PRIu64 " bytes);\n"
-            "  split the op's input in the model's code (smaller arrays per op) instead.\n", physical);
+    fprintf(CLI_OUT,
+            " No limit helps: even the least is beyond physical VMEM (%" PRIu64 " bytes);\n"
+            "  split the op's input in the model's code (smaller arrays per op) instead.\n",
+            physical);
   fputc('\n', CLI_OUT);
   print_model_table(r);
 }
@@ -436,10 +464,10 @@ static void print_models(const report *r) {
 void chk_print_text(report *r, bool summary, size_t top) {
   vmem_str name = vmem_hlo_name(r->m);
   fprintf(CLI_OUT, "module %.*s: %zu computations, %zu instructions; target %s\n", (int)name.len, name.ptr,
-         vmem_hlo_computation_count(r->m), vmem_hlo_instruction_total(r->m), vmem_target_name(r->t));
-  fprintf(CLI_OUT, "schedule: %s\n", vmem_hlo_is_scheduled(r->m)
-                               ? "is_scheduled=true, text order is the execution order"
-                               : "not scheduled (no is_scheduled=true): text order is only the dataflow order");
+          vmem_hlo_computation_count(r->m), vmem_hlo_instruction_total(r->m), vmem_target_name(r->t));
+  fprintf(CLI_OUT, "schedule: %s\n",
+          vmem_hlo_is_scheduled(r->m) ? "is_scheduled=true, text order is the execution order"
+                                      : "not scheduled (no is_scheduled=true): text order is only the dataflow order");
   size_t k = 0;
   for (size_t c = 0; c < vmem_hlo_computation_count(r->m); c++) {
     const vmem_hlo_computation *comp = vmem_hlo_computation_at(r->m, c);
@@ -459,4 +487,3 @@ void chk_print_text(report *r, bool summary, size_t top) {
   if (r->has_prog)
     print_program(r, top);
 }
-

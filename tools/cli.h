@@ -18,11 +18,11 @@
  * as a library call, and the library proper (src/) keeps no state at all. */
 typedef struct cli_ctx {
   FILE *out, *err;
-  bool exact_bytes;     /* --bytes */
-  bool colour;          /* --color, NO_COLOR, a terminal */
-  bool progress_shown;  /* a progress line is on the terminal */
-  json_t **capture;     /* report: cli_print_json hands the document here */
-  const char *as;       /* report running check, explain or fit inside: the name errors carry */
+  bool exact_bytes;    /* --bytes */
+  bool colour;         /* --color, NO_COLOR, a terminal */
+  bool progress_shown; /* a progress line is on the terminal */
+  json_t **capture;    /* report: cli_print_json hands the document here */
+  const char *as;      /* report running check, explain or fit inside: the name errors carry */
 } cli_ctx;
 extern _Thread_local cli_ctx *cli_now;
 #define CLI_OUT (cli_now->out)
@@ -66,14 +66,14 @@ int cmd_report(int argc, char **argv);
 /* Whether check's option `opt` takes a value (report passes it on with it). */
 bool check_takes_value(const char *opt);
 int check_kernel_file(const char *path, const char *format, const char *instr, const vmem_target *t,
-                      const vmem_limit_inputs *in, const vmem_plan_options *opt, bool json,
-                      const char *const *params, size_t nparams);
+                      const vmem_limit_inputs *in, const vmem_plan_options *opt, bool json, const char *const *params,
+                      size_t nparams);
 int check_kernel(const char *path, const char *format, const vmem_kernel *k, const vmem_target *t,
                  const vmem_limit_inputs *in, const vmem_plan_options *opt, bool json);
-int kernel_brief(const vmem_kernel *k, const vmem_target *t, const vmem_limit_inputs *in,
-                 const vmem_plan_options *opt, const char *indent, json_t **json);
-int check_stablehlo(const char *path, const vmem_target *t, const vmem_limit_inputs *in,
-                    const vmem_plan_options *opt, bool json);
+int kernel_brief(const vmem_kernel *k, const vmem_target *t, const vmem_limit_inputs *in, const vmem_plan_options *opt,
+                 const char *indent, json_t **json);
+int check_stablehlo(const char *path, const vmem_target *t, const vmem_limit_inputs *in, const vmem_plan_options *opt,
+                    bool json);
 
 /* Common options. Each command loops over argv with cli_next_option. */
 typedef struct cli_opts {
@@ -150,21 +150,22 @@ uint64_t cli_file_bytes(const char *path); /* 0 when not a regular file */
  * cli_bytes with --bytes. */
 const char *cli_bytes(char *buf, size_t cap, uint64_t bytes);
 const char *cli_human(char *buf, size_t cap, uint64_t bytes);
-const char *cli_seconds(char *buf, size_t cap, double s);
-char *cli_shape_text(const vmem_shape *s);
-/* XLA dump folders (cli_dump.c): whether path is a directory; the module
- * files to check (the latest after-optimizations module of each program,
- * or of `module`), the rest listed as skipped; the log files in it. The
- * caller frees each name and the array. */
-bool cli_is_dir(const char *path);
+const char *cli_seconds(char *buf, size_t cap, double s); /* "12.50 us", "3.125 ms": fit's and check's times */
+char *cli_shape_text(const vmem_shape *s);                /* malloc'd "bf16[8,128]", or NULL; the caller frees */
 /* "PATH: cannot open: <the system's reason>" (or "a folder, not a file"),
  * the one wording every command uses; reads errno. */
 void cli_open_error(const char *cmd, const char *path);
 /* Whether text holds nothing but blanks (an empty file, for every reader). */
 bool cli_blank(const char *text, size_t len);
-#define CLI_EMPTY_FILE "empty file: nothing to read (give an HLO module, StableHLO text, Mosaic MLIR or bytecode, or a kernel spec)"
+#define CLI_EMPTY_FILE \
+  "empty file: nothing to read (give an HLO module, StableHLO text, Mosaic MLIR or bytecode, or a kernel spec)"
+/* XLA dump folders (cli_dump.c): whether path is a directory; the module
+ * files to check (the latest after-optimizations module of each program,
+ * or of `module`), the rest listed as skipped; the log files in it. The
+ * caller frees each name and the array. */
+bool cli_is_dir(const char *path);
 size_t cli_dump_modules(const char *dir, const char *module, char ***out);
-size_t cli_dump_logs(const char *dir, char ***out); /* malloc'd "bf16[8,128]", or NULL; the caller frees */ /* "12.50 us", "3.125 ms": fit's and check's times */
+size_t cli_dump_logs(const char *dir, char ***out);
 
 /* The JSON schema version every command's output carries (docs/json.md). */
 #define CLI_JSON_SCHEMA 1
@@ -205,7 +206,7 @@ bool cli_json_captured(void);
 /* A simple aligned text table. */
 typedef struct cli_table {
   size_t ncols, nrows, cap;
-  char **cells; /* row-major, ncols per row */
+  char **cells;     /* row-major, ncols per row */
   const int *right; /* per column: right-align numbers */
 } cli_table;
 
@@ -235,8 +236,7 @@ vmem_kernel *cli_load_kernel(const char *cmd, const char *path, const char *form
                              const char **used);
 /* cmd_stablehlo.c: the tpu_custom_call kernel named by instr (its result
  * name, or kernel_name), or the only one. */
-vmem_kernel *cli_stablehlo_kernel(const char *cmd, const char *path, const char *text, size_t len,
-                                  const char *instr);
+vmem_kernel *cli_stablehlo_kernel(const char *cmd, const char *path, const char *text, size_t len, const char *instr);
 
 /* report_html.c: the HTML report from the JSON documents of check,
  * explain and fit (any may be NULL); status is the command's exit status. */

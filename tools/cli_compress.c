@@ -18,14 +18,14 @@ enum { IN_CHUNK = 1 << 16 };
 
 struct cli_unpack {
   FILE *in;
-  int kind;               /* CLI_GZIP or CLI_ZSTD */
-  unsigned char *ibuf;    /* compressed bytes read, not yet decoded: ibuf[ipos..ilen) */
+  int kind;            /* CLI_GZIP or CLI_ZSTD */
+  unsigned char *ibuf; /* compressed bytes read, not yet decoded: ibuf[ipos..ilen) */
   size_t ipos, ilen;
-  uint64_t consumed;      /* compressed bytes decoded so far */
-  bool eof, ended, bad;   /* input at its end; the last stream ended cleanly; damaged */
+  uint64_t consumed;    /* compressed bytes decoded so far */
+  bool eof, ended, bad; /* input at its end; the last stream ended cleanly; damaged */
   z_stream z;
   ZSTD_DStream *d;
-  size_t zstd_hint;       /* 0 when a zstd frame ended */
+  size_t zstd_hint; /* 0 when a zstd frame ended */
 };
 
 int cli_unpack_kind(const char *head, size_t n) {

@@ -84,7 +84,7 @@ size_t cli_dump_modules(const char *dir, const char *module, char ***out) {
   char **pick = calloc(n ? n : 1, sizeof *pick);
   bool *skip = calloc(n ? n : 1, sizeof *skip);
   int *ranks = calloc(n ? n : 1, sizeof *ranks);
-  char (*progs)[256] = calloc(n ? n : 1, sizeof *progs);
+  char(*progs)[256] = calloc(n ? n : 1, sizeof *progs);
   for (size_t i = 0; progs && ranks && i < n; i++) { /* each name read once */
     ranks[i] = rank(names[i]);
     program_of(names[i], progs[i], sizeof progs[i]);
@@ -103,8 +103,10 @@ size_t cli_dump_modules(const char *dir, const char *module, char ***out) {
   }
   if (m) { /* a folder with no module is no dump folder: the caller says so, without a listing */
     size_t shown = 0, skipped = n - m;
-    fprintf(CLI_OUT, "XLA dump folder %s: %zu files; %zu module%s checked, %zu skipped (earlier compilations, "
-            "before-optimization modules, other dumps):\n", dir, n, m, m == 1 ? "" : "s", skipped);
+    fprintf(CLI_OUT,
+            "XLA dump folder %s: %zu files; %zu module%s checked, %zu skipped (earlier compilations, "
+            "before-optimization modules, other dumps):\n",
+            dir, n, m, m == 1 ? "" : "s", skipped);
     for (size_t i = 0; skip && i < n && shown < 12; i++)
       if (skip[i]) {
         fprintf(CLI_OUT, "  skipped %s\n", names[i]);

@@ -11,8 +11,7 @@
 #include "cli.h"
 
 static bool is_b64(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/' ||
-         c == '=';
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/' || c == '=';
 }
 
 bool cli_find_body(const char *text, size_t len, size_t from, size_t *start, size_t *n) {
@@ -67,8 +66,7 @@ static bool is_body_call(const vmem_hlo_instruction *in) {
   return vmem_hlo_instruction_scoped(in, &s, &err) == VMEM_OK && s.has_kernel_body;
 }
 
-const vmem_hlo_instruction *cli_kernel_instruction(const char *cmd, const vmem_hlo_module *m,
-                                                   const char *name) {
+const vmem_hlo_instruction *cli_kernel_instruction(const char *cmd, const vmem_hlo_module *m, const char *name) {
   const vmem_hlo_instruction *found = NULL;
   size_t count = 0;
   for (size_t c = 0; c < vmem_hlo_computation_count(m); c++) {

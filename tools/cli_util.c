@@ -206,8 +206,8 @@ const char *cli_tone(cli_tone_kind k) {
  * scaled to the larger of the two; coloured by the verdict. */
 const char *cli_usage_bar(char *buf, size_t cap, uint64_t used, uint64_t limit, size_t width) {
   uint64_t top = used > limit ? used : limit;
-  size_t at = top ? (size_t)((double)limit / (double)top * (double)width) : 0, fill = top ? (size_t)((double)used /
-      (double)top * (double)width + 0.5) : 0, o = 0;
+  size_t at = top ? (size_t)((double)limit / (double)top * (double)width) : 0,
+         fill = top ? (size_t)((double)used / (double)top * (double)width + 0.5) : 0, o = 0;
   const char *tone = cli_tone(used > limit ? CLI_BAD : CLI_OK);
   o += (size_t)snprintf(buf + o, cap - o, "[%s", tone);
   for (size_t i = 0; i <= width && o + 8 < cap; i++) {

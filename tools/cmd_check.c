@@ -75,13 +75,12 @@ static const char *detect_format(const char *path) {
   return cli_detect_format(buf, n);
 }
 
-static const char print_help[] =
-    "usage: vmemscope print FILE.hlo [--json]\n\n"
-    "Parses an HLO module and prints it back canonically: '%' names, one\n"
-    "instruction per line, operands by name, attributes as written. The output\n"
-    "parses to the same module. --json: {\"module\": TEXT}.\n\n"
-    "examples:\n"
-    "  vmemscope print module.hlo > canonical.hlo\n";
+static const char print_help[] = "usage: vmemscope print FILE.hlo [--json]\n\n"
+                                 "Parses an HLO module and prints it back canonically: '%' names, one\n"
+                                 "instruction per line, operands by name, attributes as written. The output\n"
+                                 "parses to the same module. --json: {\"module\": TEXT}.\n\n"
+                                 "examples:\n"
+                                 "  vmemscope print module.hlo > canonical.hlo\n";
 
 /* Opens and parses; prints the error and returns NULL on failure. Errors in
  * the file itself (not found, not mappable) carry no position. */
@@ -351,8 +350,10 @@ static int check_dump(int argc, char **argv, const char *dir, const char *module
   size_t n = cli_dump_modules(dir, module, &files);
   int rc = n ? EXIT_OK : EXIT_BAD;
   if (!n)
-    cli_error("check", "%s: a folder, and no XLA dump folder: no module_*.after_optimizations.txt or "
-              "...before_optimizations.txt%s in it", dir, module ? " of the program --module names" : "");
+    cli_error("check",
+              "%s: a folder, and no XLA dump folder: no module_*.after_optimizations.txt or "
+              "...before_optimizations.txt%s in it",
+              dir, module ? " of the program --module names" : "");
   char **args = malloc((size_t)(argc + 1) * sizeof *args);
   for (size_t f = 0; args && f < n; f++) {
     size_t len = strlen(dir) + strlen(files[f]) + 2;
@@ -462,8 +463,7 @@ int cmd_check(int argc, char **argv) {
     return check_stablehlo(path, t, &in, &popt, json);
   if (strcmp(format, "hlo") != 0 || instr || params.n)
     return check_kernel_file(path, format, instr, t, &in, &popt, json, params_v, params.n);
-  report r = {.path = path, .t = t, .in = &in, .opt = &popt, .timeline = timeline, .tight = tight,
-              .summary = summary};
+  report r = {.path = path, .t = t, .in = &in, .opt = &popt, .timeline = timeline, .tight = tight, .summary = summary};
   vmem_limit_inputs global = in;
   global.vmem_limit_bytes = -1;
   vmem_limits gl;
@@ -489,8 +489,7 @@ int cmd_check(int argc, char **argv) {
   else if (json && cli_json_captured()) { /* report's document: a tree of the rows it reads (all if no room to rank) */
     r.lean = report_mark_rows(&r);
     rc = cli_print_json(chk_json_report(&r, (size_t)top, false));
-  }
-  else if (json)
+  } else if (json)
     rc = chk_stream_report(&r, (size_t)top);
   else
     chk_print_text(&r, summary, (size_t)top);
@@ -535,8 +534,8 @@ int cmd_print(int argc, char **argv) {
   vmem_hlo_print(m, buf, n + 1);
   int rc = EXIT_OK;
   if (json)
-    rc = cli_print_json(json_pack("{s:i,s:s,s:s%}", "schema_version", CLI_JSON_SCHEMA, "command", "print",
-                                  "module", buf, n));
+    rc = cli_print_json(
+        json_pack("{s:i,s:s,s:s%}", "schema_version", CLI_JSON_SCHEMA, "command", "print", "module", buf, n));
   else
     fwrite(buf, 1, n, CLI_OUT);
   free(buf);

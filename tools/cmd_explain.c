@@ -37,7 +37,6 @@ static const char help[] =
     "  kubectl logs pod | vmemscope explain --target v5e\n"
     "  vmemscope explain err.txt --hlo module.hlo --json\n";
 
-
 static const char *kind_title(vmem_oom_kind k) {
   switch (k) {
   case VMEM_OOM_SCOPED_VMEM:
@@ -177,8 +176,8 @@ static void print_listing(const vmem_log_error *e) {
   table_print(&tb, CLI_OUT);
   table_free(&tb);
   if (total)
-    fprintf(CLI_OUT, "  of the listed bytes: spill slots %.0f%%, padding %.0f%%\n", 100.0 * (double)spill / (double)total,
-           100.0 * (double)pad / (double)total);
+    fprintf(CLI_OUT, "  of the listed bytes: spill slots %.0f%%, padding %.0f%%\n",
+            100.0 * (double)spill / (double)total, 100.0 * (double)pad / (double)total);
 }
 
 /* The smallest MiB-rounded request that covers the printed size. */
@@ -212,32 +211,48 @@ static void remedies_scoped(const vmem_log_error *e) {
   uint64_t req = request_for(&e->size);
   if (e->custom_kernel == 0) {
     fprintf(CLI_OUT, "  remedies (a standard HLO op, not a custom kernel: likely a compiler bug):\n");
-    fprintf(CLI_OUT, "  1. file a bug against XLA with: the HLO dump (--xla_dump_to=DIR --xla_dump_hlo_as_text), the flags in "
-           "force (LIBTPU_INIT_ARGS, XLA_FLAGS), and this message\n");
-    fprintf(CLI_OUT, "  2. stop-gap: LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64 "  # %s, the printed size rounded "
-           "up to a MiB\n", req / 1024, cli_human(b, sizeof b, req));
-    fprintf(CLI_OUT, "  3. a small reproducer to attach: vmemscope repro DUMP/MODULE.after_optimizations.txt --instruction %s\n",
+    fprintf(CLI_OUT,
+            "  1. file a bug against XLA with: the HLO dump (--xla_dump_to=DIR --xla_dump_hlo_as_text), the flags in "
+            "force (LIBTPU_INIT_ARGS, XLA_FLAGS), and this message\n");
+    fprintf(CLI_OUT,
+            "  2. stop-gap: LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64
+            "  # %s, the printed size rounded "
+            "up to a MiB\n",
+            req / 1024, cli_human(b, sizeof b, req));
+    fprintf(CLI_OUT,
+            "  3. a small reproducer to attach: vmemscope repro DUMP/MODULE.after_optimizations.txt --instruction %s\n",
             e->instruction ? e->instruction : "NAME");
     return;
   }
-  fprintf(CLI_OUT, "  remedies, in this order: smaller blocks, a per-kernel limit, Buffered(1) or coloring, the global flag%s:\n", e->custom_kernel < 0 ? " (if this is a custom kernel)" : "");
+  fprintf(
+      CLI_OUT,
+      "  remedies, in this order: smaller blocks, a per-kernel limit, Buffered(1) or coloring, the global flag%s:\n",
+      e->custom_kernel < 0 ? " (if this is a custom kernel)" : "");
   if (e->limit.present && e->limit.lo)
-    fprintf(CLI_OUT, "  1. smaller blocks: the windows must shrink by a factor of at least %.2f (size / limit), e.g. halve "
-           "the largest block dimension\n", (double)e->size.lo / (double)e->limit.hi);
+    fprintf(CLI_OUT,
+            "  1. smaller blocks: the windows must shrink by a factor of at least %.2f (size / limit), e.g. halve "
+            "the largest block dimension\n",
+            (double)e->size.lo / (double)e->limit.hi);
   bool limit_helps = e->size.lo <= max_physical();
   if (limit_helps) {
-    fprintf(CLI_OUT, "  2. pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # %s, the printed size rounded up to a MiB\n", req,
-           cli_human(b, sizeof b, req));
+    fprintf(CLI_OUT,
+            "  2. pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # %s, the printed size rounded up to a MiB\n",
+            req, cli_human(b, sizeof b, req));
     print_physical_fit(req);
   } else {
-    fprintf(CLI_OUT, "  2. no limit can help: %s is more than the physical VMEM of any generation (%s at most); only "
-            "smaller blocks (1) or fewer buffers (3) make it fit\n", e->size.text, cli_human(b, sizeof b, max_physical()));
+    fprintf(CLI_OUT,
+            "  2. no limit can help: %s is more than the physical VMEM of any generation (%s at most); only "
+            "smaller blocks (1) or fewer buffers (3) make it fit\n",
+            e->size.text, cli_human(b, sizeof b, max_physical()));
   }
-  fprintf(CLI_OUT, "  3. pl.Buffered(1) for inputs whose block does not change along the innermost grid axis; "
-         "pltpu.with_memory_space_constraint to color an input to VMEM (its whole array becomes program-scoped)\n");
+  fprintf(CLI_OUT,
+          "  3. pl.Buffered(1) for inputs whose block does not change along the innermost grid axis; "
+          "pltpu.with_memory_space_constraint to color an input to VMEM (its whole array becomes program-scoped)\n");
   if (limit_helps)
-    fprintf(CLI_OUT, "  4. many kernels over: LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64 "\n", req / 1024);
-  fprintf(CLI_OUT, "  check the kernel offline with 'vmemscope check kernel.json' for the exact footprint and block sizes\n");
+    fprintf(CLI_OUT, "  4. many kernels over: LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64 "\n",
+            req / 1024);
+  fprintf(CLI_OUT,
+          "  check the kernel offline with 'vmemscope check kernel.json' for the exact footprint and block sizes\n");
 }
 
 /* One remedy for a program-wide error: what kind, and what to do. The
@@ -261,13 +276,14 @@ static size_t program_remedies(const vmem_log_error *e, remedy *r) {
   }
   /* "Program vmem requirement X: scoped X": all of it is instructions' scoped
    * allocations, so no program-scoped value is there to uncolor */
-  bool all_scoped = e->requirement.present && e->requirement_scoped.present &&
-                    e->requirement_scoped.hi >= e->requirement.lo;
+  bool all_scoped =
+      e->requirement.present && e->requirement_scoped.present && e->requirement_scoped.hi >= e->requirement.lo;
   if (e->nallocs && e->allocs[0].size.present && total)
-    r[n].kind = "largest", snprintf(r[n++].text, sizeof r->text,
-                                    "the largest allocation, %s (%.0f%% of the listed bytes; %s), dominates: start there",
-                                    e->allocs[0].size.text, 100.0 * (double)e->allocs[0].size.lo / (double)total,
-                                    e->allocs[0].label ? e->allocs[0].label : "no label");
+    r[n].kind = "largest",
+    snprintf(r[n++].text, sizeof r->text,
+             "the largest allocation, %s (%.0f%% of the listed bytes; %s), dominates: start there",
+             e->allocs[0].size.text, 100.0 * (double)e->allocs[0].size.lo / (double)total,
+             e->allocs[0].label ? e->allocs[0].label : "no label");
   bool custom = false; /* a Pallas kernel among the listed allocations */
   for (size_t i = 0; i < e->nallocs; i++)
     custom = custom || (e->allocs[i].label && strstr(e->allocs[i].label, "custom-call"));
@@ -285,11 +301,12 @@ static size_t program_remedies(const vmem_log_error *e, remedy *r) {
                                          "--xla_dump_hlo_as_text) and a reproducer: vmemscope repro "
                                          "DIR/MODULE.after_optimizations.txt --instruction NAME");
   if (all_scoped)
-    r[n].kind = "scoped", snprintf(r[n++].text, sizeof r->text,
-                                   "the requirement is all scoped (%s of %s): instructions' scoped allocations fill VMEM, "
-                                   "not program-scoped values; lower the scoped limit (--xla_tpu_scoped_vmem_limit_kib, "
-                                   "or a kernel's vmem_limit_bytes) or shrink the blocks of the kernel that sets it",
-                                   e->requirement_scoped.text, e->requirement.text);
+    r[n].kind = "scoped",
+    snprintf(r[n++].text, sizeof r->text,
+             "the requirement is all scoped (%s of %s): instructions' scoped allocations fill VMEM, "
+             "not program-scoped values; lower the scoped limit (--xla_tpu_scoped_vmem_limit_kib, "
+             "or a kernel's vmem_limit_bytes) or shrink the blocks of the kernel that sets it",
+             e->requirement_scoped.text, e->requirement.text);
   else if (scoped)
     r[n].kind = "scoped", snprintf(r[n++].text, sizeof r->text,
                                    "scoped allocations: a lower --xla_tpu_scoped_vmem_limit_kib, or smaller "
@@ -298,8 +315,9 @@ static size_t program_remedies(const vmem_log_error *e, remedy *r) {
     r[n].kind = "uncolor", snprintf(r[n++].text, sizeof r->text,
                                     "values colored to VMEM (S(1), with_memory_space_constraint): uncolor the largest");
   if (e->excess.present)
-    r[n].kind = "free", snprintf(r[n++].text, sizeof r->text, "to fit, free at least %s",
-                                 e->derived & VMEM_DERIVED_EXCESS ? cli_human(b, sizeof b, e->excess.lo) : e->excess.text);
+    r[n].kind = "free",
+    snprintf(r[n++].text, sizeof r->text, "to fit, free at least %s",
+             e->derived & VMEM_DERIVED_EXCESS ? cli_human(b, sizeof b, e->excess.lo) : e->excess.text);
   return n;
 }
 
@@ -332,12 +350,12 @@ static void link_kernel(const linked *ln, const vmem_kernel *k, const char *tag,
     return;
   }
   fprintf(CLI_OUT, "  %-9s  %s on %s: windows + scratch %s exactly", tag, vmem_kernel_name(k), vmem_target_name(ln->t),
-         cli_bytes(b, sizeof b, f.scoped_bytes));
+          cli_bytes(b, sizeof b, f.scoped_bytes));
   if (e->size.present && f.scoped_bytes >= e->size.lo && f.scoped_bytes <= e->size.hi)
     fprintf(CLI_OUT, ": the printed size, to the byte interval\n");
   else if (e->size.present && f.scoped_bytes < e->size.lo)
     fprintf(CLI_OUT, "; the compiler allocated %s more (spills, intermediates, internal scratch)\n",
-           cli_human(c, sizeof c, e->size.lo - f.scoped_bytes));
+            cli_human(c, sizeof c, e->size.lo - f.scoped_bytes));
   else if (e->size.present)
     fprintf(CLI_OUT, "; more than the printed size: is this the same kernel and generation?\n");
   else
@@ -349,15 +367,16 @@ static void link_kernel(const linked *ln, const vmem_kernel *k, const char *tag,
       const vmem_shrink *s = &r.shrink[i];
       if (s->param_name)
         fprintf(CLI_OUT, "  %-9s  fits the printed limit with %s %" PRId64 " -> %" PRId64 " (scoped %s)\n", tag,
-               s->param_name, s->from, s->to, cli_human(b, sizeof b, s->scoped_bytes));
+                s->param_name, s->from, s->to, cli_human(b, sizeof b, s->scoped_bytes));
       else
-        fprintf(CLI_OUT, "  %-9s  fits the printed limit with %s block dim %zu: %" PRId64 " -> %" PRId64 " (scoped %s)\n", tag,
-               vmem_kernel_operand(k, s->operand)->name, s->dim, s->from, s->to,
-               cli_human(b, sizeof b, s->scoped_bytes));
+        fprintf(CLI_OUT,
+                "  %-9s  fits the printed limit with %s block dim %zu: %" PRId64 " -> %" PRId64 " (scoped %s)\n", tag,
+                vmem_kernel_operand(k, s->operand)->name, s->dim, s->from, s->to,
+                cli_human(b, sizeof b, s->scoped_bytes));
     }
     for (size_t i = 0; i < r.nbuffered1; i++)
-      fprintf(CLI_OUT, "  %-9s  pl.Buffered(1) on %s saves %s\n", tag, vmem_kernel_operand(k, r.buffered1[i].operand)->name,
-             cli_human(b, sizeof b, r.buffered1[i].saved_bytes));
+      fprintf(CLI_OUT, "  %-9s  pl.Buffered(1) on %s saves %s\n", tag,
+              vmem_kernel_operand(k, r.buffered1[i].operand)->name, cli_human(b, sizeof b, r.buffered1[i].saved_bytes));
   }
   vmem_footprint_free(&f);
 }
@@ -417,7 +436,8 @@ static void link_hlo(const linked *ln, const vmem_log_error *e) {
   }
   vmem_str cn = vmem_hlo_computation_name(vmem_hlo_instruction_parent(in));
   vmem_str tg = vmem_hlo_instruction_custom_call_target(in);
-  fprintf(CLI_OUT, "  --hlo      %%%s is on line %zu, in %%%.*s", name, instruction_line(ln->m, in), (int)cn.len, cn.ptr);
+  fprintf(CLI_OUT, "  --hlo      %%%s is on line %zu, in %%%.*s", name, instruction_line(ln->m, in), (int)cn.len,
+          cn.ptr);
   if (tg.len)
     fprintf(CLI_OUT, ", custom_call_target=\"%.*s\"", (int)tg.len, tg.ptr);
   int64_t limit = instruction_limit(in);
@@ -445,9 +465,10 @@ static json_t *json_links(const linked *ln, const vmem_log_error *e) {
     json_object_set_new(jk, "matches_printed_size",
                         e->size.present ? json_boolean(f.scoped_bytes >= e->size.lo && f.scoped_bytes <= e->size.hi)
                                         : json_null());
-    json_object_set_new(jk, "unaccounted_bytes", e->size.present && f.scoped_bytes < e->size.lo
-                                                     ? json_integer((json_int_t)(e->size.lo - f.scoped_bytes))
-                                                     : json_null());
+    json_object_set_new(jk, "unaccounted_bytes",
+                        e->size.present && f.scoped_bytes < e->size.lo
+                            ? json_integer((json_int_t)(e->size.lo - f.scoped_bytes))
+                            : json_null());
     vmem_footprint_free(&f);
   }
   vmem_kernel_free(own);
@@ -473,7 +494,7 @@ static json_t *json_links(const linked *ln, const vmem_log_error *e) {
 
 static void print_error(const vmem_log_error *e, size_t i, size_t n, size_t line, const linked *ln) {
   fprintf(CLI_OUT, "%serror %zu of %zu (line %zu%s): %s\n", i ? "\n" : "", i + 1, n, line,
-         e->count > 1 ? ", and identical ones folded" : "", kind_title(e->kind));
+          e->count > 1 ? ", and identical ones folded" : "", kind_title(e->kind));
   if (e->count > 1)
     fprintf(CLI_OUT, "  occurrences %zu\n", e->count);
   if (e->nhosts)
@@ -493,16 +514,20 @@ static void print_error(const vmem_log_error *e, size_t i, size_t n, size_t line
   else if (e->instruction)
     fprintf(CLI_OUT, "  instr     %s\n", e->instruction);
   if (e->kind == VMEM_OOM_SCOPED_VMEM || e->kind == VMEM_OOM_VMEM_REQUEST)
-    fprintf(CLI_OUT, "  custom kernel: %s (%s)%s%s\n", e->custom_kernel > 0 ? "yes" : e->custom_kernel == 0 ? "no" : "unknown",
-           e->evidence, e->kernel ? "; kernel " : "", e->kernel ? e->kernel : "");
+    fprintf(CLI_OUT, "  custom kernel: %s (%s)%s%s\n",
+            e->custom_kernel > 0    ? "yes"
+            : e->custom_kernel == 0 ? "no"
+                                    : "unknown",
+            e->evidence, e->kernel ? "; kernel " : "", e->kernel ? e->kernel : "");
   const char *sum = "size = limit + excess";
   print_printed("size", &e->size, e->derived & VMEM_DERIVED_SIZE ? sum : NULL);
   print_printed("limit", &e->limit, e->derived & VMEM_DERIVED_LIMIT ? sum : NULL);
   print_printed("used", &e->used, NULL);
   print_printed(e->kind == VMEM_OOM_HBM && !e->used.present ? "has" : "capacity", &e->capacity, NULL);
-  print_printed("excess", &e->excess, !(e->derived & VMEM_DERIVED_EXCESS) ? NULL
-                                      : e->kind == VMEM_OOM_SCOPED_VMEM   ? sum
-                                                                          : "excess = used - capacity");
+  print_printed("excess", &e->excess,
+                !(e->derived & VMEM_DERIVED_EXCESS) ? NULL
+                : e->kind == VMEM_OOM_SCOPED_VMEM   ? sum
+                                                    : "excess = used - capacity");
   print_printed("required", &e->requirement, NULL);
   print_printed("  scoped", &e->requirement_scoped, NULL);
   print_targets(e);
@@ -527,30 +552,33 @@ static void print_error(const vmem_log_error *e, size_t i, size_t n, size_t line
     break;
   case VMEM_OOM_VMEM_REQUEST:
     if (e->request_bytes >= 0 && e->memory_bytes >= 0)
-      fprintf(CLI_OUT, "  a scoped region of %s was requested where %s exist (tag %s): lower vmem_limit_bytes or the flag to "
-             "at most %" PRId64 " bytes\n", cli_human(b, sizeof b, (uint64_t)e->request_bytes),
-             cli_human(c, sizeof c, (uint64_t)e->memory_bytes), e->tag ? e->tag : "?", e->memory_bytes);
+      fprintf(CLI_OUT,
+              "  a scoped region of %s was requested where %s exist (tag %s): lower vmem_limit_bytes or the flag to "
+              "at most %" PRId64 " bytes\n",
+              cli_human(b, sizeof b, (uint64_t)e->request_bytes), cli_human(c, sizeof c, (uint64_t)e->memory_bytes),
+              e->tag ? e->tag : "?", e->memory_bytes);
     break;
   case VMEM_OOM_SMEM:
-    fprintf(CLI_OUT, "  remedies: fewer or smaller scalar-prefetch and SMEM operands (split a batch into sub-batches, as vLLM "
-           "did for paged attention's block tables)\n");
+    fprintf(CLI_OUT,
+            "  remedies: fewer or smaller scalar-prefetch and SMEM operands (split a batch into sub-batches, as vLLM "
+            "did for paged attention's block tables)\n");
     break;
   case VMEM_OOM_HBM:
-    fprintf(CLI_OUT, "  this is HBM, not VMEM: reduce the batch or sequence, shard over more chips, rematerialize, or donate "
-           "buffers; VMEM advice does not apply\n");
+    fprintf(CLI_OUT,
+            "  this is HBM, not VMEM: reduce the batch or sequence, shard over more chips, rematerialize, or donate "
+            "buffers; VMEM advice does not apply\n");
     break;
   case VMEM_OOM_NOT_COMPILER:
-    fprintf(CLI_OUT, "  the compiler prints sizes as 16.00M; 'MB' with decimals is another tool's estimate (e.g. an autotuner's "
-           "pre-check), not a compile result\n");
+    fprintf(CLI_OUT,
+            "  the compiler prints sizes as 16.00M; 'MB' with decimals is another tool's estimate (e.g. an autotuner's "
+            "pre-check), not a compile result\n");
     break;
   default:
     break;
   }
 }
 
-static json_t *jprinted(const vmem_printed *p) {
-  return p->present ? json_integer((json_int_t)p->lo) : json_null();
-}
+static json_t *jprinted(const vmem_printed *p) { return p->present ? json_integer((json_int_t)p->lo) : json_null(); }
 
 static json_t *jstr(const char *s) { return s ? json_string(s) : json_null(); }
 
@@ -567,10 +595,14 @@ static json_t *json_error(const vmem_log_error *e, const linked *ln) {
   json_object_set_new(o, "opcode", jstr(e->opcode));
   json_object_set_new(o, "custom_call_target", jstr(e->custom_call_target));
   json_object_set_new(o, "kernel", jstr(e->kernel));
-  const struct { const char *lo, *hi; const vmem_printed *p; } figs[] = {
-      {"size_bytes", "size_max_bytes", &e->size},       {"limit_bytes", "limit_max_bytes", &e->limit},
-      {"used_bytes", "used_max_bytes", &e->used},       {"capacity_bytes", "capacity_max_bytes", &e->capacity},
-      {"excess_bytes", "excess_max_bytes", &e->excess}};
+  const struct {
+    const char *lo, *hi;
+    const vmem_printed *p;
+  } figs[] = {{"size_bytes", "size_max_bytes", &e->size},
+              {"limit_bytes", "limit_max_bytes", &e->limit},
+              {"used_bytes", "used_max_bytes", &e->used},
+              {"capacity_bytes", "capacity_max_bytes", &e->capacity},
+              {"excess_bytes", "excess_max_bytes", &e->excess}};
   for (size_t i = 0; i < sizeof figs / sizeof *figs; i++) { /* a rounded figure: both ends of its interval */
     json_object_set_new(o, figs[i].lo, jprinted(figs[i].p));
     json_object_set_new(o, figs[i].hi, figs[i].p->present ? json_integer((json_int_t)figs[i].p->hi) : json_null());
@@ -611,7 +643,8 @@ static json_t *json_error(const vmem_log_error *e, const linked *ln) {
     json_object_set_new(x, "size_bytes", jprinted(&a->size));
     json_object_set_new(x, "shape", jstr(a->shape));
     json_object_set_new(x, "unpadded_bytes", jprinted(&a->unpadded));
-    json_object_set_new(x, "recomputed_bytes", a->recomputed ? json_integer((json_int_t)a->recomputed_bytes) : json_null());
+    json_object_set_new(x, "recomputed_bytes",
+                        a->recomputed ? json_integer((json_int_t)a->recomputed_bytes) : json_null());
     json_object_set_new(x, "agrees", a->recomputed ? json_boolean(a->size_agrees && a->unpadded_agrees) : json_null());
     json_object_set_new(x, "label", jstr(a->label));
     json_object_set_new(x, "allocation_type", jstr(a->allocation_type));
@@ -826,7 +859,6 @@ static bool gather_window(gathered *g, const char *buf, size_t have, uint64_t ba
   return true;
 }
 
-
 /* The window the CLI reads a plain log in: WINDOW, or VMEMSCOPE_EXPLAIN_WINDOW
  * bytes (the tests make it small, to cut their logs in many places). */
 static size_t window_size(void) {
@@ -905,8 +937,10 @@ int cmd_explain(int argc, char **argv) {
   const char *target = NULL, *kernel_path = NULL, *hlo_path = NULL;
   bool json = false;
   const char **files = calloc((size_t)argc + 1, sizeof *files);
-  const cli_opt opts[] = {{"--target", &target, NULL, NULL}, {"--kernel", &kernel_path, NULL, NULL},
-                          {"--hlo", &hlo_path, NULL, NULL},  {"--json", NULL, &json, NULL},
+  const cli_opt opts[] = {{"--target", &target, NULL, NULL},
+                          {"--kernel", &kernel_path, NULL, NULL},
+                          {"--hlo", &hlo_path, NULL, NULL},
+                          {"--json", NULL, &json, NULL},
                           {NULL, NULL, NULL, NULL}};
   int scan = files ? cli_scan("explain", argc, argv, opts, files, (size_t)argc, help, "") : EXIT_BAD;
   size_t nfiles = 0;
@@ -981,9 +1015,10 @@ int cmd_explain(int argc, char **argv) {
       if (json) {
         json_t *e = json_error(&g.v[i].e, &ln);
         json_object_set_new(e, "file", json_string(path));
-        json_object_set_new(e, "compression", packed == CLI_GZIP   ? json_string("gzip")
-                                              : packed == CLI_ZSTD ? json_string("zstd")
-                                                                   : json_null());
+        json_object_set_new(e, "compression",
+                            packed == CLI_GZIP   ? json_string("gzip")
+                            : packed == CLI_ZSTD ? json_string("zstd")
+                                                 : json_null());
         json_array_append_new(errs, e);
       } else {
         print_error(&g.v[i].e, i, n, g.v[i].line, &ln);

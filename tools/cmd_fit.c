@@ -67,13 +67,13 @@ typedef vmem_fit_candidate cand; /* the library's search (src/tune/fit.c) */
 
 /* What the command line asks of the search. */
 typedef struct fit_opts {
-  const char *given[MAX_P];   /* --param NAME=VALUES */
+  const char *given[MAX_P]; /* --param NAME=VALUES */
   size_t ngiven;
-  const char *arrays[64];     /* --array NAME=SHAPE */
+  const char *arrays[64]; /* --array NAME=SHAPE */
   size_t narrays;
-  const char *fixed[64];      /* --fixed-scratch NAME */
+  const char *fixed[64]; /* --fixed-scratch NAME */
   size_t nfixed;
-  const char *instr;          /* --instruction NAME */
+  const char *instr; /* --instruction NAME */
   size_t top;
   bool physical, json, buffers, padding, color, explain, all, grid_order;
 } fit_opts;
@@ -100,8 +100,6 @@ static void order_text(const vmem_kernel *k, const space *sp, const int *order, 
   if (n < cap)
     snprintf(buf + n, cap - n, ")");
 }
-
-
 
 /* No block dimension is larger: 2^40 elements are past any TPU's memory,
  * and the bound keeps the ranges' arithmetic below overflow. */
@@ -204,7 +202,8 @@ static json_t *json_cand(const vmem_kernel *k, const vmem_template *tpl, const s
       continue;
     json_t *d = json_array();
     for (size_t j = 0; j < op->rank; j++)
-      json_array_append_new(d, json_integer(op->block_param[j] >= 0 ? v[op->block_param[j]] : vmem_shape_dim(op->block, j)));
+      json_array_append_new(
+          d, json_integer(op->block_param[j] >= 0 ? v[op->block_param[j]] : vmem_shape_dim(op->block, j)));
     json_object_set_new(blocks, op->name, d);
   }
   json_object_set_new(o, "blocks", blocks);
@@ -237,7 +236,8 @@ static void print_change(const vmem_kernel *k, const vmem_template *tpl, const s
       continue;
     fprintf(CLI_OUT, "  %-8s %s (", o->name, o->role == VMEM_ROLE_SCRATCH ? "scratch shape" : "BlockSpec block");
     for (size_t d = 0; d < o->rank; d++)
-      fprintf(CLI_OUT, "%s%" PRId64, d ? ", " : "", o->block_param[d] >= 0 ? v[o->block_param[d]] : vmem_shape_dim(o->block, d));
+      fprintf(CLI_OUT, "%s%" PRId64, d ? ", " : "",
+              o->block_param[d] >= 0 ? v[o->block_param[d]] : vmem_shape_dim(o->block, d));
     fprintf(CLI_OUT, ")");
     for (size_t j = 0; j < sp->nb; j++)
       if (vmem_template_buffer_choice_operand(tpl, j) == i && bufs[j] == 1)
@@ -245,25 +245,27 @@ static void print_change(const vmem_kernel *k, const vmem_template *tpl, const s
     fprintf(CLI_OUT, "\n");
     for (size_t j = 0; j < sp->nb; j++)
       if (vmem_template_buffer_choice_operand(tpl, j) == i && bufs[j] == 0)
-        fprintf(CLI_OUT, "  %-8s %s = pltpu.with_memory_space_constraint(%s, pltpu.VMEM)  # before the call\n", "", o->name,
-               o->name);
+        fprintf(CLI_OUT, "  %-8s %s = pltpu.with_memory_space_constraint(%s, pltpu.VMEM)  # before the call\n", "",
+                o->name, o->name);
   }
   if (!own_order(sp, order)) {
     char ot[96];
     order_text(k, sp, order, ot, sizeof ot);
-    fprintf(CLI_OUT, "  grid order %s, outermost first: permute grid= and the arguments of every index_map (and each "
-            "pl.program_id) to match\n", ot);
+    fprintf(CLI_OUT,
+            "  grid order %s, outermost first: permute grid= and the arguments of every index_map (and each "
+            "pl.program_id) to match\n",
+            ot);
   }
   vmem_eval e;
   vmem_template_eval_order(tpl, v, sp->nb ? bufs : NULL, order, &e);
   if (e.program_bytes) {
     char a[48], b[48];
     fprintf(CLI_OUT, "  (colored inputs: %s program-scoped, of the %s above the scoped limit; modelled)\n",
-           cli_bytes(a, sizeof a, e.program_bytes), cli_bytes(b, sizeof b, sp->room));
+            cli_bytes(a, sizeof a, e.program_bytes), cli_bytes(b, sizeof b, sp->room));
   }
   if (request || needed > limit_default)
     fprintf(CLI_OUT, "  pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # the %s it needs, rounded up to a MiB\n",
-           vmem_request_bytes(needed), "scoped VMEM");
+            vmem_request_bytes(needed), "scoped VMEM");
 }
 
 /* The VALUES of a --param NAME=VALUES given for `name`, or NULL. */
@@ -276,8 +278,12 @@ static const char *values_for(const char *given, const char *name) {
  * --param lists read here, every other decision there. False (printed)
  * on bad input or no memory. */
 static bool run_fit(const vmem_template *tpl, const fit_opts *o, uint64_t limit, uint64_t room, search *s) {
-  vmem_fit_options fo = {.buffers = o->buffers, .color = o->color, .grid_order = o->grid_order,
-                         .allow_padding = o->padding, .limit_bytes = limit, .room_bytes = room};
+  vmem_fit_options fo = {.buffers = o->buffers,
+                         .color = o->color,
+                         .grid_order = o->grid_order,
+                         .allow_padding = o->padding,
+                         .limit_bytes = limit,
+                         .room_bytes = room};
   int64_t *lists[MAX_P] = {NULL};
   size_t n = vmem_template_param_count(tpl);
   bool ok = n <= MAX_P;
@@ -309,7 +315,8 @@ static bool run_fit(const vmem_template *tpl, const fit_opts *o, uint64_t limit,
   }
   vmem_error err;
   if (ok && vmem_fit(tpl, &fo, s, NULL, &err) != VMEM_OK) {
-    cli_error("fit", "%s%s", err.message, err.code == VMEM_ERR_RANGE && strstr(err.message, "4e9") ? " with --param" : "");
+    cli_error("fit", "%s%s", err.message,
+              err.code == VMEM_ERR_RANGE && strstr(err.message, "4e9") ? " with --param" : "");
     ok = false;
   }
   for (size_t p = 0; p < MAX_P; p++)
@@ -457,7 +464,8 @@ static void explain_one(const vmem_kernel *k, const vmem_template *tpl, const sp
   params_text(k, tpl, sp, c->index, ps, sizeof ps);
   if (e.needed_bytes > limit) {
     fprintf(CLI_OUT, "  %-28s faster (%s) but needs %s of %s: scoped %s", ps, cli_seconds(t1, sizeof t1, e.time_s),
-            cli_human(a, sizeof a, e.needed_bytes), cli_human(b, sizeof b, limit), cli_human(t2, sizeof t2, e.scoped_bytes));
+            cli_human(a, sizeof a, e.needed_bytes), cli_human(b, sizeof b, limit),
+            cli_human(t2, sizeof t2, e.scoped_bytes));
     if (e.modelled_bytes)
       fprintf(CLI_OUT, " + body values %s (modelled)", cli_human(a, sizeof a, e.modelled_bytes));
     fprintf(CLI_OUT, "\n");
@@ -466,8 +474,8 @@ static void explain_one(const vmem_kernel *k, const vmem_template *tpl, const sp
   fprintf(CLI_OUT, "  %-28s %s, %.1f%% slower: ", ps, cli_seconds(t1, sizeof t1, e.time_s),
           best->time_s > 0 ? 100.0 * (e.time_s - best->time_s) / best->time_s : 0.0);
   if (e.hbm_bytes > best->hbm_bytes * 1.001)
-    fprintf(CLI_OUT, "moves %s from HBM against %s (blocks re-fetched more often)", cli_human(a, sizeof a, (uint64_t)e.hbm_bytes),
-            cli_human(b, sizeof b, (uint64_t)best->hbm_bytes));
+    fprintf(CLI_OUT, "moves %s from HBM against %s (blocks re-fetched more often)",
+            cli_human(a, sizeof a, (uint64_t)e.hbm_bytes), cli_human(b, sizeof b, (uint64_t)best->hbm_bytes));
   else if (e.grid_steps > best->grid_steps)
     fprintf(CLI_OUT, "%" PRIu64 " grid steps against %" PRIu64 " (step overhead)", e.grid_steps, best->grid_steps);
   else if (e.flops > best->flops * 1.001)
@@ -496,8 +504,9 @@ static void print_explain(const vmem_kernel *k, const vmem_template *tpl, const 
     fprintf(CLI_OUT, "  %" PRIu64 " candidate%s over the limit; none would be faster\n", s->over,
             s->over == 1 ? "" : "s");
   if (s->considered > s->legal)
-    fprintf(CLI_OUT, "  %" PRIu64 " combinations break the Pallas block rules (a last dim not a multiple of 128 nor "
-                     "whole, a second-to-last not a multiple of 8 nor whole) or overhang their arrays\n",
+    fprintf(CLI_OUT,
+            "  %" PRIu64 " combinations break the Pallas block rules (a last dim not a multiple of 128 nor "
+            "whole, a second-to-last not a multiple of 8 nor whole) or overhang their arrays\n",
             s->considered - s->legal);
 }
 
@@ -507,19 +516,20 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
   fprintf(CLI_OUT, "fit %s: limit %s (%s)\n", vmem_kernel_name(k), cli_bytes(b, sizeof b, limit), limit_from);
   for (size_t p = 0; p < sp->n; p++)
     fprintf(CLI_OUT, "  %s: %zu values, %" PRId64 "..%" PRId64 "\n", vmem_template_param_name(tpl, p), sp->count[p],
-           sp->values[p][0], sp->values[p][sp->count[p] - 1]);
+            sp->values[p][0], sp->values[p][sp->count[p] - 1]);
   print_follows(k, tpl);
   print_orders(k, tpl, sp);
-  fprintf(CLI_OUT, "considered %" PRIu64 ", legal %" PRIu64 ", fitting %" PRIu64 "\n", s->considered, s->legal, s->fitting);
+  fprintf(CLI_OUT, "considered %" PRIu64 ", legal %" PRIu64 ", fitting %" PRIu64 "\n", s->considered, s->legal,
+          s->fitting);
   if (s->overhang)
-    fprintf(CLI_OUT, "(%" PRIu64 " more would overhang their arrays; --allow-padding-blocks tries them)\n", s->overhang);
+    fprintf(CLI_OUT, "(%" PRIu64 " more would overhang their arrays; --allow-padding-blocks tries them)\n",
+            s->overhang);
   if (!s->fitting) {
     if (s->any_legal) {
       char ps[256];
       params_text(k, tpl, sp, s->smallest.index, ps, sizeof ps);
       fprintf(CLI_OUT, "nothing fits: the smallest footprint is %s (%s), which needs vmem_limit_bytes=%" PRIu64 "\n",
-             cli_bytes(b, sizeof b, s->smallest.needed_bytes), ps,
-             vmem_request_bytes(s->smallest.needed_bytes));
+              cli_bytes(b, sizeof b, s->smallest.needed_bytes), ps, vmem_request_bytes(s->smallest.needed_bytes));
     } else {
       fprintf(CLI_OUT, "nothing fits: no legal combination of the values\n");
     }
@@ -565,7 +575,8 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
       char ps[256];
       shown = front[i].time_s;
       params_text(k, tpl, sp, front[i].index, ps, sizeof ps);
-      fprintf(CLI_OUT, "  %9s  %10s  %s\n", cli_human(b, sizeof b, front[i].needed_bytes), cli_seconds(tt, sizeof tt, front[i].time_s), ps);
+      fprintf(CLI_OUT, "  %9s  %10s  %s\n", cli_human(b, sizeof b, front[i].needed_bytes),
+              cli_seconds(tt, sizeof tt, front[i].time_s), ps);
     }
     if (dropped)
       fprintf(CLI_OUT, "  (%zu more point%s, each less than 3%% faster than the one above it; --all lists them)\n",
@@ -622,8 +633,8 @@ static vmem_kernel *read_kernel(const char *path, const fit_opts *o) {
   return k;
 }
 
-static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inputs *in0,
-                   const vmem_cost_options *copt, const fit_opts *o) {
+static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inputs *in0, const vmem_cost_options *copt,
+                   const fit_opts *o) {
   size_t top = o->top;
   bool physical = o->physical;
   vmem_error err;
@@ -641,8 +652,10 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
   if (!tpl) {
     cli_error("fit", "%s: %s", path, err.message);
   } else if (vmem_template_param_count(tpl) == 0) {
-    cli_error("fit", "%s: nothing to search: a spec needs \"params\"; a kernel, a grid axis that drives block "
-              "dimensions", path);
+    cli_error("fit",
+              "%s: nothing to search: a spec needs \"params\"; a kernel, a grid axis that drives block "
+              "dimensions",
+              path);
   } else if (vmem_limits_resolve(t, &in, &l, &err) != VMEM_OK) {
     cli_error("fit", "%s", err.message);
   } else {

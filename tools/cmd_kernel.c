@@ -77,11 +77,12 @@ static void print_e1001(const kreport *r, FILE *out) {
   vmem_format_bytes((int64_t)r->f.scoped_bytes, x, sizeof x);
   vmem_format_bytes((int64_t)r->v.limit_bytes, y, sizeof y);
   vmem_format_bytes((int64_t)(r->f.scoped_bytes - r->v.limit_bytes), z, sizeof z);
-  fprintf(out,
-          "predicted: RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack for %%%s = %s "
-          "custom-call(...), custom_call_target=\"tpu_custom_call\" ... Scoped allocation with size %s and limit %s "
-          "exceeded scoped vmem limit by %s.\n",
-          vmem_kernel_name(r->k), shape ? shape : "(...)", x, y, z);
+  fprintf(
+      out,
+      "predicted: RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack for %%%s = %s "
+      "custom-call(...), custom_call_target=\"tpu_custom_call\" ... Scoped allocation with size %s and limit %s "
+      "exceeded scoped vmem limit by %s.\n",
+      vmem_kernel_name(r->k), shape ? shape : "(...)", x, y, z);
   free(shape);
   vmem_shape_free(laid);
 }
@@ -103,8 +104,8 @@ static void print_allocations(const kreport *r) {
     const char *role = io && !vmem_kernel_roles_known(r->k) ? "in/out" : role_name(o->role);
     bool windowed = io && o->block && o->space == VMEM_SPACE_VMEM && vmem_kernel_grid_rank(r->k);
     table_add(&tb, num, o->name, role, space_name(o->space), blk ? blk : "semaphore", windowed ? idx : "",
-              al ? buf : "-",
-              al ? cli_human(by, sizeof by, al->bytes) : "-", al ? cli_human(un, sizeof un, al->unpadded_bytes) : "-",
+              al ? buf : "-", al ? cli_human(by, sizeof by, al->bytes) : "-",
+              al ? cli_human(un, sizeof un, al->unpadded_bytes) : "-",
               al ? (snprintf(of, sizeof of, "%" PRIu64, al->offset), of) : "-");
     free(blk);
   }
@@ -127,21 +128,21 @@ static void print_cost(const kreport *r) {
 static void print_totals(const kreport *r) {
   char b[48], lim[48], phys[32];
   fprintf(CLI_OUT, "\nscoped allocation (windows + scratch; exact, as the compiler prints it)  %s\n",
-         cli_bytes(b, sizeof b, r->f.scoped_bytes));
+          cli_bytes(b, sizeof b, r->f.scoped_bytes));
   for (size_t a = 0; a < r->f.count; a++) {
     const vmem_allocation *al = &r->f.allocs[a];
     if (al->kind == VMEM_ALLOC_INTERNAL_SCRATCH)
       fprintf(CLI_OUT, "internal scratch (%s)  %s  at offset %" PRIu64 "  [headroom]\n", al->note,
-             cli_bytes(b, sizeof b, al->bytes), al->offset);
+              cli_bytes(b, sizeof b, al->bytes), al->offset);
     if (al->kind == VMEM_ALLOC_MODELLED)
       fprintf(CLI_OUT, "modelled: %s  %s  at offset %" PRIu64 "  [estimate, not in the exact figure]\n", al->note,
-             cli_bytes(b, sizeof b, al->bytes), al->offset);
+              cli_bytes(b, sizeof b, al->bytes), al->offset);
   }
   if (r->f.smem_bytes)
     fprintf(CLI_OUT, "SMEM (scalar prefetch and SMEM operands)  %s of %s\n", cli_bytes(b, sizeof b, r->f.smem_bytes),
-           cli_human(phys, sizeof phys, vmem_target_u64(r->t, VMEM_FACT_SMEM_BYTES)));
+            cli_human(phys, sizeof phys, vmem_target_u64(r->t, VMEM_FACT_SMEM_BYTES)));
   fprintf(CLI_OUT, "limit  %s from the %s", cli_bytes(lim, sizeof lim, r->v.limit_bytes),
-         vmem_limit_origin_name(r->l.origin));
+          vmem_limit_origin_name(r->l.origin));
   fprintf(CLI_OUT, " (physical VMEM %s)\n", cli_human(phys, sizeof phys, r->l.physical_bytes));
   for (size_t i = 0; i < r->l.warning_count; i++)
     fprintf(CLI_OUT, "warning: %s\n", r->l.warnings[i].message);
@@ -153,29 +154,35 @@ static void print_verdict(const kreport *r) {
   uint64_t lim = r->v.limit_bytes, s = r->f.scoped_bytes;
   char bar[256];
   fprintf(CLI_OUT, "scoped %s %s of %s\n", cli_usage_bar(bar, sizeof bar, s, lim, 40), cli_human(b, sizeof b, s),
-         cli_human(c, sizeof c, lim));
+          cli_human(c, sizeof c, lim));
   if (r->v.smem_over)
-    fprintf(CLI_OUT, "verdict: %sDOES NOT FIT in SMEM%s — scalar prefetch and SMEM operands take %s of %s, %s over "
-            "(the compiler's \"Ran out of memory in memory space smem\")\n", cli_tone(CLI_BAD), cli_tone(CLI_RESET),
-            cli_human(b, sizeof b, r->v.smem_bytes), cli_human(c, sizeof c, r->v.smem_capacity_bytes),
+    fprintf(CLI_OUT,
+            "verdict: %sDOES NOT FIT in SMEM%s — scalar prefetch and SMEM operands take %s of %s, %s over "
+            "(the compiler's \"Ran out of memory in memory space smem\")\n",
+            cli_tone(CLI_BAD), cli_tone(CLI_RESET), cli_human(b, sizeof b, r->v.smem_bytes),
+            cli_human(c, sizeof c, r->v.smem_capacity_bytes),
             cli_human(d, sizeof d, r->v.smem_bytes - r->v.smem_capacity_bytes));
   /* With SMEM over, the scoped line is not the verdict: it says which part fits. */
   const char *head = r->v.smem_over ? "scoped VMEM" : "verdict";
   if (r->v.scoped == VMEM_VERDICT_E1001) {
     fprintf(CLI_OUT, "%s: %sDOES NOT FIT%s — %s over the limit (E1001)\n", head, cli_tone(CLI_BAD), cli_tone(CLI_RESET),
-           cli_human(b, sizeof b, s - lim));
+            cli_human(b, sizeof b, s - lim));
   } else if (r->v.scoped == VMEM_VERDICT_LIKELY_E1001) {
-    fprintf(CLI_OUT, "%s: %slikely E1001 (modelled: body values)%s — windows and scratch fit by %s, but with the "
-            "body's values (%s, modelled) the kernel is %s over\n", head, cli_tone(CLI_BAD), cli_tone(CLI_RESET),
-            cli_human(b, sizeof b, lim - s), cli_human(c, sizeof c, r->f.modelled_bytes),
-            cli_human(d, sizeof d, s + r->f.modelled_bytes - lim));
+    fprintf(CLI_OUT,
+            "%s: %slikely E1001 (modelled: body values)%s — windows and scratch fit by %s, but with the "
+            "body's values (%s, modelled) the kernel is %s over\n",
+            head, cli_tone(CLI_BAD), cli_tone(CLI_RESET), cli_human(b, sizeof b, lim - s),
+            cli_human(c, sizeof c, r->f.modelled_bytes), cli_human(d, sizeof d, s + r->f.modelled_bytes - lim));
   } else if (r->v.scoped == VMEM_VERDICT_AT_RISK) {
-    fprintf(CLI_OUT, "%s: %sfits by %s with the body's modelled values, but not with the internal scratch "
-           "(%s) counted — at risk%s\n", head, cli_tone(CLI_WARN), cli_human(b, sizeof b, lim - s - r->f.modelled_bytes),
-           cli_human(c, sizeof c, r->f.internal_scratch_bytes), cli_tone(CLI_RESET));
+    fprintf(CLI_OUT,
+            "%s: %sfits by %s with the body's modelled values, but not with the internal scratch "
+            "(%s) counted — at risk%s\n",
+            head, cli_tone(CLI_WARN), cli_human(b, sizeof b, lim - s - r->f.modelled_bytes),
+            cli_human(c, sizeof c, r->f.internal_scratch_bytes), cli_tone(CLI_RESET));
   } else {
-    fprintf(CLI_OUT, "%s: %sfits%s, %s to spare (internal scratch and modelled values included)\n", head, cli_tone(CLI_OK),
-           cli_tone(CLI_RESET), cli_human(b, sizeof b, lim - s - r->f.internal_scratch_bytes - r->f.modelled_bytes));
+    fprintf(CLI_OUT, "%s: %sfits%s, %s to spare (internal scratch and modelled values included)\n", head,
+            cli_tone(CLI_OK), cli_tone(CLI_RESET),
+            cli_human(b, sizeof b, lim - s - r->f.internal_scratch_bytes - r->f.modelled_bytes));
   }
   if (!vmem_kernel_body_modelled(r->k) && r->v.scoped != VMEM_VERDICT_E1001)
     fprintf(CLI_OUT, "(the body is not modelled: a spec has none, so values it computes in VMEM are not counted)\n");
@@ -195,18 +202,23 @@ static void print_body_remedy(const kreport *r) {
   if (!big)
     return;
   char b[48];
-  fprintf(CLI_OUT, "0. the body's largest value, %s (%s, modelled): it follows the blocks, so a smaller block on the "
+  fprintf(CLI_OUT,
+          "0. the body's largest value, %s (%s, modelled): it follows the blocks, so a smaller block on the "
           "axes it spans shrinks it; or compute it in a loop over tiles (lax.fori_loop over row blocks) so that no "
-          "whole copy is live\n", big->note, cli_bytes(b, sizeof b, big->bytes));
+          "whole copy is live\n",
+          big->note, cli_bytes(b, sizeof b, big->bytes));
   if (big->alike > 1)
-    fprintf(CLI_OUT, "   the body unrolls %zu copies of it (a Python loop, one per head), charged as held at once: "
-            "a lax.fori_loop over them keeps one live, or fewer of them per grid step\n", big->alike);
+    fprintf(CLI_OUT,
+            "   the body unrolls %zu copies of it (a Python loop, one per head), charged as held at once: "
+            "a lax.fori_loop over them keeps one live, or fewer of them per grid step\n",
+            big->alike);
 }
 
 static void print_remedies(const kreport *r) {
   const vmem_remedies *m = &r->rem;
   char b[48], c[48];
-  fprintf(CLI_OUT, "\nremedies, in this order: smaller blocks, a per-kernel limit, Buffered(1), coloring, the global flag:\n");
+  fprintf(CLI_OUT,
+          "\nremedies, in this order: smaller blocks, a per-kernel limit, Buffered(1), coloring, the global flag:\n");
   if (r->v.scoped == VMEM_VERDICT_LIKELY_E1001)
     print_body_remedy(r);
   fprintf(CLI_OUT, "1. smaller blocks (each alone fits the limit with the internal scratch counted):\n");
@@ -216,25 +228,30 @@ static void print_remedies(const kreport *r) {
     const vmem_shrink *s = &m->shrink[i];
     const vmem_operand *o = vmem_kernel_operand(r->k, s->operand);
     if (s->param_name)
-      fprintf(CLI_OUT, "   %s: %" PRId64 " -> %" PRId64 "  (every block using it), scoped %s\n", s->param_name, s->from, s->to,
-             cli_bytes(b, sizeof b, s->scoped_bytes));
+      fprintf(CLI_OUT, "   %s: %" PRId64 " -> %" PRId64 "  (every block using it), scoped %s\n", s->param_name, s->from,
+              s->to, cli_bytes(b, sizeof b, s->scoped_bytes));
     else
-      fprintf(CLI_OUT, "   %s block dim %zu: %" PRId64 " -> %" PRId64 " (the grid axis it follows grows to match), scoped %s\n",
-             o->name, s->dim, s->from, s->to, cli_bytes(b, sizeof b, s->scoped_bytes));
+      fprintf(CLI_OUT,
+              "   %s block dim %zu: %" PRId64 " -> %" PRId64 " (the grid axis it follows grows to match), scoped %s\n",
+              o->name, s->dim, s->from, s->to, cli_bytes(b, sizeof b, s->scoped_bytes));
   }
-  fprintf(CLI_OUT, "2. request the limit this kernel needs: pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # %s: "
-         "windows + scratch + internal scratch%s, rounded up to a MiB; %s\n",
-         m->request_bytes, cli_human(c, sizeof c, m->request_bytes),
-         r->f.modelled_bytes ? " + the body's modelled values" : "", m->request_within_physical ? "within physical VMEM"
-                                    : "ABOVE physical VMEM: the program-level 'Used X of Y vmem' error would follow");
-  fprintf(CLI_OUT, "3. single-buffer inputs whose block does not move along the innermost grid axis (pl.Buffered(1)):\n");
+  fprintf(CLI_OUT,
+          "2. request the limit this kernel needs: pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # %s: "
+          "windows + scratch + internal scratch%s, rounded up to a MiB; %s\n",
+          m->request_bytes, cli_human(c, sizeof c, m->request_bytes),
+          r->f.modelled_bytes ? " + the body's modelled values" : "",
+          m->request_within_physical ? "within physical VMEM"
+                                     : "ABOVE physical VMEM: the program-level 'Used X of Y vmem' error would follow");
+  fprintf(CLI_OUT,
+          "3. single-buffer inputs whose block does not move along the innermost grid axis (pl.Buffered(1)):\n");
   if (!m->nbuffered1)
     fprintf(CLI_OUT, "   none\n");
   for (size_t i = 0; i < m->nbuffered1; i++)
     fprintf(CLI_OUT, "   %s: saves %s\n", vmem_kernel_operand(r->k, m->buffered1[i].operand)->name,
-           cli_bytes(b, sizeof b, m->buffered1[i].saved_bytes));
-  fprintf(CLI_OUT, "4. color an input to VMEM (pltpu.with_memory_space_constraint): its windows leave the scoped region, the "
-         "whole array becomes program-scoped:\n");
+            cli_bytes(b, sizeof b, m->buffered1[i].saved_bytes));
+  fprintf(CLI_OUT,
+          "4. color an input to VMEM (pltpu.with_memory_space_constraint): its windows leave the scoped region, the "
+          "whole array becomes program-scoped:\n");
   if (!m->ncoloring && !m->ncolor_too_big)
     fprintf(CLI_OUT, "   no windowed VMEM input\n");
 
@@ -242,16 +259,21 @@ static void print_remedies(const kreport *r) {
     const vmem_coloring *co = &m->coloring[i];
     if (co->program_added_bytes >= 0)
       fprintf(CLI_OUT, "   %s: scoped -%s, program-scoped +%s\n", vmem_kernel_operand(r->k, co->operand)->name,
-             cli_human(b, sizeof b, co->scoped_saved_bytes), cli_human(c, sizeof c, (uint64_t)co->program_added_bytes));
+              cli_human(b, sizeof b, co->scoped_saved_bytes),
+              cli_human(c, sizeof c, (uint64_t)co->program_added_bytes));
     else
       fprintf(CLI_OUT, "   %s: scoped -%s, program-scoped + the whole array (its shape is not in this input)\n",
-             vmem_kernel_operand(r->k, co->operand)->name, cli_human(b, sizeof b, co->scoped_saved_bytes));
+              vmem_kernel_operand(r->k, co->operand)->name, cli_human(b, sizeof b, co->scoped_saved_bytes));
   }
   if (m->ncolor_too_big)
-    fprintf(CLI_OUT, "   (%zu input%s left out: the whole array exceeds physical VMEM, so it cannot be colored there)\n",
+    fprintf(CLI_OUT,
+            "   (%zu input%s left out: the whole array exceeds physical VMEM, so it cannot be colored there)\n",
             m->ncolor_too_big, m->ncolor_too_big == 1 ? "" : "s");
-  fprintf(CLI_OUT, "5. if many kernels are over: raise the global limit, LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64
-         "\n", m->request_bytes / 1024);
+  fprintf(
+      CLI_OUT,
+      "5. if many kernels are over: raise the global limit, LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64
+      "\n",
+      m->request_bytes / 1024);
 }
 
 /* Every operand as the kernel declares it: what a Python caller compares
@@ -268,14 +290,16 @@ static json_t *json_operands(const kreport *r) {
     for (size_t d = 0; o->block && d < o->rank; d++) {
       json_array_append_new(blk, json_integer(vmem_shape_dim(o->block, d)));
       int ax = o->index_axis[d];
-      json_array_append_new(idx, ax >= 0 ? json_string(vmem_kernel_grid_axis_name(r->k, (size_t)ax))
-                                 : ax == VMEM_INDEX_CONSTANT ? json_integer(o->index_const[d]) : json_null());
+      json_array_append_new(idx, ax >= 0                     ? json_string(vmem_kernel_grid_axis_name(r->k, (size_t)ax))
+                                 : ax == VMEM_INDEX_CONSTANT ? json_integer(o->index_const[d])
+                                                             : json_null());
     }
     json_object_set_new(e, "block", o->block ? blk : (json_decref(blk), json_null()));
     bool windowed = (o->role == VMEM_ROLE_INPUT || o->role == VMEM_ROLE_OUTPUT) && o->block;
     json_object_set_new(e, "index", windowed ? idx : (json_decref(idx), json_null()));
     const vmem_allocation *al = alloc_of(&r->f, i);
-    json_object_set_new(e, "buffers", json_integer(al ? al->buffers : 0)); /* as allocated: 0 for ANY, SMEM, semaphores */
+    json_object_set_new(e, "buffers",
+                        json_integer(al ? al->buffers : 0)); /* as allocated: 0 for ANY, SMEM, semaphores */
     json_array_append_new(a, e);
   }
   return a;
@@ -283,8 +307,8 @@ static json_t *json_operands(const kreport *r) {
 
 static json_t *json_cost(const vmem_kernel_cost_report *c) {
   const vmem_eval *e = &c->eval;
-  return json_pack("{s:I, s:f, s:s, s:f, s:b, s:f, s:f, s:s, s:f}", "grid_steps", (json_int_t)e->grid_steps,
-                   "flops", e->flops, "flops_source", vmem_flops_source_name(c->flops_source), "transcendentals",
+  return json_pack("{s:I, s:f, s:s, s:f, s:b, s:f, s:f, s:s, s:f}", "grid_steps", (json_int_t)e->grid_steps, "flops",
+                   e->flops, "flops_source", vmem_flops_source_name(c->flops_source), "transcendentals",
                    c->transcendentals, "body_loops", c->body_loops, "hbm_bytes", e->hbm_bytes, "time_s", e->time_s,
                    "bound", e->compute_bound ? "compute" : "hbm", "intensity", e->intensity);
 }
@@ -380,7 +404,8 @@ static bool kreport_eval(kreport *r, const vmem_limit_inputs *in, const vmem_pla
   vmem_limit_inputs li = *in;
   if (li.vmem_limit_bytes < 0)
     li.vmem_limit_bytes = vmem_kernel_vmem_limit_bytes(r->k);
-  if (vmem_kernel_footprint(r->k, r->t, opt, &r->f, err) != VMEM_OK || vmem_limits_resolve(r->t, &li, &r->l, err) != VMEM_OK)
+  if (vmem_kernel_footprint(r->k, r->t, opt, &r->f, err) != VMEM_OK ||
+      vmem_limits_resolve(r->t, &li, &r->l, err) != VMEM_OK)
     return false;
   if (vmem_kernel_verdict(&r->f, &r->l, r->t, &r->v, err) != VMEM_OK)
     return false;
@@ -402,7 +427,7 @@ static void print_grid(const vmem_kernel *k) {
     else
       snprintf(bound, sizeof bound, "%" PRId64, b);
     fprintf(CLI_OUT, "%s%s=%s%s%s", g ? ", " : "", vmem_kernel_grid_axis_name(k, g), bound, sem && *sem ? " " : "",
-           sem ? sem : "");
+            sem ? sem : "");
   }
   fprintf(CLI_OUT, ")");
 }
@@ -424,8 +449,8 @@ int check_kernel(const char *path, const char *format, const vmem_kernel *k, con
     } else {
       if (r.v.scoped == VMEM_VERDICT_E1001)
         print_e1001(&r, CLI_OUT);
-      fprintf(CLI_OUT, "%skernel %s (%s), target %s; ", r.v.scoped == VMEM_VERDICT_E1001 ? "\n" : "", vmem_kernel_name(k), format,
-             vmem_target_name(t));
+      fprintf(CLI_OUT, "%skernel %s (%s), target %s; ", r.v.scoped == VMEM_VERDICT_E1001 ? "\n" : "",
+              vmem_kernel_name(k), format, vmem_target_name(t));
       print_grid(k);
       fprintf(CLI_OUT, "\n\n");
       print_allocations(&r);
@@ -480,15 +505,18 @@ done:
 }
 
 int check_kernel_file(const char *path, const char *format, const char *instr, const vmem_target *t,
-                      const vmem_limit_inputs *in, const vmem_plan_options *opt, bool json,
-                      const char *const *params, size_t nparams) {
+                      const vmem_limit_inputs *in, const vmem_plan_options *opt, bool json, const char *const *params,
+                      size_t nparams) {
   const char *used = format;
   if (nparams && (!format || strcmp(format, "spec") != 0)) {
-    cli_error("check", "--param sets a kernel spec's \"params\"; %s is %s: vmemscope fit %s --param g0=N ... "
-              "evaluates one block size of a Mosaic kernel", path, format ? format : "not a spec", path);
+    cli_error("check",
+              "--param sets a kernel spec's \"params\"; %s is %s: vmemscope fit %s --param g0=N ... "
+              "evaluates one block size of a Mosaic kernel",
+              path, format ? format : "not a spec", path);
     return EXIT_BAD;
   }
-  vmem_kernel *k = nparams ? spec_with_params(path, params, nparams) : cli_load_kernel("check", path, format, instr, &used);
+  vmem_kernel *k =
+      nparams ? spec_with_params(path, params, nparams) : cli_load_kernel("check", path, format, instr, &used);
   if (!k)
     return EXIT_BAD;
   int rc = check_kernel(path, used, k, t, in, opt, json);
@@ -496,8 +524,8 @@ int check_kernel_file(const char *path, const char *format, const char *instr, c
   return rc;
 }
 
-int kernel_brief(const vmem_kernel *k, const vmem_target *t, const vmem_limit_inputs *in,
-                 const vmem_plan_options *opt, const char *indent, json_t **json) {
+int kernel_brief(const vmem_kernel *k, const vmem_target *t, const vmem_limit_inputs *in, const vmem_plan_options *opt,
+                 const char *indent, json_t **json) {
   kreport r = {.path = "", .format = "bytecode", .k = k, .t = t};
   vmem_error err;
   char b[48], l[48];
@@ -515,14 +543,16 @@ int kernel_brief(const vmem_kernel *k, const vmem_target *t, const vmem_limit_in
     fprintf(CLI_OUT, "%skernel %s: ", indent, vmem_kernel_name(k));
     print_grid(k);
     fprintf(CLI_OUT, "; scoped %s of %s (%s) -> %s%s%s\n", cli_bytes(b, sizeof b, r.f.scoped_bytes),
-           cli_human(l, sizeof l, r.v.limit_bytes), vmem_limit_origin_name(r.l.origin),
-           cli_tone(!r.v.fits ? CLI_BAD : r.v.scoped == VMEM_VERDICT_AT_RISK ? CLI_WARN : CLI_OK),
-           r.v.scoped == VMEM_VERDICT_E1001     ? "DOES NOT FIT (E1001)"
-           : r.v.scoped == VMEM_VERDICT_LIKELY_E1001 ? "likely E1001 (modelled: body values)"
-           : r.v.smem_over        ? "DOES NOT FIT in SMEM"
-           : r.v.scoped == VMEM_VERDICT_AT_RISK ? "fits, at risk"
-                                  : "fits",
-           cli_tone(CLI_RESET));
+            cli_human(l, sizeof l, r.v.limit_bytes), vmem_limit_origin_name(r.l.origin),
+            cli_tone(!r.v.fits                            ? CLI_BAD
+                     : r.v.scoped == VMEM_VERDICT_AT_RISK ? CLI_WARN
+                                                          : CLI_OK),
+            r.v.scoped == VMEM_VERDICT_E1001          ? "DOES NOT FIT (E1001)"
+            : r.v.scoped == VMEM_VERDICT_LIKELY_E1001 ? "likely E1001 (modelled: body values)"
+            : r.v.smem_over                           ? "DOES NOT FIT in SMEM"
+            : r.v.scoped == VMEM_VERDICT_AT_RISK      ? "fits, at risk"
+                                                      : "fits",
+            cli_tone(CLI_RESET));
   }
   int v = !r.v.fits ? 2 : r.v.scoped == VMEM_VERDICT_AT_RISK ? 1 : 0;
   vmem_footprint_free(&r.f);

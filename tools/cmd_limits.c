@@ -53,10 +53,10 @@ static void print_limits(const vmem_target *t, const vmem_limits *l) {
   fprintf(CLI_OUT, "target            %s (%s)\n", vmem_target_name(t), vmem_target_device_kind(t));
   fprintf(CLI_OUT, "physical VMEM     %s\n", cli_bytes(b, sizeof b, l->physical_bytes));
   fprintf(CLI_OUT, "default limit     %s  %s: %s\n", cli_bytes(b, sizeof b, l->default_bytes),
-         def ? vmem_provenance_name(def->provenance) : "unknown", def ? def->source : "");
+          def ? vmem_provenance_name(def->provenance) : "unknown", def ? def->source : "");
   if (l->has_flag)
     fprintf(CLI_OUT, "flag              %s from %s%s\n", cli_bytes(b, sizeof b, l->flag_bytes), l->flag_origin,
-           l->flag_applied ? "" : " (not applied)");
+            l->flag_applied ? "" : " (not applied)");
   else
     fprintf(CLI_OUT, "flag              not set\n");
   if (l->has_kernel)
@@ -64,7 +64,7 @@ static void print_limits(const vmem_target *t, const vmem_limits *l) {
   else
     fprintf(CLI_OUT, "kernel request    none\n");
   fprintf(CLI_OUT, "effective limit   %s  from the %s\n", cli_bytes(b, sizeof b, l->effective_bytes),
-         vmem_limit_origin_name(l->origin));
+          vmem_limit_origin_name(l->origin));
   for (size_t i = 0; i < l->warning_count; i++)
     fprintf(CLI_OUT, "warning: %s\n", l->warnings[i].message);
 }
@@ -72,11 +72,9 @@ static void print_limits(const vmem_target *t, const vmem_limits *l) {
 static int report_error(const vmem_limit_inputs *in, const vmem_error *err) {
   /* The message names the source; show that string with a caret. */
   const char *src = strstr(err->message, "LIBTPU_INIT_ARGS") == err->message ? in->libtpu_init_args
-                    : strstr(err->message, "XLA_FLAGS") == err->message     ? in->xla_flags
-                                                                            : in->flags;
-  const char *name = src == in->libtpu_init_args ? "LIBTPU_INIT_ARGS"
-                     : src == in->xla_flags      ? "XLA_FLAGS"
-                                                 : "--flags";
+                    : strstr(err->message, "XLA_FLAGS") == err->message      ? in->xla_flags
+                                                                             : in->flags;
+  const char *name = src == in->libtpu_init_args ? "LIBTPU_INIT_ARGS" : src == in->xla_flags ? "XLA_FLAGS" : "--flags";
   vmem_error shown = *err;
   size_t n = strlen(name);
   if (!strncmp(shown.message, name, n) && !strncmp(shown.message + n, ": ", 2))
@@ -91,9 +89,9 @@ int cmd_limits(int argc, char **argv) {
   vmem_limit_inputs in = {.vmem_limit_bytes = -1};
   const char *target = NULL, *limit = NULL;
   bool json = false, no_env = false;
-  const cli_opt opts[] = {{"--target", &target, NULL, NULL},          {"--flags", &in.flags, NULL, NULL},
-                          {"--vmem-limit-bytes", &limit, NULL, NULL}, {"--no-env", NULL, &no_env, NULL},
-                          {"--json", NULL, &json, NULL},              {NULL, NULL, NULL, NULL}};
+  const cli_opt opts[] = {
+      {"--target", &target, NULL, NULL}, {"--flags", &in.flags, NULL, NULL}, {"--vmem-limit-bytes", &limit, NULL, NULL},
+      {"--no-env", NULL, &no_env, NULL}, {"--json", NULL, &json, NULL},      {NULL, NULL, NULL, NULL}};
   int scan = cli_scan("limits", argc, argv, opts, NULL, 0, help, "it takes only options");
   if (scan != CLI_GO)
     return scan;

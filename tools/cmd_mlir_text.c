@@ -9,20 +9,19 @@
 
 #include "cli.h"
 
-static const char help[] =
-    "usage: vmemscope mlir-text FILE [--instruction NAME] [--json]\n\n"
-    "Decodes the Mosaic MLIR bytecode of Pallas kernels and prints it as MLIR\n"
-    "text. FILE is raw bytecode (\"ML\\xefR...\"), its base64 (\"TUzvUg...\"), a JSON\n"
-    "backend_config, an HLO module or StableHLO text: every body in it is\n"
-    "printed, each after a '// body N' line when there are several. With\n"
-    "--instruction, only the body of that custom call (an HLO instruction name;\n"
-    "in StableHLO the result number or the kernel_name).\n\n"
-    "The text keeps the serde's ops under their own names (stable_mosaic.\n"
-    "dropped), prints module, func.func, arith.constant, return and stores in\n"
-    "their custom form and the rest generically; locations are left out.\n\n"
-    "examples:\n"
-    "  vmemscope mlir-text module.hlo --instruction flash_attention_kernel.7\n"
-    "  vmemscope mlir-text jit_f.stablehlo.mlir | less\n";
+static const char help[] = "usage: vmemscope mlir-text FILE [--instruction NAME] [--json]\n\n"
+                           "Decodes the Mosaic MLIR bytecode of Pallas kernels and prints it as MLIR\n"
+                           "text. FILE is raw bytecode (\"ML\\xefR...\"), its base64 (\"TUzvUg...\"), a JSON\n"
+                           "backend_config, an HLO module or StableHLO text: every body in it is\n"
+                           "printed, each after a '// body N' line when there are several. With\n"
+                           "--instruction, only the body of that custom call (an HLO instruction name;\n"
+                           "in StableHLO the result number or the kernel_name).\n\n"
+                           "The text keeps the serde's ops under their own names (stable_mosaic.\n"
+                           "dropped), prints module, func.func, arith.constant, return and stores in\n"
+                           "their custom form and the rest generically; locations are left out.\n\n"
+                           "examples:\n"
+                           "  vmemscope mlir-text module.hlo --instruction flash_attention_kernel.7\n"
+                           "  vmemscope mlir-text jit_f.stablehlo.mlir | less\n";
 
 /* Decodes one body and prints it (or, with json, appends {"text"} to
  * it); false after printing the error. */
@@ -127,7 +126,8 @@ static int scan_bodies(const char *path, const char *text, size_t len, const cha
 int cmd_mlir_text(int argc, char **argv) {
   const char *path = NULL, *instr = NULL;
   bool json = false;
-  const cli_opt opts[] = {{"--instruction", &instr, NULL, NULL}, {"--json", NULL, &json, NULL}, {NULL, NULL, NULL, NULL}};
+  const cli_opt opts[] = {
+      {"--instruction", &instr, NULL, NULL}, {"--json", NULL, &json, NULL}, {NULL, NULL, NULL, NULL}};
   int scan = cli_scan("mlir-text", argc, argv, opts, &path, 1, help, "give one file");
   if (scan != CLI_GO)
     return scan;

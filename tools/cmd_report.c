@@ -9,27 +9,26 @@
 #include "check.h"
 #include "cli.h"
 
-static const char help[] =
-    "usage: vmemscope report INPUT [-o FILE] [--fit] [--log] [--target T] [OPTIONS...]\n\n"
-    "One self-contained HTML file (inline SVG and CSS, a few lines of inline JS,\n"
-    "nothing fetched) for an HLO module, StableHLO, a Pallas kernel or a compiler\n"
-    "log: scoped VMEM per instruction or kernel against its limit, each kernel's\n"
-    "allocations as a stacked bar against the limit and physical VMEM, program-\n"
-    "scoped VMEM over schedule time with the buffers live at the peak, and the\n"
-    "diagnostics and remedies. The figures are those of check/explain --json.\n\n"
-    "options:\n"
-    "  -o, --output FILE   write the page here (default: standard output)\n"
-    "  --fit               a kernel: add the Pareto front of block sizes (fit --json)\n"
-    "  --log               INPUT is a compiler log (detected when it holds a TPU\n"
-    "                      memory error and is not HLO)\n"
-    "  other options       passed to check (or explain with --log): --target,\n"
-    "                      --instruction, --vmem-limit-bytes, --flags, --no-env, --tight,\n"
-    "                      --hlo, --kernel, ...\n\n"
-    "Exit status: as check or explain (1 when something does not fit), 2 on bad input.\n\n"
-    "examples:\n"
-    "  vmemscope report module.hlo -o vmem.html\n"
-    "  vmemscope report kernel.json --fit --target v6e -o kernel.html\n"
-    "  vmemscope report train.log --hlo module.hlo -o oom.html\n";
+static const char help[] = "usage: vmemscope report INPUT [-o FILE] [--fit] [--log] [--target T] [OPTIONS...]\n\n"
+                           "One self-contained HTML file (inline SVG and CSS, a few lines of inline JS,\n"
+                           "nothing fetched) for an HLO module, StableHLO, a Pallas kernel or a compiler\n"
+                           "log: scoped VMEM per instruction or kernel against its limit, each kernel's\n"
+                           "allocations as a stacked bar against the limit and physical VMEM, program-\n"
+                           "scoped VMEM over schedule time with the buffers live at the peak, and the\n"
+                           "diagnostics and remedies. The figures are those of check/explain --json.\n\n"
+                           "options:\n"
+                           "  -o, --output FILE   write the page here (default: standard output)\n"
+                           "  --fit               a kernel: add the Pareto front of block sizes (fit --json)\n"
+                           "  --log               INPUT is a compiler log (detected when it holds a TPU\n"
+                           "                      memory error and is not HLO)\n"
+                           "  other options       passed to check (or explain with --log): --target,\n"
+                           "                      --instruction, --vmem-limit-bytes, --flags, --no-env, --tight,\n"
+                           "                      --hlo, --kernel, ...\n\n"
+                           "Exit status: as check or explain (1 when something does not fit), 2 on bad input.\n\n"
+                           "examples:\n"
+                           "  vmemscope report module.hlo -o vmem.html\n"
+                           "  vmemscope report kernel.json --fit --target v6e -o kernel.html\n"
+                           "  vmemscope report train.log --hlo module.hlo -o oom.html\n";
 
 /* A row the report draws a bar for by the compiler's used figure: one
  * with that figure and a limit, not a custom call (those are all kept). */
@@ -77,21 +76,19 @@ bool report_mark_rows(report *r) {
 }
 
 /* Options fit also understands, passed on to it with their values. */
-static const char *const fit_shared[] = {"--target", "--instruction", "--vmem-limit-bytes", "--flags",
-                                         "--format", NULL};
+static const char *const fit_shared[] = {"--target", "--instruction", "--vmem-limit-bytes",
+                                         "--flags",  "--format",      NULL};
 
 typedef struct rargs {
   const char *input, *output, *target;
   bool fit, log, help;
-  int n;           /* passed-through arguments */
+  int n; /* passed-through arguments */
   char *pass[64];
 } rargs;
 
 /* Whether an option passed on takes a value: check's (its own table), or
  * explain's with --log. */
-static bool takes_value(const char *a) {
-  return check_takes_value(a) || !strcmp(a, "--hlo") || !strcmp(a, "--kernel");
-}
+static bool takes_value(const char *a) { return check_takes_value(a) || !strcmp(a, "--hlo") || !strcmp(a, "--kernel"); }
 
 static int parse_args(rargs *r, int argc, char **argv) {
   for (int i = 0; i < argc; i++) {
@@ -151,7 +148,8 @@ static bool looks_like_log(const char *path) {
     bool mark = false;
     for (size_t i = 0; i < sizeof marks / sizeof *marks; i++)
       mark = mark || strstr(head, marks[i]);
-    log = !strstr(head, "HloModule ") && !strstr(head, "func.func") && !strcmp(cli_detect_format(head, n), "hlo") && mark;
+    log =
+        !strstr(head, "HloModule ") && !strstr(head, "func.func") && !strcmp(cli_detect_format(head, n), "hlo") && mark;
   }
   free(head);
   return log;

@@ -22,8 +22,10 @@ static const char help[] =
 int cmd_repro(int argc, char **argv) {
   const char *path = NULL, *instr = NULL, *out = NULL;
   bool json = false;
-  const cli_opt opts[] = {
-      {"--instruction", &instr, NULL, NULL}, {"-o", &out, NULL, NULL}, {"--json", NULL, &json, NULL}, {NULL, NULL, NULL, NULL}};
+  const cli_opt opts[] = {{"--instruction", &instr, NULL, NULL},
+                          {"-o", &out, NULL, NULL},
+                          {"--json", NULL, &json, NULL},
+                          {NULL, NULL, NULL, NULL}};
   int scan = cli_scan("repro", argc, argv, opts, &path, 1, help, "give one HLO file");
   if (scan != CLI_GO)
     return scan;
@@ -59,9 +61,9 @@ int cmd_repro(int argc, char **argv) {
       if (rc != EXIT_OK)
         cli_error("repro", "%s: write failed", out ? out : "standard output");
       else if (json)
-        rc = cli_print_json(json_pack("{s:i,s:s,s:s,s:s%,s:o}", "schema_version", CLI_JSON_SCHEMA, "command",
-                                      "repro", "instruction", instr, "module", buf, n,
-                                      "written", out ? json_string(out) : json_null()));
+        rc = cli_print_json(json_pack("{s:i,s:s,s:s,s:s%,s:o}", "schema_version", CLI_JSON_SCHEMA, "command", "repro",
+                                      "instruction", instr, "module", buf, n, "written",
+                                      out ? json_string(out) : json_null()));
     }
     free(buf);
   }

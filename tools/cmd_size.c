@@ -15,7 +15,7 @@ static const char help[] =
     "'f32[128,6]{1,0:T(8,128)}'. A shape without tiles gets the target's default\n"
     "TPU layout (marked 'default'); a shape with tiles is sized as written.\n"
     "Padded bytes follow XLA's ArraySize rule; unpadded bytes count elements only.\n\n"
-"options:\n"
+    "options:\n"
     "  --file F     read shapes from F, one per line ('#' starts a comment; - is stdin)\n"
     "  --target T   TPU generation (v2 v3 v4 v5e v5p v6e 7x 8i 8t, or an alias)\n"
     "  --json       print JSON: {\"target\", \"shapes\": [{\"shape\", \"layout\", \"bytes\", ...}]}\n\n"
@@ -30,9 +30,7 @@ typedef struct sized {
   vmem_size size;
 } sized;
 
-static double expansion(vmem_size s) {
-  return s.unpadded_bytes ? (double)s.bytes / (double)s.unpadded_bytes : 1.0;
-}
+static double expansion(vmem_size s) { return s.unpadded_bytes ? (double)s.bytes / (double)s.unpadded_bytes : 1.0; }
 
 static char *print_shape(const vmem_shape *s, bool layout_only) {
   size_t n = layout_only ? vmem_shape_print_layout(s, NULL, 0) : vmem_shape_print(s, NULL, 0);
@@ -97,8 +95,7 @@ static json_t *json_size(const sized *z) {
   json_object_set_new(o, "layout_source", json_string(z->given ? "given" : "default"));
   json_object_set_new(o, "bytes", json_integer((json_int_t)z->size.bytes));
   json_object_set_new(o, "unpadded_bytes", json_integer((json_int_t)z->size.unpadded_bytes));
-  json_object_set_new(o, "padding_bytes",
-                      json_integer((json_int_t)(z->size.bytes - z->size.unpadded_bytes)));
+  json_object_set_new(o, "padding_bytes", json_integer((json_int_t)(z->size.bytes - z->size.unpadded_bytes)));
   json_object_set_new(o, "expansion", json_real(expansion(z->size)));
   json_object_set_new(o, "bytes_human", json_string(cli_human(human, sizeof human, z->size.bytes)));
   json_object_set_new(o, "memory_space", json_integer(vmem_shape_memory_space(z->shape)));
@@ -136,7 +133,7 @@ static int print_all(const vmem_target *t, sized *z, int n, bool json) {
   for (int i = 0; i < n; i++)
     text_row(&tb, &z[i]);
   fprintf(CLI_OUT, "target %s (%s); 'default' layouts are the ones %s assigns\n\n", vmem_target_name(t),
-         vmem_target_device_kind(t), vmem_target_name(t));
+          vmem_target_device_kind(t), vmem_target_name(t));
   table_print(&tb, CLI_OUT);
   table_free(&tb);
   return EXIT_OK;
@@ -148,7 +145,7 @@ typedef struct shape_list {
   struct origin {
     const char *file; /* NULL for an argument */
     int line;
-  } *where;
+  } * where;
   int n, cap;
 } shape_list;
 
@@ -196,8 +193,7 @@ static bool read_shape_file(shape_list *l, const char *path) {
     }
     char *hash = strchr(line, '#');
     size_t len = hash ? (size_t)(hash - line) : (size_t)got;
-    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' ||
-                   line[len - 1] == '\t'))
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
       len--;
     /* Leading blanks stay, so that error columns are the file's columns. */
     size_t start = 0;

@@ -42,8 +42,7 @@ static bool op_named(const vmem_stablehlo_op *op, const char *name) {
   return by_result || (op->kernel_name.len == n && !memcmp(op->kernel_name.ptr, name, n));
 }
 
-vmem_kernel *cli_stablehlo_kernel(const char *cmd, const char *path, const char *text, size_t len,
-                                  const char *instr) {
+vmem_kernel *cli_stablehlo_kernel(const char *cmd, const char *path, const char *text, size_t len, const char *instr) {
   vmem_error err;
   vmem_stablehlo *m = vmem_stablehlo_parse(text, len, NULL, &err);
   if (!m) {
@@ -58,8 +57,10 @@ vmem_kernel *cli_stablehlo_kernel(const char *cmd, const char *path, const char 
   }
   vmem_kernel *k = NULL;
   if (count == 0)
-    cli_error(cmd, instr ? "no tpu_custom_call named '%s' (its result, %%0 or 0, or its kernel_name)"
-                         : "no tpu_custom_call in the StableHLO text%s", instr ? instr : "");
+    cli_error(cmd,
+              instr ? "no tpu_custom_call named '%s' (its result, %%0 or 0, or its kernel_name)"
+                    : "no tpu_custom_call in the StableHLO text%s",
+              instr ? instr : "");
   else if (count > 1)
     cli_error(cmd, "%zu tpu_custom_calls match: name one with --instruction (check lists them)", count);
   else if (!(k = vmem_stablehlo_op_kernel(m, found, NULL, &err)))
@@ -69,12 +70,12 @@ vmem_kernel *cli_stablehlo_kernel(const char *cmd, const char *path, const char 
 }
 
 static json_t *json_op(const vmem_stablehlo_op *op) {
-  return json_pack("{s:s%,s:s%,s:s%}", "func", op->func.ptr, op->func.len, "result", op->result.ptr,
-                   op->result.len, "opcode", op->opcode.ptr, op->opcode.len);
+  return json_pack("{s:s%,s:s%,s:s%}", "func", op->func.ptr, op->func.len, "result", op->result.ptr, op->result.len,
+                   "opcode", op->opcode.ptr, op->opcode.len);
 }
 
-int check_stablehlo(const char *path, const vmem_target *t, const vmem_limit_inputs *in,
-                    const vmem_plan_options *opt, bool json) {
+int check_stablehlo(const char *path, const vmem_target *t, const vmem_limit_inputs *in, const vmem_plan_options *opt,
+                    bool json) {
   char *text;
   size_t len;
   vmem_stablehlo *m = open_stablehlo("check", path, &text, &len);
@@ -86,9 +87,10 @@ int check_stablehlo(const char *path, const vmem_target *t, const vmem_limit_inp
   json_t *root = json ? cli_json_root("check") : NULL, *ops = json_array();
   vmem_str name = vmem_stablehlo_name(m);
   if (!json)
-    fprintf(CLI_OUT, "StableHLO module %.*s: %zu ops; target %s\n(before layout assignment and fusion: ops are listed, "
-           "not sized; each tpu_custom_call's kernel is checked)\n",
-           (int)(name.len ? name.len : 1), name.len ? name.ptr : "-", n, vmem_target_name(t));
+    fprintf(CLI_OUT,
+            "StableHLO module %.*s: %zu ops; target %s\n(before layout assignment and fusion: ops are listed, "
+            "not sized; each tpu_custom_call's kernel is checked)\n",
+            (int)(name.len ? name.len : 1), name.len ? name.ptr : "-", n, vmem_target_name(t));
   vmem_str func = {"", 0};
   for (size_t i = 0; i < n; i++) {
     const vmem_stablehlo_op *op = vmem_stablehlo_op_at(m, i);
@@ -98,8 +100,8 @@ int check_stablehlo(const char *path, const vmem_target *t, const vmem_limit_inp
       fprintf(CLI_OUT, "\nfunc @%.*s\n", (int)func.len, func.ptr);
     }
     if (!json)
-      fprintf(CLI_OUT, "  %-8.*s %.*s%s%.*s\n", (int)op->result.len, op->result.ptr, (int)op->opcode.len, op->opcode.ptr,
-             op->target.len ? " @" : "", (int)op->target.len, op->target.ptr);
+      fprintf(CLI_OUT, "  %-8.*s %.*s%s%.*s\n", (int)op->result.len, op->result.ptr, (int)op->opcode.len,
+              op->opcode.ptr, op->target.len ? " @" : "", (int)op->target.len, op->target.ptr);
     if (is_tpu_call(op)) {
       vmem_error err;
       vmem_kernel *k = vmem_stablehlo_op_kernel(m, i, NULL, &err);
@@ -131,8 +133,8 @@ int check_stablehlo(const char *path, const vmem_target *t, const vmem_limit_inp
   } else {
     json_decref(ops);
     fprintf(CLI_OUT, "\n%zu tpu_custom_call kernel%s checked%s\n", kernels, kernels == 1 ? "" : "s",
-           kernels ? "; vmemscope check FILE --instruction N (the result %N, or the kernel_name) for one in full"
-                   : "");
+            kernels ? "; vmemscope check FILE --instruction N (the result %N, or the kernel_name) for one in full"
+                    : "");
   }
   vmem_stablehlo_free(m);
   free(text);

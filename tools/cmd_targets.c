@@ -7,15 +7,14 @@
 
 #include "cli.h"
 
-static const char help[] =
-    "usage: vmemscope targets [NAME] [--json]\n\n"
-    "The embedded table of TPU generations. Without NAME, one line per target;\n"
-    "with NAME, every fact of that target with its source and whether it is\n"
-    "documented, observed in compiler output, or derived. Memories are per\n"
-    "TensorCore; HBM, bandwidth and FLOP/s per chip. JSON sizes are in bytes.\n\n"
-    "examples:\n"
-    "  vmemscope targets\n"
-    "  vmemscope targets v6e --json\n";
+static const char help[] = "usage: vmemscope targets [NAME] [--json]\n\n"
+                           "The embedded table of TPU generations. Without NAME, one line per target;\n"
+                           "with NAME, every fact of that target with its source and whether it is\n"
+                           "documented, observed in compiler output, or derived. Memories are per\n"
+                           "TensorCore; HBM, bandwidth and FLOP/s per chip. JSON sizes are in bytes.\n\n"
+                           "examples:\n"
+                           "  vmemscope targets\n"
+                           "  vmemscope targets v6e --json\n";
 
 /* A fact's value for people: sizes in the compiler's format, rates with SI
  * prefixes, counts as integers. */
@@ -71,22 +70,20 @@ static json_t *json_target(const vmem_target *t) {
 }
 
 static void print_summary(void) {
-  static const vmem_fact_id cols[] = {VMEM_FACT_VMEM_BYTES, VMEM_FACT_SMEM_BYTES,
-                                      VMEM_FACT_SCOPED_DEFAULT_BYTES, VMEM_FACT_HBM_BYTES,
-                                      VMEM_FACT_HBM_BYTES_PER_S, VMEM_FACT_BF16_FLOPS,
-                                      VMEM_FACT_MXU_DIM, VMEM_FACT_CORES_PER_CHIP};
+  static const vmem_fact_id cols[] = {VMEM_FACT_VMEM_BYTES, VMEM_FACT_SMEM_BYTES,      VMEM_FACT_SCOPED_DEFAULT_BYTES,
+                                      VMEM_FACT_HBM_BYTES,  VMEM_FACT_HBM_BYTES_PER_S, VMEM_FACT_BF16_FLOPS,
+                                      VMEM_FACT_MXU_DIM,    VMEM_FACT_CORES_PER_CHIP};
   static const int right[] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
   cli_table tb;
   table_init(&tb, 10, right);
-  table_add(&tb, "TARGET", "DEVICE KIND", "VMEM/TC", "SMEM/TC", "SCOPED DEFAULT", "HBM",
-            "HBM BW", "BF16 PEAK", "MXU", "TCS");
+  table_add(&tb, "TARGET", "DEVICE KIND", "VMEM/TC", "SMEM/TC", "SCOPED DEFAULT", "HBM", "HBM BW", "BF16 PEAK", "MXU",
+            "TCS");
   for (size_t i = 0; i < vmem_target_count(); i++) {
     const vmem_target *t = vmem_target_at(i);
     char v[8][32];
     for (size_t c = 0; c < 8; c++)
       fact_text(v[c], sizeof v[c], t, cols[c]);
-    table_add(&tb, vmem_target_name(t), vmem_target_device_kind(t), v[0], v[1], v[2], v[3], v[4],
-              v[5], v[6], v[7]);
+    table_add(&tb, vmem_target_name(t), vmem_target_device_kind(t), v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
   }
   table_print(&tb, CLI_OUT);
   table_free(&tb);
@@ -95,7 +92,7 @@ static void print_summary(void) {
 
 static void print_detail(const vmem_target *t) {
   fprintf(CLI_OUT, "%s (%s), generation %d; aliases: %s\n\n", vmem_target_name(t), vmem_target_device_kind(t),
-         vmem_target_generation(t), vmem_target_aliases(t));
+          vmem_target_generation(t), vmem_target_aliases(t));
   for (int id = 0; id < VMEM_FACT_COUNT; id++) {
     const vmem_fact *f = vmem_target_fact(t, (vmem_fact_id)id);
     char v[32];

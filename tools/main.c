@@ -6,6 +6,4 @@
 
 #include "vmemscope.h"
 
-int main(int argc, char **argv) {
-  return vmem_cli_run(argc - 1, (const char *const *)(argv + 1), stdout, stderr);
-}
+int main(int argc, char **argv) { return vmem_cli_run(argc - 1, (const char *const *)(argv + 1), stdout, stderr); }

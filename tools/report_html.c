@@ -21,11 +21,20 @@ enum { SVG_W = 960, LABEL_W = 300, ROW_H = 20, MAX_ROWS = CLI_REPORT_ROWS, MAX_R
 static void esc(FILE *f, const char *s) {
   for (; s && *s; s++)
     switch (*s) {
-    case '<': fputs("&lt;", f); break;
-    case '>': fputs("&gt;", f); break;
-    case '&': fputs("&amp;", f); break;
-    case '"': fputs("&quot;", f); break;
-    default: fputc(*s, f);
+    case '<':
+      fputs("&lt;", f);
+      break;
+    case '>':
+      fputs("&gt;", f);
+      break;
+    case '&':
+      fputs("&amp;", f);
+      break;
+    case '"':
+      fputs("&quot;", f);
+      break;
+    default:
+      fputc(*s, f);
     }
 }
 
@@ -86,9 +95,10 @@ static void page_open(FILE *f, const char *title, const char *sub) {
 }
 
 static void page_close(FILE *f) {
-  fprintf(f, "<p class=\"note\">Made by vmemscope %s. Exact figures are computed from the input; figures "
-             "marked <span class=\"model\">modelled</span> rebuild a closed compiler's behaviour from public "
-             "facts.</p>\n<script>%s</script>\n</body></html>\n",
+  fprintf(f,
+          "<p class=\"note\">Made by vmemscope %s. Exact figures are computed from the input; figures "
+          "marked <span class=\"model\">modelled</span> rebuild a closed compiler's behaviour from public "
+          "facts.</p>\n<script>%s</script>\n</body></html>\n",
           vmem_version(), js);
 }
 
@@ -164,23 +174,27 @@ static void bars_svg(FILE *f, bar *bars, size_t n, size_t more) {
 /* ---- a kernel's stack: each allocation at its offset ------------------------ */
 
 static const char *kind_colour(const char *kind) {
-  return !strcmp(kind, "window") ? "#5c8fd6" : !strcmp(kind, "scratch") ? "#8e6bbf"
-       : !strcmp(kind, "internal scratch") ? "#9aa5b1" : "#e0a030";
+  return !strcmp(kind, "window")             ? "#5c8fd6"
+         : !strcmp(kind, "scratch")          ? "#8e6bbf"
+         : !strcmp(kind, "internal scratch") ? "#9aa5b1"
+                                             : "#e0a030";
 }
 
 static void stack_marker(FILE *f, const char *label, uint64_t at, uint64_t scale, int y) {
   double x = 10 + (SVG_W - 20) * frac(at, scale);
   char b[32];
-  fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"20\" y2=\"78\" stroke=\"#222\" stroke-dasharray=\"4 2\"/>"
-             "<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">%s %s</text>\n",
+  fprintf(f,
+          "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"20\" y2=\"78\" stroke=\"#222\" stroke-dasharray=\"4 2\"/>"
+          "<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">%s %s</text>\n",
           x, x, x - 2, y, label, human(b, sizeof b, at));
 }
 
 static void stack_rect(FILE *f, const json_t *a, uint64_t scale) {
   const char *kind = jstr(a, "kind"), *who = *jstr(a, "operand") ? jstr(a, "operand") : jstr(a, "note");
   uint64_t off = jbytes(a, "offset"), bytes = jbytes(a, "bytes");
-  fprintf(f, "<rect class=\"alloc\" x=\"%.1f\" y=\"30\" width=\"%.1f\" height=\"40\" fill=\"%s\" stroke=\"#fff\">"
-             "<title>",
+  fprintf(f,
+          "<rect class=\"alloc\" x=\"%.1f\" y=\"30\" width=\"%.1f\" height=\"40\" fill=\"%s\" stroke=\"#fff\">"
+          "<title>",
           10 + (SVG_W - 20) * frac(off, scale), (SVG_W - 20) * frac(bytes, scale), kind_colour(kind));
   esc(f, kind);
   fputs(" ", f);
@@ -191,8 +205,10 @@ static void stack_rect(FILE *f, const json_t *a, uint64_t scale) {
   int64_t nbuf = (int64_t)json_integer_value(json_object_get(a, "buffers"));
   for (int64_t b = 1; b < nbuf && b < 16; b++) { /* each buffer of a window: a divider */
     double x = 10 + (SVG_W - 20) * frac(off + bytes / (uint64_t)nbuf * (uint64_t)b, scale);
-    fprintf(f, "<line class=\"buffer\" x1=\"%.1f\" x2=\"%.1f\" y1=\"30\" y2=\"70\" stroke=\"#fff\" "
-               "stroke-dasharray=\"3 2\"/>\n", x, x);
+    fprintf(f,
+            "<line class=\"buffer\" x1=\"%.1f\" x2=\"%.1f\" y1=\"30\" y2=\"70\" stroke=\"#fff\" "
+            "stroke-dasharray=\"3 2\"/>\n",
+            x, x);
   }
   double w = (SVG_W - 20) * frac(bytes, scale);
   if (w > 7.0 * (double)strlen(who) + 6) { /* the name inside the segment when it fits */
@@ -225,8 +241,9 @@ static void alloc_table(FILE *f, const json_t *allocs) {
     esc(f, *jstr(a, "operand") ? jstr(a, "operand") : jstr(a, "note"));
     fputs("</td><td>", f);
     esc(f, jstr(a, "block"));
-    fprintf(f, "</td><td class=\"n\">%" PRId64 "</td><td class=\"n\" data-v=\"%" PRIu64 "\">%s</td>"
-               "<td class=\"n\">%" PRIu64 "</td><td>%s</td></tr>\n",
+    fprintf(f,
+            "</td><td class=\"n\">%" PRId64 "</td><td class=\"n\" data-v=\"%" PRIu64 "\">%s</td>"
+            "<td class=\"n\">%" PRIu64 "</td><td>%s</td></tr>\n",
             (int64_t)json_integer_value(json_object_get(a, "buffers")), jbytes(a, "bytes"),
             human(b, sizeof b, jbytes(a, "bytes")), jbytes(a, "offset"),
             jtrue(a, "exact") ? "exact" : "<span class=\"model\">modelled</span>");
@@ -280,13 +297,15 @@ static void kernel_section(FILE *f, const json_t *k, uint64_t physical) {
           !strcmp(v, "e1001")          ? "<b class=\"verdict over\">DOES NOT FIT (E1001)</b>"
           : !strcmp(v, "likely_e1001") ? "<b class=\"verdict over\">likely E1001 (<span "
                                          "class=\"model\">modelled</span>: body values)</b>"
-          : smem_over && !strcmp(v, "at_risk") ? "<b class=\"verdict over\">DOES NOT FIT in SMEM</b> (scoped VMEM: fits, at risk)"
-          : smem_over                  ? "<b class=\"verdict over\">DOES NOT FIT in SMEM</b> (scoped VMEM: fits)"
-          : !strcmp(v, "at_risk")      ? "<b class=\"verdict\">fits, at risk</b>"
-                                       : "<b class=\"verdict ok\">fits</b>");
+          : smem_over && !strcmp(v, "at_risk")
+              ? "<b class=\"verdict over\">DOES NOT FIT in SMEM</b> (scoped VMEM: fits, at risk)"
+          : smem_over             ? "<b class=\"verdict over\">DOES NOT FIT in SMEM</b> (scoped VMEM: fits)"
+          : !strcmp(v, "at_risk") ? "<b class=\"verdict\">fits, at risk</b>"
+                                  : "<b class=\"verdict ok\">fits</b>");
   if (jbytes(k, "smem_bytes"))
-    fprintf(f, "<p class=\"smem%s\">SMEM (scalar prefetch and SMEM operands): %s of %s%s</p>\n", smem_over ? " over" : "",
-            human(s, sizeof s, jbytes(k, "smem_bytes")), human(l, sizeof l, jbytes(k, "smem_capacity_bytes")),
+    fprintf(f, "<p class=\"smem%s\">SMEM (scalar prefetch and SMEM operands): %s of %s%s</p>\n",
+            smem_over ? " over" : "", human(s, sizeof s, jbytes(k, "smem_bytes")),
+            human(l, sizeof l, jbytes(k, "smem_capacity_bytes")),
             smem_over ? " &mdash; the compiler's &ldquo;Ran out of memory in memory space smem&rdquo;" : "");
   fprintf(f, "<svg class=\"stack\" width=\"%d\" height=\"92\" role=\"img\">\n", SVG_W);
   const json_t *allocs = json_object_get(k, "allocations");
@@ -296,8 +315,10 @@ static void kernel_section(FILE *f, const json_t *k, uint64_t physical) {
   if (physical && physical <= scale)
     stack_marker(f, "physical VMEM", physical, scale, 90);
   else if (physical)
-    fprintf(f, "<text class=\"physical\" x=\"%d\" y=\"90\" text-anchor=\"end\">physical VMEM %s &rarr; (off the "
-            "scale)</text>\n", SVG_W - 10, human(s, sizeof s, physical));
+    fprintf(f,
+            "<text class=\"physical\" x=\"%d\" y=\"90\" text-anchor=\"end\">physical VMEM %s &rarr; (off the "
+            "scale)</text>\n",
+            SVG_W - 10, human(s, sizeof s, physical));
   fputs("</svg>\n", f);
   stack_legend(f);
   alloc_table(f, allocs);
@@ -311,8 +332,9 @@ static bool live_at(const json_t *b, uint64_t t) { return jbytes(b, "start") <= 
 
 static void timeline_rect(FILE *f, const json_t *b, double xs, double ys, int h) {
   uint64_t st = jbytes(b, "start"), en = jbytes(b, "end"), off = jbytes(b, "offset"), by = jbytes(b, "bytes");
-  fprintf(f, "<rect class=\"buf\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#5c8fd6\" "
-             "fill-opacity=\"0.75\" stroke=\"#1d4f91\" stroke-width=\"0.5\"><title>",
+  fprintf(f,
+          "<rect class=\"buf\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#5c8fd6\" "
+          "fill-opacity=\"0.75\" stroke=\"#1d4f91\" stroke-width=\"0.5\"><title>",
           40 + xs * (double)st, h - 20 - ys * (double)(off + by), xs * (double)(en - st + 1), ys * (double)by);
   esc(f, jstr(b, "name"));
   fputs(": ", f);
@@ -332,8 +354,9 @@ static void timeline_svg(FILE *f, const json_t *p) {
   for (size_t i = 0; i < json_array_size(resv) && i < MAX_RECTS; i++) {
     const json_t *v = json_array_get(resv, i);
     uint64_t st = jbytes(v, "start"), en = jbytes(v, "end"), by = jbytes(v, "bytes");
-    fprintf(f, "<rect class=\"reservation\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-               "fill=\"#f3e5c0\"><title>%s",
+    fprintf(f,
+            "<rect class=\"reservation\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+            "fill=\"#f3e5c0\"><title>%s",
             40 + xs * (double)st, h - 20 - ys * (double)by, xs * (double)(en - st + 1), ys * (double)by,
             st == en ? "scoped reservation of " : "scoped reservations, the first of ");
     esc(f, jstr(v, "instruction"));
@@ -344,15 +367,18 @@ static void timeline_svg(FILE *f, const json_t *p) {
   for (size_t i = 0; i < json_array_size(bufs) && i < MAX_RECTS; i++)
     timeline_rect(f, json_array_get(bufs, i), xs, ys, h);
   double px = 40 + xs * ((double)peak_t + 0.5), cy = h - 20 - ys * (double)cap;
-  fprintf(f, "<line id=\"peak\" x1=\"%.1f\" x2=\"%.1f\" y1=\"10\" y2=\"%d\" stroke=\"#c62828\" stroke-width=\"2\">"
-             "<title>peak at step %" PRIu64 "</title></line><text x=\"%.1f\" y=\"10\" fill=\"#c62828\">peak, step %"
-             PRIu64 "</text>\n",
+  fprintf(f,
+          "<line id=\"peak\" x1=\"%.1f\" x2=\"%.1f\" y1=\"10\" y2=\"%d\" stroke=\"#c62828\" stroke-width=\"2\">"
+          "<title>peak at step %" PRIu64 "</title></line><text x=\"%.1f\" y=\"10\" fill=\"#c62828\">peak, step %" PRIu64
+          "</text>\n",
           px, px, h - 20, peak_t, px + 3, peak_t);
-  fprintf(f, "<line x1=\"40\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222\" stroke-dasharray=\"6 3\"/>"
-             "<text x=\"44\" y=\"%.1f\">physical VMEM %s</text>\n",
+  fprintf(f,
+          "<line x1=\"40\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222\" stroke-dasharray=\"6 3\"/>"
+          "<text x=\"44\" y=\"%.1f\">physical VMEM %s</text>\n",
           SVG_W - 20, cy, cy, cy - 3, human(b, sizeof b, cap));
-  fprintf(f, "<line x1=\"40\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#888\"/><text x=\"40\" y=\"%d\">step 0</text>"
-             "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">step %" PRIu64 "</text>\n",
+  fprintf(f,
+          "<line x1=\"40\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#888\"/><text x=\"40\" y=\"%d\">step 0</text>"
+          "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">step %" PRIu64 "</text>\n",
           SVG_W - 20, h - 20, h - 20, h - 6, SVG_W - 20, h - 6, steps ? steps - 1 : 0);
   fputs("</svg>\n", f);
 }
@@ -370,9 +396,10 @@ static int by_waste(const void *a, const void *b) {
 }
 
 static void peak_table(FILE *f, const char *id, json_t **live, size_t n) {
-  fprintf(f, "<table class=\"sortable\" id=\"%s\"><thead><tr><th>buffer</th><th class=\"n\">bytes</th>"
-             "<th class=\"n\">unpadded</th><th class=\"n\">padding</th><th class=\"n\">expansion</th>"
-             "<th class=\"n\">steps</th></tr></thead><tbody>\n",
+  fprintf(f,
+          "<table class=\"sortable\" id=\"%s\"><thead><tr><th>buffer</th><th class=\"n\">bytes</th>"
+          "<th class=\"n\">unpadded</th><th class=\"n\">padding</th><th class=\"n\">expansion</th>"
+          "<th class=\"n\">steps</th></tr></thead><tbody>\n",
           id);
   for (size_t i = 0; i < n && i < MAX_ROWS; i++) {
     const json_t *b = live[i];
@@ -380,9 +407,10 @@ static void peak_table(FILE *f, const char *id, json_t **live, size_t n) {
     char x[32], y[32], z[32];
     fputs("<tr><td>", f);
     esc(f, jstr(b, "name"));
-    fprintf(f, "</td><td class=\"n\" data-v=\"%" PRIu64 "\">%s</td><td class=\"n\" data-v=\"%" PRIu64 "\">%s</td>"
-               "<td class=\"n\" data-v=\"%" PRIu64 "\">%s</td><td class=\"n\">%.1fx</td><td class=\"n\">%" PRIu64
-               "..%" PRIu64 "</td></tr>\n",
+    fprintf(f,
+            "</td><td class=\"n\" data-v=\"%" PRIu64 "\">%s</td><td class=\"n\" data-v=\"%" PRIu64 "\">%s</td>"
+            "<td class=\"n\" data-v=\"%" PRIu64 "\">%s</td><td class=\"n\">%.1fx</td><td class=\"n\">%" PRIu64
+            "..%" PRIu64 "</td></tr>\n",
             by, human(x, sizeof x, by), un, human(y, sizeof y, un), by - un, human(z, sizeof z, by - un),
             un ? (double)by / (double)un : 1.0, jbytes(b, "start"), jbytes(b, "end"));
   }
@@ -400,13 +428,15 @@ static void program_section(FILE *f, const json_t *p) {
   card(f, "", "peak live (lower bound)", human(d, sizeof d, jbytes(p, "lower_bound_bytes")));
   fputs("</div>\n", f);
   if (!fits)
-    fprintf(f, "<p class=\"diag over\"><b>Does not fit:</b> %s over physical VMEM (the compiler's &lsquo;Ran out of "
-               "memory in memory space vmem. Used X of Y vmem&rsquo;). Move values out of S(1), or lower the scoped "
-               "limits of the instructions whose reservation is largest.</p>\n",
+    fprintf(f,
+            "<p class=\"diag over\"><b>Does not fit:</b> %s over physical VMEM (the compiler's &lsquo;Ran out of "
+            "memory in memory space vmem. Used X of Y vmem&rsquo;). Move values out of S(1), or lower the scoped "
+            "limits of the instructions whose reservation is largest.</p>\n",
             human(a, sizeof a, jbytes(p, "used_bytes") - jbytes(p, "capacity_bytes")));
   if (!json_array_size(bufs)) {
     fputs("<p class=\"note\">No value is laid out in S(1): the program's VMEM is the largest scoped reservation "
-          "alone.</p></section>\n", f);
+          "alone.</p></section>\n",
+          f);
     return;
   }
   timeline_svg(f, p);
@@ -514,7 +544,8 @@ static void hlo_diagnostics(FILE *f, const json_t **ins, size_t n) {
   if (any)
     fputs("</ul>\n<p>A standard op the compiler cannot fit is the compiler's to fix: report it with "
           "<code>vmemscope repro</code> and the compiler's error; a larger "
-          "<code>--xla_tpu_scoped_vmem_limit_kib</code> may let it compile meanwhile.</p></section>\n", f);
+          "<code>--xla_tpu_scoped_vmem_limit_kib</code> may let it compile meanwhile.</p></section>\n",
+          f);
 }
 
 static uint64_t likely_of(const json_t *in) { return jbytes(json_object_get(in, "scoped_model"), "likely_bytes"); }
@@ -671,7 +702,9 @@ static void explain_listing(FILE *f, const json_t *e) {
     fprintf(f, "<tr><td>%zu</td><td>%s</td><td><code>", i + 1, figure(a, sizeof a, x, "size_bytes"));
     esc(f, jstr(x, "shape"));
     fprintf(f, "</code></td><td>%s</td><td>%s</td><td>", figure(b, sizeof b, x, "unpadded_bytes"),
-            json_is_true(ag) ? "agrees" : json_is_false(ag) ? "DISAGREES" : "-");
+            json_is_true(ag)    ? "agrees"
+            : json_is_false(ag) ? "DISAGREES"
+                                : "-");
     esc(f, jstr(x, "allocation_type"));
     fputs("</td><td>", f);
     esc(f, jstr(x, "label"));
@@ -692,11 +725,14 @@ static void explain_remedies(FILE *f, const json_t *e) {
       esc(f, jstr(r, "text"));
       fputs("</li>\n", f);
     } else if (json_is_false(json_object_get(r, "limit_can_help"))) {
-      fprintf(f, "<li>shrink blocks by %.2fx: no limit can help, the size exceeds every generation's physical "
-                 "VMEM</li>\n", json_number_value(json_object_get(r, "shrink_factor")));
+      fprintf(f,
+              "<li>shrink blocks by %.2fx: no limit can help, the size exceeds every generation's physical "
+              "VMEM</li>\n",
+              json_number_value(json_object_get(r, "shrink_factor")));
     } else {
-      fprintf(f, "<li>request <code>vmem_limit_bytes=%" PRIu64 "</code> or "
-                 "<code>--xla_tpu_scoped_vmem_limit_kib=%" PRIu64 "</code>; or shrink blocks by %.2fx%s</li>\n",
+      fprintf(f,
+              "<li>request <code>vmem_limit_bytes=%" PRIu64 "</code> or "
+              "<code>--xla_tpu_scoped_vmem_limit_kib=%" PRIu64 "</code>; or shrink blocks by %.2fx%s</li>\n",
               jbytes(r, "vmem_limit_bytes"), jbytes(r, "xla_tpu_scoped_vmem_limit_kib"),
               json_number_value(json_object_get(r, "shrink_factor")),
               jtrue(r, "likely_compiler_bug") ? "; likely a compiler bug: report it with the HLO dump" : "");
@@ -735,9 +771,10 @@ static void explain_error(FILE *f, const json_t *e) {
   esc(f, jstr(e, "file"));
   fputs(": ", f);
   explain_sizes(f, e);
-  fprintf(f, ". Custom kernel: %s", json_is_true(json_object_get(e, "custom_kernel"))    ? "yes"
-                                    : json_is_false(json_object_get(e, "custom_kernel")) ? "no"
-                                                                                          : "cannot tell");
+  fprintf(f, ". Custom kernel: %s",
+          json_is_true(json_object_get(e, "custom_kernel"))    ? "yes"
+          : json_is_false(json_object_get(e, "custom_kernel")) ? "no"
+                                                               : "cannot tell");
   fputs(" (", f);
   esc(f, jstr(e, "evidence"));
   fputs(").</p>\n", f);
@@ -805,9 +842,11 @@ static void fit_row(FILE *f, const json_t *c) {
   double s = json_number_value(json_object_get(c, "time_s"));
   fputs("<tr><td>", f);
   params_html(f, c);
-  fprintf(f, "</td><td class=\"n\" data-v=\"%" PRIu64 "\">%s</td><td class=\"n\" data-v=\"%.9g\">%s</td>"
-          "<td>%s</td></tr>\n", jbytes(c, "needed_bytes"), human(b, sizeof b, jbytes(c, "needed_bytes")), s,
-          cli_seconds(t, sizeof t, s), jstr(c, "bound"));
+  fprintf(f,
+          "</td><td class=\"n\" data-v=\"%" PRIu64 "\">%s</td><td class=\"n\" data-v=\"%.9g\">%s</td>"
+          "<td>%s</td></tr>\n",
+          jbytes(c, "needed_bytes"), human(b, sizeof b, jbytes(c, "needed_bytes")), s, cli_seconds(t, sizeof t, s),
+          jstr(c, "bound"));
 }
 
 /* The front as a plot: VMEM needed across (up to the limit, drawn as a
@@ -827,37 +866,43 @@ static void fit_plot(FILE *f, json_t *const *front, size_t n, const json_t *best
   double lo = log10(tmin), span = log10(tmax) - lo > 1e-9 ? log10(tmax) - lo : 1;
   char a[32], b[32];
   fprintf(f, "<svg id=\"pareto-plot\" width=\"%d\" height=\"%d\" role=\"img\">\n", W + PAD, H + PAD);
-  fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#5b6673\"/>"
-          "<line x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"%d\" stroke=\"#5b6673\"/>\n", PAD, H, PAD + W, H, PAD, PAD, H);
+  fprintf(f,
+          "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#5b6673\"/>"
+          "<line x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"%d\" stroke=\"#5b6673\"/>\n",
+          PAD, H, PAD + W, H, PAD, PAD, H);
   double lx = PAD + (double)limit / xmax * (W - 10);
-  fprintf(f, "<line class=\"limit\" x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c0392b\" "
-          "stroke-dasharray=\"4 3\"/><text x=\"%.1f\" y=\"12\" text-anchor=\"end\">limit %s</text>\n", lx, lx, H,
-          lx - 4, human(a, sizeof a, limit));
+  fprintf(f,
+          "<line class=\"limit\" x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c0392b\" "
+          "stroke-dasharray=\"4 3\"/><text x=\"%.1f\" y=\"12\" text-anchor=\"end\">limit %s</text>\n",
+          lx, lx, H, lx - 4, human(a, sizeof a, limit));
   for (size_t i = 0; i < n; i++) {
     double t = json_number_value(json_object_get(front[i], "time_s"));
     double x = PAD + (double)jbytes(front[i], "needed_bytes") / xmax * (W - 10);
     double y = H - 8 - (log10(t) - lo) / span * (H - 24);
     bool is_best = front[i] == best;
-    fprintf(f, "<circle class=\"pt%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\" data-params=\"", is_best ? " best" : "",
-            x, y, is_best ? 6 : 4, is_best ? "#1e8449" : "#2e86c1");
+    fprintf(f, "<circle class=\"pt%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\" data-params=\"",
+            is_best ? " best" : "", x, y, is_best ? 6 : 4, is_best ? "#1e8449" : "#2e86c1");
     params_html(f, front[i]);
     fputs("\"><title>", f);
     params_html(f, front[i]);
     fprintf(f, ": %s, %s</title></circle>\n", human(a, sizeof a, jbytes(front[i], "needed_bytes")),
             cli_seconds(b, sizeof b, t));
   }
-  fprintf(f, "<text x=\"%d\" y=\"%d\">VMEM needed &rarr;</text><text x=\"4\" y=\"12\">time (log)</text>"
+  fprintf(f,
+          "<text x=\"%d\" y=\"%d\">VMEM needed &rarr;</text><text x=\"4\" y=\"12\">time (log)</text>"
           "</svg>\n<p class=\"note\">Each point is a candidate on the front; the green one is the fastest that fits "
-          "(the best); the dashed line is the limit. Hover a point for its parameters.</p>\n", PAD + W / 2, H + 30);
+          "(the best); the dashed line is the limit. Hover a point for its parameters.</p>\n",
+          PAD + W / 2, H + 30);
 }
 
 static void fit_doc(FILE *f, const json_t *doc) {
   const json_t *cands = json_object_get(doc, "candidates");
   json_t **front = malloc((json_array_size(cands) + 1) * sizeof *front);
   size_t n = front ? pareto(cands, front) : 0;
-  fprintf(f, "<section id=\"fit\"><h2>Block sizes that fit: the Pareto front</h2>\n<p>%" PRIu64 " candidates "
-             "considered, %" PRIu64 " fit. Among the %zu fastest that fit, these are not beaten on both "
-             "footprint and <span class=\"model\">modelled</span> time.</p>\n",
+  fprintf(f,
+          "<section id=\"fit\"><h2>Block sizes that fit: the Pareto front</h2>\n<p>%" PRIu64 " candidates "
+          "considered, %" PRIu64 " fit. Among the %zu fastest that fit, these are not beaten on both "
+          "footprint and <span class=\"model\">modelled</span> time.</p>\n",
           jbytes(doc, "considered"), jbytes(doc, "fitting"), json_array_size(cands));
   fit_plot(f, front, n, json_array_get(cands, 0), jbytes(doc, "limit_bytes"));
   fputs("<table class=\"sortable\" id=\"pareto\"><thead><tr><th>params</th><th class=\"n\">needed</th>"
@@ -885,8 +930,15 @@ static void verdict_cards(FILE *f, const report_docs *d, int status) {
   const json_t *p = d->check ? json_object_get(d->check, "program") : NULL;
   size_t warn = d->check ? flagged(d->check) : 0;
   fputs("<div class=\"cards\" id=\"verdict\">", f);
-  card(f, status == EXIT_OOM ? "over" : warn ? "warn" : "ok", "verdict",
-       status == EXIT_OOM ? "out of VMEM" : d->explain ? "log explained" : warn ? "likely compiler-side OOM" : "fits");
+  card(f,
+       status == EXIT_OOM ? "over"
+       : warn             ? "warn"
+                          : "ok",
+       "verdict",
+       status == EXIT_OOM ? "out of VMEM"
+       : d->explain       ? "log explained"
+       : warn             ? "likely compiler-side OOM"
+                          : "fits");
   if (p) {
     char b[32];
     card(f, jtrue(p, "fits") ? "ok" : "over", "program-scoped used", human(b, sizeof b, jbytes(p, "used_bytes")));

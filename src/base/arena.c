@@ -19,9 +19,7 @@ struct arena_chunk {
  * wasting half of a huge last chunk. */
 enum { ARENA_ALIGN = 8, ARENA_MIN_CHUNK = 4096 - 64, ARENA_MAX_GROWTH = 4 << 20 };
 
-static size_t chunk_header(void) {
-  return (sizeof(arena_chunk) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
-}
+static size_t chunk_header(void) { return (sizeof(arena_chunk) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1); }
 
 void *vmem__alloc(const vmem_allocator *alloc, size_t size) {
   if (alloc && alloc->alloc)

@@ -27,7 +27,7 @@ typedef struct arena {
 void arena_init(arena *a, const vmem_allocator *alloc);
 /* Sizes the first chunk for a known amount of work (e.g. 8 x the text). */
 void arena_init_sized(arena *a, const vmem_allocator *alloc, size_t first);
-void *arena_alloc(arena *a, size_t size);       /* 8-byte aligned (arena.c says why); NULL on failure */
+void *arena_alloc(arena *a, size_t size); /* 8-byte aligned (arena.c says why); NULL on failure */
 void *arena_calloc(arena *a, size_t n, size_t size);
 char *arena_strndup(arena *a, const char *s, size_t n);
 void arena_destroy(arena *a);
@@ -53,12 +53,8 @@ void vmem__free(const vmem_allocator *alloc, void *p);
 
 /* ## Checked arithmetic: each returns false on overflow and leaves *out
  * unspecified. Sizes are uint64_t; dimensions are int64_t >= 0. */
-static inline bool ck_mul(uint64_t a, uint64_t b, uint64_t *out) {
-  return !__builtin_mul_overflow(a, b, out);
-}
-static inline bool ck_add(uint64_t a, uint64_t b, uint64_t *out) {
-  return !__builtin_add_overflow(a, b, out);
-}
+static inline bool ck_mul(uint64_t a, uint64_t b, uint64_t *out) { return !__builtin_mul_overflow(a, b, out); }
+static inline bool ck_add(uint64_t a, uint64_t b, uint64_t *out) { return !__builtin_add_overflow(a, b, out); }
 /* Rounds a up to a multiple of m (m > 0). */
 static inline bool ck_round_up(uint64_t a, uint64_t m, uint64_t *out) {
   uint64_t r = a % m;
@@ -70,8 +66,8 @@ static inline bool ck_round_up(uint64_t a, uint64_t m, uint64_t *out) {
 }
 
 /* ## Errors */
-void err_set(vmem_error *err, vmem_status code, size_t offset,
-             const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void err_set(vmem_error *err, vmem_status code, size_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 void err_clear(vmem_error *err);
 
 /* ## Bounded formatting into a caller's buffer (snprintf semantics,
@@ -85,19 +81,12 @@ typedef struct strbuf {
 void sb_init(strbuf *sb, char *buf, size_t cap);
 void sb_putn(strbuf *sb, const char *s, size_t n);
 void sb_puts(strbuf *sb, const char *s);
-void sb_printf(strbuf *sb, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void sb_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ASCII helpers that do not depend on the C locale. */
 static inline bool ch_is_digit(int c) { return c >= '0' && c <= '9'; }
-static inline bool ch_is_space(int c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-static inline bool ch_is_alpha(int c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-static inline int ch_lower(int c) {
-  return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
-}
+static inline bool ch_is_space(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+static inline bool ch_is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static inline int ch_lower(int c) { return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c; }
 
 #endif

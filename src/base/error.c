@@ -26,8 +26,7 @@ const char *vmem_status_name(vmem_status s) {
   return "invalid";
 }
 
-void err_set(vmem_error *err, vmem_status code, size_t offset,
-             const char *fmt, ...) {
+void err_set(vmem_error *err, vmem_status code, size_t offset, const char *fmt, ...) {
   if (!err)
     return;
   err->code = code;
@@ -46,8 +45,7 @@ void err_clear(vmem_error *err) {
   }
 }
 
-void vmem_locate(const char *text, size_t len, size_t offset, size_t *line,
-                 size_t *column) {
+void vmem_locate(const char *text, size_t len, size_t offset, size_t *line, size_t *column) {
   size_t l = 1, c = 1;
   if (offset > len)
     offset = len;

@@ -31,8 +31,7 @@ size_t vmem_format_bytes(int64_t bytes, char *buf, size_t cap) {
         v /= 1024;
         unit++;
       }
-      n = snprintf(tmp, sizeof tmp, *unit == 'K' ? "%s%.1f%c" : "%s%.2f%c",
-                   neg, (double)v / 1024.0, *unit);
+      n = snprintf(tmp, sizeof tmp, *unit == 'K' ? "%s%.1f%c" : "%s%.2f%c", neg, (double)v / 1024.0, *unit);
     }
   }
   strbuf sb;
@@ -119,8 +118,7 @@ static uint64_t lower_bound(size_key k, bool strict) {
   return lo;
 }
 
-vmem_status vmem_parse_human_bytes(const char *text, size_t len, uint64_t *lo,
-                                   uint64_t *hi, vmem_error *err) {
+vmem_status vmem_parse_human_bytes(const char *text, size_t len, uint64_t *lo, uint64_t *hi, vmem_error *err) {
   err_clear(err);
   if (len == 0) {
     err_set(err, VMEM_ERR_SYNTAX, 0, "expected a size like 64.0K or 16.00M");
@@ -143,20 +141,16 @@ vmem_status vmem_parse_human_bytes(const char *text, size_t len, uint64_t *lo,
   size_key k;
   size_t bad;
   if (!parse_key(text, len, &k, &bad)) {
-    err_set(err, VMEM_ERR_SYNTAX, bad,
-            "expected a size as the compiler prints it: 512B, 64.0K, 16.00M");
+    err_set(err, VMEM_ERR_SYNTAX, bad, "expected a size as the compiler prints it: 512B, 64.0K, 16.00M");
     return VMEM_ERR_SYNTAX;
   }
   uint64_t a = lower_bound(k, false);
   if (key_cmp(key_of(a), k) != 0) {
-    err_set(err, VMEM_ERR_RANGE, 0, "no byte count prints as %.*s", (int)len,
-            text);
+    err_set(err, VMEM_ERR_RANGE, 0, "no byte count prints as %.*s", (int)len, text);
     return VMEM_ERR_RANGE;
   }
   *lo = a;
   /* The search space ends at INT64_MAX, which itself prints as "8.00E". */
-  *hi = key_cmp(key_of((uint64_t)INT64_MAX), k) == 0
-            ? (uint64_t)INT64_MAX
-            : lower_bound(k, true) - 1;
+  *hi = key_cmp(key_of((uint64_t)INT64_MAX), k) == 0 ? (uint64_t)INT64_MAX : lower_bound(k, true) - 1;
   return VMEM_OK;
 }

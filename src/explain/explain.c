@@ -174,8 +174,10 @@ static const char *skip_quote(const char *p, const char *end, unsigned *forms) {
 /* An HTML entity at q (&gt; &lt; &amp; &quot; &#39; &#x27; &#NN;): its
  * character in *c and its length, or 0. */
 static size_t html_entity(const char *q, const char *end, char *c) {
-  static const struct { const char *e; char c; } named[] = {
-      {"&gt;", '>'}, {"&lt;", '<'}, {"&amp;", '&'}, {"&quot;", '"'}, {"&apos;", '\''}, {"&nbsp;", ' '}};
+  static const struct {
+    const char *e;
+    char c;
+  } named[] = {{"&gt;", '>'}, {"&lt;", '<'}, {"&amp;", '&'}, {"&quot;", '"'}, {"&apos;", '\''}, {"&nbsp;", ' '}};
   for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
     size_t n = strlen(named[i].e);
     if ((size_t)(end - q) >= n && !memcmp(q, named[i].e, n))
@@ -200,9 +202,17 @@ static size_t escape(const char *q, const char *end, char *c) {
   if (q + 1 >= end || *q != '\\')
     return 0;
   switch (q[1]) {
-  case 'n': *c = '\n'; return 2;
-  case 't': *c = ' '; return 2;
-  case '"': case '\'': case '/': *c = q[1]; return 2;
+  case 'n':
+    *c = '\n';
+    return 2;
+  case 't':
+    *c = ' ';
+    return 2;
+  case '"':
+  case '\'':
+  case '/':
+    *c = q[1];
+    return 2;
   case '\\': /* a repr of a repr: "\\n" is still a line break */
     if (q + 2 < end && (q[2] == 'n' || q[2] == '"' || q[2] == '\''))
       return *c = q[2] == 'n' ? '\n' : q[2], 3;
@@ -218,7 +228,8 @@ static size_t escape(const char *q, const char *end, char *c) {
     *c = v && v < 127 ? (char)v : '?';
     return 6;
   }
-  default: return 0;
+  default:
+    return 0;
   }
 }
 
@@ -565,7 +576,8 @@ static void judge_kernel(explainer *x, vmem_log_error *e) {
     e->evidence = "a custom call named like a Pallas kernel (its custom_call_target is not in the log)";
   } else {
     e->custom_kernel = -1;
-    e->evidence = e->opcode ? "a custom call whose target the log does not show" : "the log does not show the instruction";
+    e->evidence =
+        e->opcode ? "a custom call whose target the log does not show" : "the log does not show the instruction";
   }
   e->kernel = kernel_from_op_name(a, e->op_name);
   if (!e->kernel && e->custom_kernel == 1 && e->instruction) {
@@ -655,16 +667,16 @@ static void read_report(explainer *x, vmem_log_error *e, const char *p, const ch
   } else if (!find(p, first_end, "memory space") && find(p, first_end, "Used ") && !find(p, rend, "allocations in")) {
     read_used(p, first_end, &e->used, &e->capacity); /* figures alone: the word after them names the space */
     const char *u = after(p, first_end, "Used ");
-    e->kind = u && find(u, first_end, " smem") ? VMEM_OOM_SMEM
+    e->kind = u && find(u, first_end, " smem")  ? VMEM_OOM_SMEM
               : u && find(u, first_end, " hbm") ? VMEM_OOM_HBM
                                                 : VMEM_OOM_PROGRAM_VMEM;
   } else if (find(p, rend, "memory space smem")) {
     e->kind = VMEM_OOM_SMEM;
     read_used(p, rend, &e->used, &e->capacity);
     printed_after(p, rend, "capacity by", &e->excess);
-  } else if (find(p, rend, "memory space hbm") || find(p, rend, "Hbm usage") || find(p, rend, "Aborting compilation early") ||
-             find(p, rend, "Attempting to") || find(p, rend, "Total hbm usage >=") ||
-             find(p, rend, "allocations in hbm")) {
+  } else if (find(p, rend, "memory space hbm") || find(p, rend, "Hbm usage") ||
+             find(p, rend, "Aborting compilation early") || find(p, rend, "Attempting to") ||
+             find(p, rend, "Total hbm usage >=") || find(p, rend, "allocations in hbm")) {
     e->kind = VMEM_OOM_HBM;
     read_used(p, rend, &e->used, &e->capacity);
     if (!e->used.present)
@@ -707,7 +719,7 @@ static const char *const triggers[] = {
     "Ran out of memory in", /* a log may break the line before "memory space" */
     "Scoped allocation with size",
     "would exceed memory (size=",
-    "to have enough memory",   /* "Aborting compilation early because it's unlikely ..." */
+    "to have enough memory", /* "Aborting compilation early because it's unlikely ..." */
     "Hbm usage:",
     "Attempting to allocate",
     "at the bottom of memory", /* "Attempting to reserve X at the bottom of memory" */
@@ -836,9 +848,13 @@ static size_t next_trigger(anchor_cache *c, size_t len, size_t from, size_t *whi
 /* Did the message's keys or their figures cross a line break? (The cleaned
  * region's lines are the log's, so a key matched across one was wrapped.) */
 static bool wrapped(const char *buf, const char *end) {
-  static const char *const keys[] = {"Ran out of memory in memory space", "allocating on stack for",
-                                     "Scoped allocation with size", "and limit", "exceeded scoped vmem limit by",
-                                     "Used", "capacity by"};
+  static const char *const keys[] = {"Ran out of memory in memory space",
+                                     "allocating on stack for",
+                                     "Scoped allocation with size",
+                                     "and limit",
+                                     "exceeded scoped vmem limit by",
+                                     "Used",
+                                     "capacity by"};
   for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
     const char *stop, *k = find_to(buf, end, keys[i], &stop);
     if (!k)
@@ -887,9 +903,9 @@ bool vmem_log_error_same(const vmem_log_error *a, const vmem_log_error *b) {
   if (!a || !b)
     return false;
   return a->kind == b->kind && same_text(a->instruction, b->instruction) && same_text(a->shape, b->shape) &&
-         same_printed(&a->size, &b->size) && same_printed(&a->limit, &b->limit) &&
-         same_printed(&a->used, &b->used) && same_printed(&a->capacity, &b->capacity) &&
-         same_printed(&a->excess, &b->excess) && a->nallocs == b->nallocs && a->request_bytes == b->request_bytes &&
+         same_printed(&a->size, &b->size) && same_printed(&a->limit, &b->limit) && same_printed(&a->used, &b->used) &&
+         same_printed(&a->capacity, &b->capacity) && same_printed(&a->excess, &b->excess) && a->nallocs == b->nallocs &&
+         a->request_bytes == b->request_bytes &&
          (a->instruction || a->size.present || a->used.present || a->nallocs || same_text(a->message, b->message));
 }
 
@@ -1017,7 +1033,8 @@ static bool explain_all(explainer *x) {
     explainer sub = {r, x->t, buf, n, x->err, stop == len};
     const char *t = find(buf, buf + n, triggers[which]);
     const char *begin = t && which != 8 ? buf + line_start(buf, (size_t)(t - buf)) : buf;
-    if (buf + n - begin > 11 && !memcmp(begin, "predicted: ", 11)) { /* vmemscope check's own forecast, not the compiler's */
+    if (buf + n - begin > 11 &&
+        !memcmp(begin, "predicted: ", 11)) { /* vmemscope check's own forecast, not the compiler's */
       from = stop > hit ? stop : hit + 1;
       continue;
     }
@@ -1081,13 +1098,13 @@ void vmem_log_report_free(vmem_log_report *r) {
 }
 
 const char *vmem_oom_kind_name(vmem_oom_kind kind) {
-  static const char *const names[] = {"scoped_vmem", "program_vmem", "vmem_request_exceeds_memory", "smem", "hbm",
+  static const char *const names[] = {"scoped_vmem",  "program_vmem", "vmem_request_exceeds_memory", "smem", "hbm",
                                       "not_compiler", "listing"};
   return (unsigned)kind < sizeof names / sizeof *names ? names[kind] : "invalid";
 }
 
 const char *vmem_log_form_name(unsigned i) {
-  static const char *const names[VMEM_FORM_COUNT] = {"wrapped", "quoted", "fenced", "html", "escaped", "ansi",
-                                                     "prefixed", "json"};
+  static const char *const names[VMEM_FORM_COUNT] = {"wrapped", "quoted", "fenced",   "html",
+                                                     "escaped", "ansi",   "prefixed", "json"};
   return i < VMEM_FORM_COUNT ? names[i] : "invalid";
 }

@@ -15,7 +15,7 @@ typedef vmem_str sv;
  * precedes the value, so only its length is stored: 16 bytes an
  * attribute instead of 32, over a million attributes in a large dump. */
 typedef struct hlo_attr {
-  const char *value;  /* raw text, as written */
+  const char *value; /* raw text, as written */
   uint32_t value_len, name_len;
 } hlo_attr;
 
@@ -42,12 +42,12 @@ typedef enum hlo_op {
 } hlo_op;
 
 enum { /* the flag columns of hlo_ops.def, explained there */
-  HLO_F_ALIAS = 1,
-  HLO_F_FORWARD = 2,
-  HLO_F_INLINES = 4,
-  HLO_F_ELEMWISE = 8,
-  HLO_F_UNSIZED = 16,
-  HLO_F_EXTENT = 32
+       HLO_F_ALIAS = 1,
+       HLO_F_FORWARD = 2,
+       HLO_F_INLINES = 4,
+       HLO_F_ELEMWISE = 8,
+       HLO_F_UNSIZED = 16,
+       HLO_F_EXTENT = 32
 };
 
 /* The standard-op model's rules (src/scoped/standard.c), named by the rule
@@ -79,44 +79,42 @@ hlo_op hlo_op_lookup(sv text);
  * a constant's literal — 64 bytes and no separate blocks for a typical
  * instruction, over the 650,000 of a 100 MB dump. */
 struct vmem_hlo_instruction {
-  sv name;                /* first: the hlo_map key */
-  const sv *opcode;       /* interned: one copy per distinct opcode */
-  vmem_shape *shape;      /* interned: shared by every equal shape text (in each half of a large module) */
+  sv name;           /* first: the hlo_map key */
+  const sv *opcode;  /* interned: one copy per distinct opcode */
+  vmem_shape *shape; /* interned: shared by every equal shape text (in each half of a large module) */
   struct vmem_hlo_computation *parent;
   /* constant and parameter hold a literal and call nothing; every other
    * opcode may call computations. One pointer serves both. */
   union {
     struct vmem_hlo_computation **called;
-    sv *literal;          /* raw text inside constant(...), in this block */
-    uint64_t parameter;   /* N of parameter(N) */
+    sv *literal;        /* raw text inside constant(...), in this block */
+    uint64_t parameter; /* N of parameter(N) */
   };
   uint32_t noperands;
-  uint32_t id;            /* its place among the module's instructions, computations in text order */
-  uint16_t nattrs, ncalled; /* 16 bits: the parser refuses more, with a positioned error */
-  uint8_t kind;           /* HLO_KIND_*: what the union holds */
-  uint8_t op;             /* hlo_op, looked up once per distinct opcode */
+  uint32_t id;                      /* its place among the module's instructions, computations in text order */
+  uint16_t nattrs, ncalled;         /* 16 bits: the parser refuses more, with a positioned error */
+  uint8_t kind;                     /* HLO_KIND_*: what the union holds */
+  uint8_t op;                       /* hlo_op, looked up once per distinct opcode */
   vmem_hlo_instruction *operands[]; /* then nattrs hlo_attr */
 };
 
 /* The instruction's opcode has every flag in f (HLO_F_*). */
-static inline bool hlo_has(const vmem_hlo_instruction *in, unsigned f) {
-  return (hlo_op_table[in->op].flags & f) == f;
-}
+static inline bool hlo_has(const vmem_hlo_instruction *in, unsigned f) { return (hlo_op_table[in->op].flags & f) == f; }
 
 static inline const hlo_attr *hlo_attrs(const vmem_hlo_instruction *in) {
   return (const hlo_attr *)(const void *)(in->operands + in->noperands);
 }
 
 struct vmem_hlo_computation {
-  sv name;                /* first: the hlo_map key */
+  sv name; /* first: the hlo_map key */
   struct vmem_hlo_module *module;
-  sv thread;              /* execution_thread, or empty */
+  sv thread; /* execution_thread, or empty */
   size_t offset;
   vmem_hlo_instruction **instrs;
   vmem_hlo_instruction *root;
-  sv *param_names;        /* the signature, when written */
+  sv *param_names; /* the signature, when written */
   vmem_shape **param_shapes;
-  vmem_shape *result;     /* NULL when no signature */
+  vmem_shape *result; /* NULL when no signature */
   const vmem_hlo_instruction **callers;
   uint32_t ninstrs, nparams, ncallers, index;
   bool is_entry, has_signature, is_fusion;
@@ -126,20 +124,20 @@ struct vmem_hlo_module {
   arena a;
   const char *text;
   size_t len;
-  void *map;              /* mmap'd file, or NULL */
+  void *map; /* mmap'd file, or NULL */
   size_t map_len;
   sv name;
   bool has_header, is_scheduled;
   hlo_attr *attrs;
   uint32_t nattrs, ncomps;
-  sv frames;              /* FileNames ... StackFrames tables, raw */
+  sv frames; /* FileNames ... StackFrames tables, raw */
   vmem_hlo_computation **comps;
   vmem_hlo_computation *entry;
   size_t total_instrs;
   struct hlo_map *by_name; /* computation name -> computation */
-  bool halves;            /* read by two threads, the halves joined */
-  bool one_thread;        /* vmem_parse_options.threads == 1: nothing that reads it starts a thread */
-  size_t cut;             /* where to cut the text for two threads: HLO_CUT_AUTO (0), HLO_CUT_NONE, or
+  bool halves;             /* read by two threads, the halves joined */
+  bool one_thread;         /* vmem_parse_options.threads == 1: nothing that reads it starts a thread */
+  size_t cut;              /* where to cut the text for two threads: HLO_CUT_AUTO (0), HLO_CUT_NONE, or
                              a byte offset (tests force one) */
 };
 
@@ -279,9 +277,9 @@ typedef struct kernel_arrays {
   size_t nin;
   const vmem_shape *const *outs;
   size_t nout;
-  vmem_str name;   /* a name from the caller, or empty */
-  bool name_given; /* an explicit kernel_name, over the body's own name */
-  const char *text; /* the source text, which src (below) points into */
+  vmem_str name;            /* a name from the caller, or empty */
+  bool name_given;          /* an explicit kernel_name, over the body's own name */
+  const char *text;         /* the source text, which src (below) points into */
   const vmem_shape *result; /* the custom call's whole result, or NULL */
 } kernel_arrays;
 /* src: the config's text in the source, where a bad body is pointed at;

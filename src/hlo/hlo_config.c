@@ -136,8 +136,7 @@ json_t *hlo_config_json(const vmem_hlo_instruction *i, vmem_error *err) {
   return root; /* NULL for another backend's config (e.g. typed-FFI attributes) */
 }
 
-vmem_status vmem_hlo_instruction_scoped(const vmem_hlo_instruction *i, vmem_hlo_scoped *out,
-                                        vmem_error *err) {
+vmem_status vmem_hlo_instruction_scoped(const vmem_hlo_instruction *i, vmem_hlo_scoped *out, vmem_error *err) {
   if (!i || !out) {
     err_set(err, VMEM_ERR_ARGUMENT, 0, "an instruction and a result are needed");
     return VMEM_ERR_ARGUMENT;

@@ -168,8 +168,7 @@ static hp_resolved second_callee(parser *p, sv name, uint64_t hash, const vmem_h
                                  vmem_hlo_computation **out) {
   if ((*out = callee_anywhere(p, name, hash, from)) != NULL)
     return HP_FOUND;
-  return open_push(p, &p->open_callees, &p->ncallees, &p->cap_callees, name, hash, p->called.n) ? HP_FOUND
-                                                                                                : HP_ERROR;
+  return open_push(p, &p->open_callees, &p->ncallees, &p->cap_callees, name, hash, p->called.n) ? HP_FOUND : HP_ERROR;
 }
 
 /* The names left open at `in` get their instruction; a name the first part
@@ -427,8 +426,7 @@ static bool first_half_done(parser *p, half *h) {
   }
   for (size_t i = 0; i < h->numbered.n; i++)
     ((vmem_hlo_instruction *)h->numbered.v[i])->id += (uint32_t)h->base_id;
-  return fill_open_callees(p, h->handed, h->nhanded) &&
-         fill_open_operands(p, h->handed_ops, h->nhanded_ops) &&
+  return fill_open_callees(p, h->handed, h->nhanded) && fill_open_operands(p, h->handed_ops, h->nhanded_ops) &&
          !names_clash(p, h->handed_names.v, h->handed_names.n);
 }
 

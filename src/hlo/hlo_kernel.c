@@ -124,8 +124,7 @@ vmem_kernel *hlo_config_kernel(const json_t *config, const kernel_arrays *io, vm
   return k;
 }
 
-vmem_kernel *vmem_hlo_instruction_kernel(const vmem_hlo_instruction *in, const vmem_allocator *alloc,
-                                         vmem_error *err) {
+vmem_kernel *vmem_hlo_instruction_kernel(const vmem_hlo_instruction *in, const vmem_allocator *alloc, vmem_error *err) {
   if (!in)
     return NULL;
   vmem_error local;
@@ -134,9 +133,14 @@ vmem_kernel *vmem_hlo_instruction_kernel(const vmem_hlo_instruction *in, const v
   size_t nin = vmem_hlo_instruction_operand_count(in);
   const vmem_shape *res = in->shape;
   const vmem_shape **ins = vmem__alloc(alloc, (nin + 1) * sizeof *ins);
-  kernel_arrays io = {ins, nin, res->tuple ? (const vmem_shape *const *)res->elems : &res,
-                      res->tuple ? res->count : 1, vmem_hlo_instruction_kernel_name(in), false,
-                      in->parent->module->text, res};
+  kernel_arrays io = {ins,
+                      nin,
+                      res->tuple ? (const vmem_shape *const *)res->elems : &res,
+                      res->tuple ? res->count : 1,
+                      vmem_hlo_instruction_kernel_name(in),
+                      false,
+                      in->parent->module->text,
+                      res};
   for (size_t i = 0; ins && i < nin; i++)
     ins[i] = vmem_hlo_instruction_operand_at(in, i)->shape;
   if (!ins)

@@ -12,8 +12,6 @@
 
 #include "hlo.h"
 
-
-
 static vmem_hlo_module *module_new(const vmem_parse_options *opt) {
   arena a;
   arena_init(&a, opt ? opt->alloc : NULL);
@@ -91,9 +89,10 @@ vmem_hlo_module *vmem_hlo_open_with(const char *path, const vmem_parse_options *
   struct stat st;
   bool stated = fstat(fd, &st) == 0;
   if (!stated || !S_ISREG(st.st_mode)) {
-    err_set(err, VMEM_ERR_ARGUMENT, 0, "cannot open: %s", !stated ? strerror(errno)
-                                                          : S_ISDIR(st.st_mode) ? "a folder, not a file"
-                                                                                : "not a regular file (a device or a pipe)");
+    err_set(err, VMEM_ERR_ARGUMENT, 0, "cannot open: %s",
+            !stated               ? strerror(errno)
+            : S_ISDIR(st.st_mode) ? "a folder, not a file"
+                                  : "not a regular file (a device or a pipe)");
     close(fd);
     return NULL;
   }
@@ -162,8 +161,7 @@ const vmem_hlo_computation *vmem_hlo_computation_at(const vmem_hlo_module *m, si
   return m && i < m->ncomps ? m->comps[i] : NULL;
 }
 const vmem_hlo_computation *vmem_hlo_entry(const vmem_hlo_module *m) { return m ? m->entry : NULL; }
-const vmem_hlo_computation *vmem_hlo_find_computation(const vmem_hlo_module *m, const char *name,
-                                                      size_t len) {
+const vmem_hlo_computation *vmem_hlo_find_computation(const vmem_hlo_module *m, const char *name, size_t len) {
   if (!m)
     return NULL;
   if (len && name[0] == '%')

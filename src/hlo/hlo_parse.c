@@ -17,8 +17,7 @@
 
 /* ---- errors ---------------------------------------------------------- */
 
-static bool fail(parser *p, vmem_status code, size_t at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static bool fail(parser *p, vmem_status code, size_t at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 static bool fail(parser *p, vmem_status code, size_t at, const char *fmt, ...) {
   if (p->err && p->err->code != VMEM_OK)
@@ -104,16 +103,11 @@ static bool attrs_take(parser *p, size_t from, hlo_attr **out, uint32_t *n) {
 /* ---- characters -------------------------------------------------------- */
 
 const unsigned char hp_ident_class[256] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0,
-    0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 3,
-    0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0,
+    0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 3,
+    0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0,
 };
-
 
 /* ws ::= (' ' | '\t' | '\r' | '\n' | '/' '*' ... '*' '/' | '/' '/' ... '\n')* */
 static bool skip_ws_slow(parser *p) {
@@ -279,9 +273,9 @@ static bool scan_string(parser *p) {
  * loop. */
 enum { RC_PLAIN = 0, RC_QUOTE, RC_OPEN, RC_CLOSE, RC_STOP };
 static const unsigned char raw_class[256] = {
-    ['"'] = RC_QUOTE, ['\''] = RC_QUOTE, ['('] = RC_OPEN, ['['] = RC_OPEN, ['{'] = RC_OPEN,
-    [')'] = RC_CLOSE, [']'] = RC_CLOSE,   ['}'] = RC_CLOSE, [','] = RC_STOP,  [' '] = RC_STOP,
-    ['\t'] = RC_STOP, ['\n'] = RC_STOP,    ['\r'] = RC_STOP,
+    ['"'] = RC_QUOTE, ['\''] = RC_QUOTE, ['('] = RC_OPEN,  ['['] = RC_OPEN, ['{'] = RC_OPEN,
+    [')'] = RC_CLOSE, [']'] = RC_CLOSE,  ['}'] = RC_CLOSE, [','] = RC_STOP, [' '] = RC_STOP,
+    ['\t'] = RC_STOP, ['\n'] = RC_STOP,  ['\r'] = RC_STOP,
 };
 
 static char opener_of(char closer) { return closer == ')' ? '(' : closer == ']' ? '[' : '{'; }
@@ -368,7 +362,8 @@ static bool parse_attr(parser *p) {
     char c = p->pos < p->len ? p->s[p->pos] : ',';
     sv rest;
     if ((ch_is_digit(c) || c == '-' || c == '{' || c == '(' || at_word(p, "true") || at_word(p, "false") ||
-         at_word(p, "nan") || at_word(p, "inf")) && scan_raw(p, &rest, false))
+         at_word(p, "nan") || at_word(p, "inf")) &&
+        scan_raw(p, &rest, false))
       value.len = (size_t)(rest.ptr + rest.len - value.ptr);
     else
       p->pos = save;
@@ -602,20 +597,27 @@ static bool parse_operands(parser *p, vmem_hlo_instruction *in, sv *literal, vme
       return false;
   }
   if (p->ops.n - from > UINT32_MAX)
-    return fail(p, VMEM_ERR_RANGE, (size_t)(in->name.ptr - p->s), "%%%.*s has more than %u operands",
-                (int)in->name.len, in->name.ptr, UINT32_MAX);
+    return fail(p, VMEM_ERR_RANGE, (size_t)(in->name.ptr - p->s), "%%%.*s has more than %u operands", (int)in->name.len,
+                in->name.ptr, UINT32_MAX);
   in->noperands = (uint32_t)(p->ops.n - from);
   return true;
 }
 
 /* Attributes whose values name computations. */
 static bool calls_computations(sv name) {
-#define KEY(s) {s, sizeof s - 1}
+#define KEY(s) \
+  { s, sizeof s - 1 }
   static const struct {
     const char *s;
     size_t n;
-  } keys[] = {KEY("calls"), KEY("to_apply"), KEY("condition"), KEY("body"), KEY("true_computation"),
-              KEY("false_computation"), KEY("branch_computations"), KEY("called_computations")};
+  } keys[] = {KEY("calls"),
+              KEY("to_apply"),
+              KEY("condition"),
+              KEY("body"),
+              KEY("true_computation"),
+              KEY("false_computation"),
+              KEY("branch_computations"),
+              KEY("called_computations")};
 #undef KEY
   for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) /* lengths first: every attribute of every op asks */
     if (name.len == keys[i].n && !memcmp(name.ptr, keys[i].s, keys[i].n))
@@ -653,8 +655,8 @@ static bool resolve_called(parser *p, const hlo_attr *a, const vmem_hlo_computat
       return false;
     if (r == HP_MISSING)
       return fail(p, VMEM_ERR_UNKNOWN, (size_t)(b - p->s),
-                  "computation %%%.*s is used before it is defined (callees come before callers)",
-                  (int)name.len, name.ptr);
+                  "computation %%%.*s is used before it is defined (callees come before callers)", (int)name.len,
+                  name.ptr);
     if (!vec_push(p, &p->called, callee))
       return false;
   }
@@ -740,7 +742,8 @@ static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *
     return NULL;
   if (p->nattrs - attrs_from > UINT16_MAX)
     return fail(p, VMEM_ERR_RANGE, (size_t)(head.name.ptr - p->s), "%%%.*s has more than %u attributes",
-                (int)head.name.len, head.name.ptr, UINT16_MAX), NULL;
+                (int)head.name.len, head.name.ptr, UINT16_MAX),
+           NULL;
   head.nattrs = (uint16_t)(p->nattrs - attrs_from);
   vmem_hlo_instruction *in = instruction_block(p, &head, ops_from, attrs_from, literal);
   if (!in)
@@ -763,8 +766,8 @@ static vmem_hlo_instruction *parse_instruction(parser *p, vmem_hlo_computation *
   if (prev) {
     size_t line;
     vmem_locate(p->s, p->len, (size_t)(prev->name.ptr - p->s), &line, NULL);
-    fail(p, VMEM_ERR_SYNTAX, (size_t)(in->name.ptr - p->s), "duplicate instruction name %%%.*s (first defined on line %zu)",
-         (int)in->name.len, in->name.ptr, line);
+    fail(p, VMEM_ERR_SYNTAX, (size_t)(in->name.ptr - p->s),
+         "duplicate instruction name %%%.*s (first defined on line %zu)", (int)in->name.len, in->name.ptr, line);
     return NULL;
   }
   return !p->hooks || p->hooks->defined(p, in, ops_from, called_from) ? in : NULL;
@@ -789,8 +792,7 @@ static bool parse_signature(parser *p, vmem_hlo_computation *c) {
        * identifier does even when written with one. */
       ok = (name || hp_nomem(p)) && parse_name(p, name, "a parameter name") &&
            (is_ident_start(name->ptr[0]) ||
-            fail(p, VMEM_ERR_SYNTAX, (size_t)(name->ptr - p->s),
-                 "a parameter name must start with a letter or '_'")) &&
+            fail(p, VMEM_ERR_SYNTAX, (size_t)(name->ptr - p->s), "a parameter name must start with a letter or '_'")) &&
            (at(p, ':') || expected(p, "':' right after the parameter name"));
       if (ok) {
         p->pos++;
@@ -837,8 +839,7 @@ static bool body_close(parser *p, vmem_hlo_computation *c, size_t open) {
   hlo_index_clear(&p->names); /* before the copy below: a large computation's index is megabytes */
   c->ninstrs = (uint32_t)(p->instrs.n - from);
   if (c->ninstrs == 0)
-    return fail(p, VMEM_ERR_SYNTAX, open, "computation %%%.*s has no instructions", (int)c->name.len,
-                c->name.ptr);
+    return fail(p, VMEM_ERR_SYNTAX, open, "computation %%%.*s has no instructions", (int)c->name.len, c->name.ptr);
   void **instrs;
   if (!vec_take(p, &p->instrs, from, &instrs))
     return false;
@@ -867,8 +868,8 @@ bool hp_body_rest(parser *p, vmem_hlo_computation *c, size_t open) {
     if (at(p, '}'))
       break;
     if (p->pos >= p->len)
-      return fail(p, VMEM_ERR_SYNTAX, open, "unterminated '{': computation %%%.*s has no closing '}'",
-                  (int)c->name.len, c->name.ptr);
+      return fail(p, VMEM_ERR_SYNTAX, open, "unterminated '{': computation %%%.*s has no closing '}'", (int)c->name.len,
+                  c->name.ptr);
     bool is_root;
     vmem_hlo_instruction *in = parse_instruction(p, c, &is_root);
     if (!in)
@@ -1047,8 +1048,7 @@ static bool parse_module(parser *p) {
   if (!hh_computations(p))
     return false;
   if (p->comps.n == 0)
-    return fail(p, VMEM_ERR_SYNTAX, p->pos, p->len == 0 ? "empty file: no HLO module"
-                                                        : "no computation in the module");
+    return fail(p, VMEM_ERR_SYNTAX, p->pos, p->len == 0 ? "empty file: no HLO module" : "no computation in the module");
   p->m->ncomps = (uint32_t)p->comps.n;
   void **comps;
   if (!vec_take(p, &p->comps, 0, &comps))
@@ -1116,8 +1116,7 @@ bool hp_init(parser *p, vmem_hlo_module *m, vmem_error *err) {
   p->stop_at = SIZE_MAX;
   arena_init(&p->scratch, p->alloc);
   return (m->by_name = arena_alloc(p->a, sizeof *m->by_name)) && hlo_map_init(m->by_name, p->alloc, 64) &&
-         hlo_map_init(&p->shapes, p->alloc, 256) &&
-         hlo_map_init(&p->opcodes, p->alloc, 64);
+         hlo_map_init(&p->shapes, p->alloc, 256) && hlo_map_init(&p->opcodes, p->alloc, 64);
 }
 
 /* Parses into a module whose arena and text are set. */

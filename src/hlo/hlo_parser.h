@@ -37,13 +37,13 @@ typedef struct parser {
   size_t len, pos;
   vmem_hlo_module *m;
   arena *a;
-  arena scratch;        /* inline operand shapes and signature names: used, then dropped */
+  arena scratch; /* inline operand shapes and signature names: used, then dropped */
   vmem_error *err;
   const vmem_allocator *alloc;
-  hlo_index names;      /* instruction names of the current computation */
-  size_t comp_from;     /* where its instructions start in `instrs` */
-  hlo_map shapes;       /* shape text -> parsed shape (hlo_shape_entry) */
-  hlo_map opcodes;      /* opcode text -> its interned sv */
+  hlo_index names;  /* instruction names of the current computation */
+  size_t comp_from; /* where its instructions start in `instrs` */
+  hlo_map shapes;   /* shape text -> parsed shape (hlo_shape_entry) */
+  hlo_map opcodes;  /* opcode text -> its interned sv */
   /* The instructions defined last, by hash: operands mostly name recent
    * instructions, and this small table stays in cache where the name map
    * of a large computation does not. */
@@ -54,7 +54,7 @@ typedef struct parser {
   const struct interned_op *opcodes_seen[OPCODES_SEEN];
   hlo_shape_entry *shapes_seen[SHAPE_SETS][SHAPE_WAYS];
   vec instrs, ops, called, comps;
-  vec calling;          /* the instructions that call computations, for link_callers */
+  vec calling; /* the instructions that call computations, for link_callers */
   /* The second half's parser leaves a callee it has not seen NULL (it may
    * be in the first half) and lists it here; those of the instruction being
    * read are from open_callee_from on. */
@@ -103,8 +103,7 @@ typedef enum hp_resolved {
 
 typedef struct hp_hooks {
   /* An operand computation c has not defined (yet). */
-  hp_resolved (*operand)(parser *p, const vmem_hlo_computation *c, sv name, uint64_t hash,
-                         vmem_hlo_instruction **out);
+  hp_resolved (*operand)(parser *p, const vmem_hlo_computation *c, sv name, uint64_t hash, vmem_hlo_instruction **out);
   /* A callee not among this parser's computations, called from `from`. */
   hp_resolved (*callee)(parser *p, sv name, uint64_t hash, const vmem_hlo_computation *from,
                         vmem_hlo_computation **out);

@@ -313,9 +313,9 @@ static bool read_line(vmem_stablehlo *m, const char *p, const char *end, vmem_st
     e++;
   bool call = !quoted && e - n == 4 && !memcmp(n, "call", 4); /* func.call's custom form */
   if (!call && (e == n || !memchr(n, '.', (size_t)(e - n)) || (quoted && (e >= end || *e != '"'))))
-    return true; /* not an op: a brace, a block label, a return */
+    return true;                              /* not an op: a brace, a block label, a return */
   op.opcode = (vmem_str){n, (size_t)(e - n)}; /* as written: "call" for func.call's custom form */
-  if (call) { /* the callee, shown as the target */
+  if (call) {                                 /* the callee, shown as the target */
     const char *t = skip_blank(e, end), *te = t + 1;
     while (t < end && *t == '@' && te < end && is_id(*te))
       te++;
@@ -386,7 +386,8 @@ vmem_stablehlo *vmem_stablehlo_parse(const char *text, size_t len, const vmem_al
   while (last > text && (last[-1] == ' ' || last[-1] == '\n' || last[-1] == '\r' || last[-1] == '\t'))
     last--;
   if (!cut_text_ok(text, last)) {
-    err_set(&local, VMEM_ERR_SYNTAX, (size_t)(last - text), "the text ends inside a string: the file is cut here "
+    err_set(&local, VMEM_ERR_SYNTAX, (size_t)(last - text),
+            "the text ends inside a string: the file is cut here "
             "(a kernel body cut inside its string cannot be decoded)");
     vmem_stablehlo_free(m);
     if (err)
@@ -411,8 +412,7 @@ const vmem_stablehlo_op *vmem_stablehlo_op_at(const vmem_stablehlo *m, size_t i)
   return m && i < m->nops ? &m->ops[i] : NULL;
 }
 
-vmem_kernel *vmem_stablehlo_op_kernel(const vmem_stablehlo *m, size_t i, const vmem_allocator *alloc,
-                                      vmem_error *err) {
+vmem_kernel *vmem_stablehlo_op_kernel(const vmem_stablehlo *m, size_t i, const vmem_allocator *alloc, vmem_error *err) {
   if (!m)
     return NULL;
   vmem_error local;
@@ -420,13 +420,12 @@ vmem_kernel *vmem_stablehlo_op_kernel(const vmem_stablehlo *m, size_t i, const v
   const vmem_stablehlo_op *op = vmem_stablehlo_op_at(m, i);
   vmem_kernel *k = NULL;
   json_error_t je;
-  json_t *root = op && op->backend_config.len
-                     ? json_loadb(op->backend_config.ptr, op->backend_config.len, 0, &je)
-                     : NULL;
+  json_t *root =
+      op && op->backend_config.len ? json_loadb(op->backend_config.ptr, op->backend_config.len, 0, &je) : NULL;
   kernel_arrays io = {NULL, 0, NULL, 0, {"", 0}, false, m->text, NULL};
   if (op) {
-    io = (kernel_arrays){op->operand_types, op->noperand_types, op->result_types, op->nresults, op->kernel_name,
-                         op->kernel_name.len > 0, m->text, NULL};
+    io = (kernel_arrays){op->operand_types, op->noperand_types,      op->result_types, op->nresults,
+                         op->kernel_name,   op->kernel_name.len > 0, m->text,          NULL};
     if (!io.name.len && op->result.len) /* the result's name, as for HLO */
       io.name = (vmem_str){op->result.ptr + 1, op->result.len - 1};
   }
@@ -434,8 +433,7 @@ vmem_kernel *vmem_stablehlo_op_kernel(const vmem_stablehlo *m, size_t i, const v
     err_set(&local, VMEM_ERR_ARGUMENT, 0, "no op %zu", i);
   else if (op->backend_config.len && !root)
     err_set(&local, VMEM_ERR_SYNTAX, op->offset, "backend_config is not valid JSON: %s", je.text);
-  else
-  {
+  else {
     const char *line = m->text + op->offset, *nl = memchr(line, '\n', m->len - op->offset);
     vmem_str src = {line, nl ? (size_t)(nl - line) : m->len - op->offset};
     k = hlo_config_kernel(root, &io, src, op->offset, alloc, &local);

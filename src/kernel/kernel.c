@@ -247,11 +247,12 @@ vmem_status vmem_kernel_parametrize(vmem_kernel *k, size_t *made, vmem_error *er
         !infer_array(k, &k->ops[i])) {
       err_set(err, VMEM_ERR_ARGUMENT, k->ops[i].offset,
               "%s: its array is not known and its index map is not a plain projection of grid axes, so it cannot be "
-              "inferred: give it (--array %s=SHAPE)", o->name, o->name);
+              "inferred: give it (--array %s=SHAPE)",
+              o->name, o->name);
       return VMEM_ERR_ARGUMENT;
     }
   }
-  static const char *const names[] = {"g0", "g1", "g2", "g3", "g4", "g5", "g6", "g7",
+  static const char *const names[] = {"g0", "g1", "g2",  "g3",  "g4",  "g5",  "g6",  "g7",
                                       "g8", "g9", "g10", "g11", "g12", "g13", "g14", "g15"};
   for (size_t g = 0; g < k->grid_rank; g++) {
     int64_t size = -1;

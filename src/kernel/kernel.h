@@ -19,8 +19,8 @@ typedef struct kernel_param {
  * vary them). */
 typedef struct kernel_operand {
   vmem_operand pub;
-  vmem_shape *array; /* pub.array, writable */
-  size_t offset; /* in the source text, for messages */
+  vmem_shape *array;   /* pub.array, writable */
+  size_t offset;       /* in the source text, for messages */
   bool array_inferred; /* the array is grid x window (vmem_kernel_parametrize) */
   bool fixed;          /* scratch that keeps its shape in fit (--fixed-scratch) */
   int follows;         /* scratch in fit: 1 + the operand whose block it follows; 0 when fixed */
@@ -31,23 +31,23 @@ typedef struct kernel_operand {
  * (read by src/mosaic/body.c, charged by src/scoped/body_model.c; not
  * exact, docs/kernels.md "Body values"). Lines are the body's, 1-based. */
 typedef enum kernel_value_kind {
-  VALUE_KEPT,     /* computed, used again after a use that needs all of it: kept whole in VMEM */
-  VALUE_MXU_LHS,  /* a matmul's lhs, staged for the MXU during the matmul */
-  VALUE_BF16_F32  /* a bf16 arithmetic result, computed in f32 where the VPU has no bf16 */
+  VALUE_KEPT,    /* computed, used again after a use that needs all of it: kept whole in VMEM */
+  VALUE_MXU_LHS, /* a matmul's lhs, staged for the MXU during the matmul */
+  VALUE_BF16_F32 /* a bf16 arithmetic result, computed in f32 where the VPU has no bf16 */
 } kernel_value_kind;
 
 typedef struct kernel_modelled {
-  vmem_shape *shape;        /* as charged (VALUE_BF16_F32: already f32) */
-  const char *note;         /* "%4 = tpu.matmul, line 12" */
+  vmem_shape *shape; /* as charged (VALUE_BF16_F32: already f32) */
+  const char *note;  /* "%4 = tpu.matmul, line 12" */
   kernel_value_kind kind;
-  size_t start, end;        /* the lines it is live over (loops extend it) */
-  int64_t contracted;       /* VALUE_MXU_LHS: the matmul's K */
-  int64_t columns;          /* VALUE_MXU_LHS: the matmul's N (its result's last dim) */
-  int columns_param;        /* the parameter N follows, or -1 */
+  size_t start, end;               /* the lines it is live over (loops extend it) */
+  int64_t contracted;              /* VALUE_MXU_LHS: the matmul's K */
+  int64_t columns;                 /* VALUE_MXU_LHS: the matmul's N (its result's last dim) */
+  int columns_param;               /* the parameter N follows, or -1 */
   int param[VMEM_KERNEL_MAX_RANK]; /* the parameter each dim follows in fit, or -1 */
-  int contracted_param;     /* the parameter K follows, or -1 */
-  size_t repeats;           /* VALUE_KEPT: values alike in the body (same op and type; 0 or 1: none) */
-  size_t group;             /* 1 + the index of the first of them in k->modelled; 0 when alone */
+  int contracted_param;            /* the parameter K follows, or -1 */
+  size_t repeats;                  /* VALUE_KEPT: values alike in the body (same op and type; 0 or 1: none) */
+  size_t group;                    /* 1 + the index of the first of them in k->modelled; 0 when alone */
 } kernel_modelled;
 
 struct vmem_kernel {
@@ -55,7 +55,7 @@ struct vmem_kernel {
   const char *name;
   size_t grid_rank;
   int64_t grid[VMEM_KERNEL_MAX_RANK];
-  int grid_param[VMEM_KERNEL_MAX_RANK]; /* -1, or the parameter that is the bound */
+  int grid_param[VMEM_KERNEL_MAX_RANK];    /* -1, or the parameter that is the bound */
   bool grid_derived[VMEM_KERNEL_MAX_RANK]; /* the bound follows the blocks (spec without "grid") */
   const char *grid_axis_name[VMEM_KERNEL_MAX_RANK];
   const char *semantics[VMEM_KERNEL_MAX_RANK];
@@ -65,15 +65,15 @@ struct vmem_kernel {
   kernel_param *params;
   size_t nmodelled;
   kernel_modelled *modelled;
-  int64_t vmem_limit;       /* -1 when not set */
-  int64_t internal_scratch; /* -1 when not set */
-  bool roles_inferred;      /* MLIR: inputs/outputs told apart by stores */
-  double flops;             /* spec "flops": the kernel's total; < 0 when not given */
-  const char *flops_per_step; /* spec "flops_per_step": an expression of params, or NULL */
-  bool body_known;          /* MLIR: the body was scanned (src/mosaic/body.c) */
-  bool body_loops;          /* ... and has loops, whose ops were counted once */
-  bool never_moving_rule;   /* MLIR: windows that never move get one buffer (mlir_text.c), in fit too */
-  double body_flops;        /* ... its FLOPs per grid step */
+  int64_t vmem_limit;          /* -1 when not set */
+  int64_t internal_scratch;    /* -1 when not set */
+  bool roles_inferred;         /* MLIR: inputs/outputs told apart by stores */
+  double flops;                /* spec "flops": the kernel's total; < 0 when not given */
+  const char *flops_per_step;  /* spec "flops_per_step": an expression of params, or NULL */
+  bool body_known;             /* MLIR: the body was scanned (src/mosaic/body.c) */
+  bool body_loops;             /* ... and has loops, whose ops were counted once */
+  bool never_moving_rule;      /* MLIR: windows that never move get one buffer (mlir_text.c), in fit too */
+  double body_flops;           /* ... its FLOPs per grid step */
   double body_transcendentals; /* ... its transcendentals per grid step */
   vmem_shape *result;
 };

@@ -177,11 +177,24 @@ static bool known_keys(sreader *r, json_t *obj, const char *path, const char *co
   return true;
 }
 
-static const char *const top_keys[] = {"name", "params", "grid_axes", "grid", "dimension_semantics", "scalar_prefetch",
-                                       "in_specs", "out_specs", "scratch", "input_output_aliases", "vmem_limit_bytes",
-                                       "internal_scratch_in_bytes", "flops", "flops_per_step", "values", "comment"};
-static const char *const operand_keys[] = {"name", "array", "dtype", "block", "shape", "index_map", "memory_space",
-                                           "buffers", "comment"};
+static const char *const top_keys[] = {"name",
+                                       "params",
+                                       "grid_axes",
+                                       "grid",
+                                       "dimension_semantics",
+                                       "scalar_prefetch",
+                                       "in_specs",
+                                       "out_specs",
+                                       "scratch",
+                                       "input_output_aliases",
+                                       "vmem_limit_bytes",
+                                       "internal_scratch_in_bytes",
+                                       "flops",
+                                       "flops_per_step",
+                                       "values",
+                                       "comment"};
+static const char *const operand_keys[] = {"name",      "array",        "dtype",   "block",  "shape",
+                                           "index_map", "memory_space", "buffers", "comment"};
 static const char *const value_keys[] = {"name", "dtype", "shape", "comment"};
 
 /* ---- parameters and grid axes ------------------------------------------ */
@@ -289,8 +302,11 @@ static bool read_space(sreader *r, json_t *spec, const char *path, vmem_memory_s
   static const struct {
     const char *name;
     vmem_memory_space space;
-  } names[] = {{"vmem", VMEM_SPACE_VMEM}, {"any", VMEM_SPACE_ANY},   {"hbm", VMEM_SPACE_ANY},
-               {"smem", VMEM_SPACE_SMEM}, {"semaphore", VMEM_SPACE_SEMAPHORE}};
+  } names[] = {{"vmem", VMEM_SPACE_VMEM},
+               {"any", VMEM_SPACE_ANY},
+               {"hbm", VMEM_SPACE_ANY},
+               {"smem", VMEM_SPACE_SMEM},
+               {"semaphore", VMEM_SPACE_SEMAPHORE}};
   for (size_t i = 0; s && i < sizeof names / sizeof *names; i++)
     if (!strcmp(s, names[i].name)) {
       *out = names[i].space;
@@ -339,8 +355,7 @@ static bool read_dtype(sreader *r, json_t *spec, const char *path, const kernel_
 }
 
 /* block ::= '[' dim (',' dim)* ']'  (absent: the whole array) */
-static bool read_block(sreader *r, json_t *spec, const char *path, kernel_operand *op, int64_t *dims,
-                       size_t *rank) {
+static bool read_block(sreader *r, json_t *spec, const char *path, kernel_operand *op, int64_t *dims, size_t *rank) {
   json_t *b = json_object_get(spec, "block");
   if (!b) {
     b = json_object_get(spec, "shape"); /* scratch */
@@ -392,8 +407,7 @@ static bool read_index_map(sreader *r, json_t *spec, const char *path, kernel_op
     }
     int a = json_is_string(v) ? axis_index(r->k, json_string_value(v)) : -1;
     if (a < 0)
-      return fail(r, VMEM_ERR_UNKNOWN, "%s.index_map[%zu]: not a grid axis name (grid_axes), integer or null", path,
-                  i);
+      return fail(r, VMEM_ERR_UNKNOWN, "%s.index_map[%zu]: not a grid axis name (grid_axes), integer or null", path, i);
     op->pub.index_axis[i] = a;
   }
   return true;
@@ -431,8 +445,7 @@ static bool read_buffers(sreader *r, json_t *spec, const char *path, kernel_oper
 /* The block-shape rules the Pallas lowering enforces (rank >= 2: the last
  * two dims multiples of 8 and 128 or whole; rank 1: whole, a multiple of
  * 1024, or a power of two >= 128*32/bits). */
-static bool check_block_rules(sreader *r, const char *path, const kernel_operand *op, const int64_t *d,
-                              size_t rank) {
+static bool check_block_rules(sreader *r, const char *path, const kernel_operand *op, const int64_t *d, size_t rank) {
   const vmem_shape *a = op->pub.array;
   if (!a || op->pub.space != VMEM_SPACE_VMEM || rank == 0)
     return true;
@@ -442,15 +455,21 @@ static bool check_block_rules(sreader *r, const char *path, const kernel_operand
     bool pow2 = (d[0] & (d[0] - 1)) == 0;
     if (d[0] == a->dims[0] || d[0] % 1024 == 0 || (pow2 && d[0] >= min))
       return true;
-    return fail(r, VMEM_ERR_RANGE, "%s: a 1-D block of %lld is not allowed (whole, a multiple of 1024, or a power "
-                "of two >= %lld)", path, (long long)d[0], (long long)min);
+    return fail(r, VMEM_ERR_RANGE,
+                "%s: a 1-D block of %lld is not allowed (whole, a multiple of 1024, or a power "
+                "of two >= %lld)",
+                path, (long long)d[0], (long long)min);
   }
   if (d[rank - 1] != a->dims[rank - 1] && d[rank - 1] % 128 != 0)
-    return fail(r, VMEM_ERR_RANGE, "%s: the last block dimension (%lld) must be a multiple of 128 or the whole "
-                "array dimension (%lld)", path, (long long)d[rank - 1], (long long)a->dims[rank - 1]);
+    return fail(r, VMEM_ERR_RANGE,
+                "%s: the last block dimension (%lld) must be a multiple of 128 or the whole "
+                "array dimension (%lld)",
+                path, (long long)d[rank - 1], (long long)a->dims[rank - 1]);
   if (d[rank - 2] != a->dims[rank - 2] && d[rank - 2] % 8 != 0)
-    return fail(r, VMEM_ERR_RANGE, "%s: the second-to-last block dimension (%lld) must be a multiple of 8 or the "
-                "whole array dimension (%lld)", path, (long long)d[rank - 2], (long long)a->dims[rank - 2]);
+    return fail(r, VMEM_ERR_RANGE,
+                "%s: the second-to-last block dimension (%lld) must be a multiple of 8 or the "
+                "whole array dimension (%lld)",
+                path, (long long)d[rank - 2], (long long)a->dims[rank - 2]);
   return true;
 }
 
@@ -523,8 +542,7 @@ static bool read_aliases(sreader *r) {
     long in = strtol(key, &end, 10);
     if (*end || in < 0 || (size_t)in >= nin || !json_is_integer(v) || json_integer_value(v) < 0 ||
         (size_t)json_integer_value(v) >= nout)
-      return fail(r, VMEM_ERR_RANGE, "input_output_aliases.%s: expected an input index mapped to an output index",
-                  key);
+      return fail(r, VMEM_ERR_RANGE, "input_output_aliases.%s: expected an input index mapped to an output index", key);
     k->ops[first_in + (size_t)in].pub.aliased = true;
     k->ops[first_in + nin + (size_t)json_integer_value(v)].pub.aliased = true;
   }
@@ -594,7 +612,8 @@ static bool read_values(sreader *r) {
     return fail(r, VMEM_ERR_NOMEM, "out of memory");
   for (size_t i = 0; i < json_array_size(vs); i++) {
     json_t *v = json_array_get(vs, i), *shape = json_object_get(v, "shape");
-    const char *nm = json_string_value(json_object_get(v, "name")), *dt = json_string_value(json_object_get(v, "dtype"));
+    const char *nm = json_string_value(json_object_get(v, "name")),
+               *dt = json_string_value(json_object_get(v, "dtype"));
     vmem_dtype t;
     char path[64];
     snprintf(path, sizeof path, "values[%zu]", i);
@@ -643,7 +662,8 @@ static bool read_kernel(sreader *r) {
     return fail(r, VMEM_ERR_SYNTAX, "name: expected a string");
   const char *nm = json_string_value(name);
   k->name = arena_strndup(&k->a, nm ? nm : "kernel", strlen(nm ? nm : "kernel"));
-  json_t *lim = json_object_get(r->root, "vmem_limit_bytes"), *is = json_object_get(r->root, "internal_scratch_in_bytes");
+  json_t *lim = json_object_get(r->root, "vmem_limit_bytes"),
+         *is = json_object_get(r->root, "internal_scratch_in_bytes");
   if (lim && (!json_is_integer(lim) || json_integer_value(lim) < 0))
     return fail(r, VMEM_ERR_RANGE, "vmem_limit_bytes: expected a non-negative integer");
   if (is && (!json_is_integer(is) || json_integer_value(is) < 0))

@@ -33,8 +33,8 @@ static bool raw_bytes(arena *a, const void *data, size_t len, const uint8_t **ou
     return false;
   }
   if (got == SIZE_MAX) {
-    err_set(err, VMEM_ERR_SYNTAX, b + bad, "base64: %s at character %zu", b + bad >= e ? "length not a multiple of 4"
-            : "invalid character", b + bad);
+    err_set(err, VMEM_ERR_SYNTAX, b + bad, "base64: %s at character %zu",
+            b + bad >= e ? "length not a multiple of 4" : "invalid character", b + bad);
     return false;
   }
   *out = buf;

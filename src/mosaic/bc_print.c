@@ -38,8 +38,8 @@ typedef struct printer {
   vmem_error *err;
   size_t budget;
   unsigned depth;
-  int64_t builtin;   /* dialect index of "builtin", or -1 */
-  int64_t mosaic;    /* dialect index of "stable_mosaic", or -1 */
+  int64_t builtin; /* dialect index of "builtin", or -1 */
+  int64_t mosaic;  /* dialect index of "stable_mosaic", or -1 */
   slot *slots;
   size_t nslots, cap, scope;
   names n;
@@ -159,9 +159,8 @@ static const struct {
   const char *name;
   unsigned bits;
 } small_floats[] = {
-    {"tf32", 19},     {"f8E5M2", 8},       {"f8E4M3", 8},        {"f8E4M3FN", 8},
-    {"f8E5M2FNUZ", 8}, {"f8E4M3FNUZ", 8},  {"f8E4M3B11FNUZ", 8}, {"f8E3M4", 8},
-    {"f4E2M1FN", 4},  {"f6E2M3FN", 6},     {"f6E3M2FN", 6},      {"f8E8M0FNU", 8},
+    {"tf32", 19},         {"f8E5M2", 8}, {"f8E4M3", 8},   {"f8E4M3FN", 8}, {"f8E5M2FNUZ", 8}, {"f8E4M3FNUZ", 8},
+    {"f8E4M3B11FNUZ", 8}, {"f8E3M4", 8}, {"f4E2M1FN", 4}, {"f6E2M3FN", 6}, {"f6E3M2FN", 6},   {"f8E8M0FNU", 8},
 };
 
 static bool small_float(uint64_t code) {
@@ -283,7 +282,13 @@ static bool print_builtin_type(printer *p, const bc_entry *e, bc_cursor *c, uint
       return false;
     sb_printf(p->out, "%si%llu", (w & 3) == 1 ? "s" : (w & 3) == 2 ? "u" : "", (unsigned long long)(w >> 2));
     return true;
-  case 1: case 3: case 4: case 5: case 6: case 7: case 8:
+  case 1:
+  case 3:
+  case 4:
+  case 5:
+  case 6:
+  case 7:
+  case 8:
     sb_puts(p->out, simple[code]);
     return true;
   case 2:
@@ -298,12 +303,15 @@ static bool print_builtin_type(printer *p, const bc_entry *e, bc_cursor *c, uint
   case 9:
     sb_puts(p->out, "complex<");
     return type_ref(p, c, &x) && print_type(p, x) && (sb_puts(p->out, ">"), true);
-  case 10: case 11:
+  case 10:
+  case 11:
     return print_memref(p, c, code == 11);
   case 12:
     sb_puts(p->out, "none");
     return true;
-  case 13: case 14: case 19: {
+  case 13:
+  case 14:
+  case 19: {
     uint64_t enc = 0;
     if (code == 14 && !attr_ref(p, c, &enc))
       return false;
@@ -321,7 +329,9 @@ static bool print_builtin_type(printer *p, const bc_entry *e, bc_cursor *c, uint
   case 15:
     sb_puts(p->out, "tuple<");
     return print_list(p, c, true, ", ") && (sb_puts(p->out, ">"), true);
-  case 16: case 17: case 18: {
+  case 16:
+  case 17:
+  case 18: {
     uint64_t space = 0;
     if (code == 17 && !attr_ref(p, c, &space))
       return false;
@@ -542,8 +552,7 @@ static bool print_dense_elements(printer *p, bc_cursor *c) {
   uint64_t type, elem, len;
   const uint8_t *data;
   elem_info t;
-  if (!type_ref(p, c, &type) || !read_blob(p, c, &data, &len) || !shaped_elem(p, type, &elem) ||
-      !elem_of(p, elem, &t))
+  if (!type_ref(p, c, &type) || !read_blob(p, c, &data, &len) || !shaped_elem(p, type, &elem) || !elem_of(p, elem, &t))
     return false;
   size_t w = t.bits == 1 ? 1 : (t.bits + 7) / 8;
   sb_puts(p->out, "dense<");
@@ -567,8 +576,8 @@ static bool print_number(printer *p, const bc_entry *e, bc_cursor *c, bool is_fl
   if (!type_ref(p, c, &type) || !elem_of(p, type, &t))
     return false;
   if (t.bits == 0 || (is_float ? t.kind != E_FLOAT : t.kind == E_FLOAT || t.kind == E_OTHER))
-    return fail(p, VMEM_ERR_SYNTAX, e->start, is_float ? "float attribute of a non-float type"
-                                                       : "integer attribute of a non-integer type");
+    return fail(p, VMEM_ERR_SYNTAX, e->start,
+                is_float ? "float attribute of a non-float type" : "integer attribute of a non-integer type");
   if (!read_apint(p, c, t.bits, &v, &wide))
     return false;
   if (wide)
@@ -638,7 +647,8 @@ static bool print_builtin_attr(printer *p, const bc_entry *e, bc_cursor *c, uint
   case 1:
     sb_puts(p->out, "{");
     return print_dict_body(p, c, NULL, &any) && (sb_puts(p->out, "}"), true);
-  case 2: case 3:
+  case 2:
+  case 3:
     if (!ref(p, c, p->f->nstrings, &x, "string index out of range"))
       return false;
     put_quoted(p, string_at(p, x));
@@ -672,9 +682,16 @@ static bool print_builtin_attr(printer *p, const bc_entry *e, bc_cursor *c, uint
   case 7:
     sb_puts(p->out, "unit");
     return true;
-  case 8: case 9:
+  case 8:
+  case 9:
     return print_number(p, e, c, code == 9);
-  case 10: case 11: case 12: case 13: case 14: case 15: case 22:
+  case 10:
+  case 11:
+  case 12:
+  case 13:
+  case 14:
+  case 15:
+  case 22:
     sb_puts(p->out, "loc(unknown)"); /* locations are never decoded */
     return true;
   case 16:
@@ -1307,8 +1324,8 @@ vmem_status bc_print(arena *a, const bc_file *f, vmem_str *text, vmem_error *err
    * first error wins (fail() keeps it), so start clear. */
   err_clear(err);
   strbuf sb;
-  printer p = {f, a, &sb, err, 0, 0, dialect_named(f, "builtin"), dialect_named(f, "stable_mosaic"),
-               NULL, 0, 0, 0, {0, 0, 0}};
+  printer p = {f,    a, &sb, err, 0,        0, dialect_named(f, "builtin"), dialect_named(f, "stable_mosaic"),
+               NULL, 0, 0,   0,   {0, 0, 0}};
   p.budget = f->len > (SIZE_MAX - (1u << 20)) / 16 ? SIZE_MAX : 16 * f->len + (1u << 20);
   arena_mark m = arena_save(a);
   sb_init(&sb, NULL, 0);

@@ -129,21 +129,23 @@ static void matmul(const char *p, const char *end, const vtype *res, body_cost *
 
 /* Ops that relabel, move or compare data: no arithmetic. */
 static bool is_data_op(const char *name, size_t len) {
-  static const char *const ops[] = {"arith.constant", "arith.bitcast", "arith.select", "arith.cmpf", "arith.cmpi",
-                                    "arith.index_cast", "arith.extf", "arith.truncf", "arith.extsi", "arith.extui",
-                                    "arith.trunci", "arith.sitofp", "arith.uitofp", "arith.fptosi", "arith.fptoui"};
+  static const char *const ops[] = {"arith.constant", "arith.bitcast",    "arith.select", "arith.cmpf",
+                                    "arith.cmpi",     "arith.index_cast", "arith.extf",   "arith.truncf",
+                                    "arith.extsi",    "arith.extui",      "arith.trunci", "arith.sitofp",
+                                    "arith.uitofp",   "arith.fptosi",     "arith.fptoui"};
   return op_is(name, len, ops, sizeof ops / sizeof *ops);
 }
 
-static bool is_loop(const char *name, size_t len) { return named(name, len, "scf.for") || named(name, len, "scf.while"); }
+static bool is_loop(const char *name, size_t len) {
+  return named(name, len, "scf.for") || named(name, len, "scf.while");
+}
 
 static bool is_matmul(const char *name, size_t len) {
   return named(name, len, "tpu.matmul") || named(name, len, "vector.contract");
 }
 
 /* The op's work (name, its line p..end, its result type at vt or NULL). */
-static void count_work(const char *name, size_t len, const char *p, const char *end, const char *vt,
-                       body_cost *out) {
+static void count_work(const char *name, size_t len, const char *p, const char *end, const char *vt, body_cost *out) {
   vtype res;
   out->loops |= is_loop(name, len);
   if (!vt || !read_vector(vt, end, &res))
@@ -177,9 +179,9 @@ enum { MAX_VALUES = 4096, MAX_DEPTH = 64 };
 typedef struct bval {
   const char *name;
   size_t nlen;
-  int root;          /* the value it is a view of (itself if none) */
-  bool computed;     /* not a load, a view of one or a splat */
-  bool whole_use;    /* used by an op that needs all of it */
+  int root;       /* the value it is a view of (itself if none) */
+  bool computed;  /* not a load, a view of one or a splat */
+  bool whole_use; /* used by an op that needs all of it */
   size_t uses, start, end;
   vmem_dtype dt;
   vtype t;
@@ -191,13 +193,18 @@ typedef struct bscan {
   vmem_kernel *k;
   bval *v;
   size_t n, cap;
-  int *hash;         /* open addressing over v, -1 empty */
+  int *hash; /* open addressing over v, -1 empty */
   size_t hcap;
-  struct { bool loop; size_t start; } stack[MAX_DEPTH];
+  struct {
+    bool loop;
+    size_t start;
+  } stack[MAX_DEPTH];
   size_t depth;
-  struct { size_t start, end; } *loops;
+  struct {
+    size_t start, end;
+  } * loops;
   size_t nloops, lcap;
-  size_t mcap;       /* k->modelled's room */
+  size_t mcap; /* k->modelled's room */
   bool ok;
 } bscan;
 
@@ -230,8 +237,8 @@ static bool is_ident(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <=
 static const char *const loads[] = {"vector.load", "tpu.load", "tpu.strided_load", "vector.transfer_read"};
 static const char *const views[] = {"vector.shape_cast", "vector.broadcast", "vector.extract_strided_slice",
                                     "arith.constant", "tpu.iota"};
-static const char *const wholes[] = {"vector.multi_reduction", "tpu.matmul", "vector.contract", "vector.transpose",
-                                     "tpu.transpose", "tpu.all_reduce"};
+static const char *const wholes[] = {"vector.multi_reduction", "tpu.matmul",    "vector.contract",
+                                     "vector.transpose",       "tpu.transpose", "tpu.all_reduce"};
 
 /* The element type of the vector at p ("vector<" ...). */
 static bool vector_dtype(const char *p, const char *end, vmem_dtype *dt) {

@@ -294,9 +294,10 @@ vmem_status bc_read(arena *a, const uint8_t *buf, size_t len, bc_file *out, vmem
   out->producer = (vmem_str){(const char *)buf + c.pos, (size_t)(nul - (buf + c.pos))};
   c.pos = (size_t)(nul - buf) + 1;
   if (out->version > BC_MAX_VERSION) {
-    err_set(err, VMEM_ERR_UNSUPPORTED, vat, "bytecode: version %llu (producer '%.*s') is newer than %d, the newest "
-            "whose layout is known", (unsigned long long)out->version, (int)out->producer.len,
-            out->producer.ptr, BC_MAX_VERSION);
+    err_set(err, VMEM_ERR_UNSUPPORTED, vat,
+            "bytecode: version %llu (producer '%.*s') is newer than %d, the newest "
+            "whose layout is known",
+            (unsigned long long)out->version, (int)out->producer.len, out->producer.ptr, BC_MAX_VERSION);
     return VMEM_ERR_UNSUPPORTED;
   }
   while (c.pos < c.end) {

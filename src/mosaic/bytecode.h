@@ -13,8 +13,15 @@
 
 /* Section ids (low 7 bits of the section's first byte). */
 typedef enum bc_section_id {
-  BC_STRING, BC_DIALECT, BC_ATTR_TYPE, BC_ATTR_TYPE_OFFSET, BC_IR,
-  BC_RESOURCE, BC_RESOURCE_OFFSET, BC_DIALECT_VERSIONS, BC_PROPERTIES,
+  BC_STRING,
+  BC_DIALECT,
+  BC_ATTR_TYPE,
+  BC_ATTR_TYPE_OFFSET,
+  BC_IR,
+  BC_RESOURCE,
+  BC_RESOURCE_OFFSET,
+  BC_DIALECT_VERSIONS,
+  BC_PROPERTIES,
   BC_NUM_SECTIONS
 } bc_section_id;
 
@@ -34,9 +41,9 @@ typedef struct bc_section {
 } bc_section;
 
 typedef struct bc_op_name {
-  uint32_t dialect;  /* index into dialects */
-  uint32_t name;     /* string index: the name without the dialect prefix */
-  bool registered;   /* known from v5 on; true before */
+  uint32_t dialect; /* index into dialects */
+  uint32_t name;    /* string index: the name without the dialect prefix */
+  bool registered;  /* known from v5 on; true before */
 } bc_op_name;
 
 /* An attribute or type entry: a slice of the AttrType section, decoded by
@@ -56,11 +63,11 @@ typedef struct bc_file {
   size_t nstrings;
   vmem_str *strings;
   size_t ndialects;
-  uint32_t *dialects;  /* string index of each dialect's name */
+  uint32_t *dialects; /* string index of each dialect's name */
   size_t nops;
   bc_op_name *ops;
   size_t nattrs, ntypes;
-  bc_entry *entries;   /* nattrs attributes, then ntypes types */
+  bc_entry *entries; /* nattrs attributes, then ntypes types */
 } bc_file;
 
 /* Primitives (reference §1). Each fails with a positioned error. */

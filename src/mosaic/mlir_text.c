@@ -24,7 +24,7 @@ typedef vmem_str sv;
 
 typedef struct mfunc {
   sv name;
-  size_t at;           /* offset of "func.func" */
+  size_t at;            /* offset of "func.func" */
   sv args, attrs, body; /* inside the brackets */
 } mfunc;
 
@@ -37,8 +37,7 @@ typedef struct mreader {
   size_t nfuncs;
 } mreader;
 
-static bool fail(mreader *r, vmem_status code, size_t at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static bool fail(mreader *r, vmem_status code, size_t at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 static bool fail(mreader *r, vmem_status code, size_t at, const char *fmt, ...) {
   if (r->err->code != VMEM_OK)
@@ -292,15 +291,31 @@ static const struct {
   const char *mlir;
   vmem_dtype dtype;
 } elem_types[] = {
-    {"f32", VMEM_F32},         {"bf16", VMEM_BF16},         {"f16", VMEM_F16},
-    {"f64", VMEM_F64},         {"i1", VMEM_PRED},           {"i2", VMEM_S2},
-    {"i4", VMEM_S4},           {"i8", VMEM_S8},             {"i16", VMEM_S16},
-    {"i32", VMEM_S32},         {"i64", VMEM_S64},           {"ui2", VMEM_U2},
-    {"ui4", VMEM_U4},          {"ui8", VMEM_U8},            {"ui16", VMEM_U16},
-    {"ui32", VMEM_U32},        {"ui64", VMEM_U64},          {"f8E4M3FN", VMEM_F8E4M3FN},
-    {"f8E5M2", VMEM_F8E5M2},   {"f8E4M3", VMEM_F8E4M3},     {"f8E3M4", VMEM_F8E3M4},
-    {"f8E4M3FNUZ", VMEM_F8E4M3FNUZ}, {"f8E5M2FNUZ", VMEM_F8E5M2FNUZ},
-    {"f8E4M3B11FNUZ", VMEM_F8E4M3B11FNUZ}, {"f8E8M0FNU", VMEM_F8E8M0FNU},
+    {"f32", VMEM_F32},
+    {"bf16", VMEM_BF16},
+    {"f16", VMEM_F16},
+    {"f64", VMEM_F64},
+    {"i1", VMEM_PRED},
+    {"i2", VMEM_S2},
+    {"i4", VMEM_S4},
+    {"i8", VMEM_S8},
+    {"i16", VMEM_S16},
+    {"i32", VMEM_S32},
+    {"i64", VMEM_S64},
+    {"ui2", VMEM_U2},
+    {"ui4", VMEM_U4},
+    {"ui8", VMEM_U8},
+    {"ui16", VMEM_U16},
+    {"ui32", VMEM_U32},
+    {"ui64", VMEM_U64},
+    {"f8E4M3FN", VMEM_F8E4M3FN},
+    {"f8E5M2", VMEM_F8E5M2},
+    {"f8E4M3", VMEM_F8E4M3},
+    {"f8E3M4", VMEM_F8E3M4},
+    {"f8E4M3FNUZ", VMEM_F8E4M3FNUZ},
+    {"f8E5M2FNUZ", VMEM_F8E5M2FNUZ},
+    {"f8E4M3B11FNUZ", VMEM_F8E4M3B11FNUZ},
+    {"f8E8M0FNU", VMEM_F8E8M0FNU},
     {"f4E2M1FN", VMEM_F4E2M1FN},
 };
 
@@ -328,8 +343,11 @@ static bool memory_space(mreader *r, sv v, size_t at, vmem_memory_space *out) {
   static const struct {
     const char *name;
     vmem_memory_space space;
-  } spaces[] = {{"vmem", VMEM_SPACE_VMEM}, {"smem", VMEM_SPACE_SMEM}, {"any", VMEM_SPACE_ANY},
-                {"hbm", VMEM_SPACE_ANY},   {"semaphore_mem", VMEM_SPACE_SEMAPHORE}};
+  } spaces[] = {{"vmem", VMEM_SPACE_VMEM},
+                {"smem", VMEM_SPACE_SMEM},
+                {"any", VMEM_SPACE_ANY},
+                {"hbm", VMEM_SPACE_ANY},
+                {"semaphore_mem", VMEM_SPACE_SEMAPHORE}};
   for (size_t i = 0; i < sizeof spaces / sizeof *spaces; i++)
     if (strlen(spaces[i].name) == v.len && !memcmp(spaces[i].name, v.ptr, v.len)) {
       *out = spaces[i].space;
@@ -745,9 +763,9 @@ vmem_kernel *vmem_kernel_from_mlir(const char *text, size_t len, const vmem_allo
   if (nul)
     ok = fail(r, VMEM_ERR_SYNTAX, (size_t)(nul - text), "binary data (a NUL byte): not MLIR text");
   else
-    ok = find_funcs(r) && ((f = kernel_func(r)) ||
-                           fail(r, VMEM_ERR_SYNTAX, r->funcs[0].at,
-                                "no func carries window_params or dimension_semantics: not a Pallas kernel"));
+    ok = find_funcs(r) &&
+         ((f = kernel_func(r)) || fail(r, VMEM_ERR_SYNTAX, r->funcs[0].at,
+                                       "no func carries window_params or dimension_semantics: not a Pallas kernel"));
   body_cost bc;
   if (ok) {
     sv name = kernel_name(r, f);

@@ -208,7 +208,8 @@ bool pg_join(pg_walk *w) {
     const vmem_hlo_instruction *in = w->by_ptr[i];
     const vmem_hlo_computation *body;
     pg_path p = {0, {0}};
-    if (in->op == HLO_OP_WHILE && in->noperands && (body = pg_while_body(in)) && body->root && !join_state(w, in, body->root, in->shape, &p))
+    if (in->op == HLO_OP_WHILE && in->noperands && (body = pg_while_body(in)) && body->root &&
+        !join_state(w, in, body->root, in->shape, &p))
       return false;
     vmem_str alias = vmem_hlo_instruction_attr(in, "output_to_operand_aliasing");
     if (alias.len && !each_pair(w, alias, in, operand_alias))

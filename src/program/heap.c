@@ -121,8 +121,8 @@ typedef struct tindex {
   int64_t t0;
   uint64_t width;
   size_t nbuckets;
-  size_t *first;    /* nbuckets + 1: each bucket's room in entries */
-  size_t *nplaced;  /* per bucket: its entries so far, sorted by offset */
+  size_t *first;   /* nbuckets + 1: each bucket's room in entries */
+  size_t *nplaced; /* per bucket: its entries so far, sorted by offset */
   entry *entries;
 } tindex;
 
@@ -388,8 +388,8 @@ typedef struct halves {
   size_t n;
   vmem_heap_buffer *bufs;
   uint64_t alignment, cap;
-  int64_t t;          /* the cut */
-  placer side[2];     /* 0: the lives before t and those across it (this thread); 1: those from t on */
+  int64_t t;      /* the cut */
+  placer side[2]; /* 0: the lives before t and those across it (this thread); 1: those from t on */
   pthread_mutex_t m;
   pthread_cond_t c;
   size_t reached;     /* side 1 has placed its own before o[reached] */
@@ -470,8 +470,8 @@ static bool cut_time(const tindex *x, const order *o, size_t n, const vmem_alloc
 
 /* Places o[0..n) in two halves of time when it pays (threads > 1, a cut
  * that splits the buffers); false when it did not run (nothing placed). */
-static bool place_halves(tindex *x, const order *o, size_t n, vmem_heap_buffer *bufs, uint64_t alignment,
-                         uint64_t cap, unsigned threads, const vmem_allocator *alloc, placer *result) {
+static bool place_halves(tindex *x, const order *o, size_t n, vmem_heap_buffer *bufs, uint64_t alignment, uint64_t cap,
+                         unsigned threads, const vmem_allocator *alloc, placer *result) {
   int64_t t;
   if (threads < 2 || !cut_time(x, o, n, alloc, &t))
     return false;
@@ -619,8 +619,8 @@ static vmem_status pack_best(vmem_heap_buffer *bufs, size_t n, uint64_t alignmen
   return st;
 }
 
-vmem_status vmem_heap_pack_with(vmem_heap_buffer *bufs, size_t n, const vmem_heap_options *opt,
-                                vmem_heap_result *out, vmem_error *err) {
+vmem_status vmem_heap_pack_with(vmem_heap_buffer *bufs, size_t n, const vmem_heap_options *opt, vmem_heap_result *out,
+                                vmem_error *err) {
   if ((!bufs && n) || !out) {
     err_set(err, VMEM_ERR_ARGUMENT, 0, "buffers and a result are needed");
     return VMEM_ERR_ARGUMENT;

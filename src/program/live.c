@@ -374,8 +374,8 @@ static bool collect(pg_walk *w, vmem_program *p) {
       vmem_program_buffer *b = slot[r] == PG_NONE ? NULL : &p->buffers[slot[r]];
       if (!b) {
         slot[r] = p->count;
-        p->buffers[p->count++] = (vmem_program_buffer){in, leaf, w->vbytes[v], w->vunpadded[v], w->vstart[v],
-                                                       w->vend[v], 0, 1};
+        p->buffers[p->count++] =
+            (vmem_program_buffer){in, leaf, w->vbytes[v], w->vunpadded[v], w->vstart[v], w->vend[v], 0, 1};
         continue;
       }
       b->values++;
@@ -446,8 +446,7 @@ static vmem_status pack(vmem_program *p, const pg_walk *w, uint64_t alignment, v
   for (size_t i = 0; i < p->count; i++) {
     const vmem_program_buffer *b = &p->buffers[i];
     size_t hi = (size_t)b->end < steps ? (size_t)b->end : steps - 1; /* live-out values end at `steps` */
-    hb[i] = (vmem_heap_buffer){b->bytes, b->start, b->end, 0,
-                               steps ? range_max(tree, steps, (size_t)b->start, hi) : 0};
+    hb[i] = (vmem_heap_buffer){b->bytes, b->start, b->end, 0, steps ? range_max(tree, steps, (size_t)b->start, hi) : 0};
   }
   if (st == VMEM_OK && (st = vmem_heap_pack_with(hb, p->count, &ho, &r, err)) == VMEM_OK) {
     p->used_bytes = r.heap_bytes > p->scoped_reservation_bytes ? r.heap_bytes : p->scoped_reservation_bytes;
@@ -515,8 +514,8 @@ static bool setup(pg_walk *w) {
 }
 
 static void walk_free(pg_walk *w) {
-  void *blocks[] = {w->by_ptr, w->base, w->visited, w->vstart, w->vend, w->hs, w->he, w->uf,
-                    w->vbytes, w->vunpadded, w->vspace, w->hits, w->resv, w->resv_in};
+  void *blocks[] = {w->by_ptr, w->base,   w->visited,   w->vstart, w->vend, w->hs,   w->he,
+                    w->uf,     w->vbytes, w->vunpadded, w->vspace, w->hits, w->resv, w->resv_in};
   for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++)
     vmem__free(w->alloc, blocks[i]);
 }
@@ -558,8 +557,8 @@ vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m, const vmem_target *t
     out->alloc = *alloc;
   out->scheduled = m->is_scheduled;
   out->capacity_bytes = vmem_target_u64(t, VMEM_FACT_VMEM_BYTES);
-  pg_walk w = {.m = m, .n = m->total_instrs, .err = err, .target = t, .opt = opt ? opt : &none, .alloc = alloc,
-               .next_mark = -1};
+  pg_walk w = {
+      .m = m, .n = m->total_instrs, .err = err, .target = t, .opt = opt ? opt : &none, .alloc = alloc, .next_mark = -1};
   vmem_status st = VMEM_OK;
   if (!setup(&w) || !run(&w, m->entry, 0))
     st = err->code;

@@ -24,14 +24,14 @@ typedef struct pg_walk {
   const vmem_hlo_module *m;
   const vmem_hlo_instruction **by_ptr; /* every instruction, by id (hlo.h) */
   size_t n;
-  size_t *base;        /* per instruction: its first value, or PG_NONE when it defines none */
+  size_t *base; /* per instruction: its first value, or PG_NONE when it defines none */
   size_t nvalues;
   int64_t *vstart, *vend; /* per value; -1 unset */
-  size_t *uf;          /* per value: union-find parent (buffers joined by aliasing) */
-  int64_t *hs, *he;    /* per union-find root: the hull of its members' ranges */
+  size_t *uf;             /* per value: union-find parent (buffers joined by aliasing) */
+  int64_t *hs, *he;       /* per union-find root: the hull of its members' ranges */
   uint64_t *vbytes, *vunpadded;
-  int64_t *vspace;     /* memory space, -1 when the value cannot be sized */
-  int64_t *visited;    /* per instruction: the mark of the walk that last reached it whole */
+  int64_t *vspace;  /* memory space, -1 when the value cannot be sized */
+  int64_t *visited; /* per instruction: the mark of the walk that last reached it whole */
   int64_t t, mark, next_mark;
   int mode;
   size_t *hits, nhits, hits_cap; /* PG_COLLECT */
@@ -39,7 +39,7 @@ typedef struct pg_walk {
   const vmem_target *target;
   const vmem_program_options *opt;
   const vmem_allocator *alloc;
-  uint64_t *resv;                      /* per step: the scoped reservation */
+  uint64_t *resv;                       /* per step: the scoped reservation */
   const vmem_hlo_instruction **resv_in; /* per step: the instruction reserving it */
   size_t resv_cap;
 } pg_walk;

@@ -79,8 +79,7 @@ overflow:
 static vmem_status place(vmem_footprint *f, vmem_error *err) {
   uint64_t top = 0;
   for (size_t i = 0; i < f->count; i++) {
-    if (!ck_round_up(top, f->alignment, &top) || !ck_add(top, f->allocs[i].bytes, &top) ||
-        top > (uint64_t)INT64_MAX) {
+    if (!ck_round_up(top, f->alignment, &top) || !ck_add(top, f->allocs[i].bytes, &top) || top > (uint64_t)INT64_MAX) {
       err_set(err, VMEM_ERR_OVERFLOW, 0, "the stack does not fit in 64 bits");
       return VMEM_ERR_OVERFLOW;
     }
@@ -104,8 +103,8 @@ static vmem_status place(vmem_footprint *f, vmem_error *err) {
 enum { VREG_COUNT = 64 };
 
 static uint64_t vreg_file_bytes(const vmem_target *t) {
-  return (uint64_t)VREG_COUNT * vmem_target_u64(t, VMEM_FACT_VREG_SUBLANES) *
-         vmem_target_u64(t, VMEM_FACT_VREG_LANES) * 4;
+  return (uint64_t)VREG_COUNT * vmem_target_u64(t, VMEM_FACT_VREG_SUBLANES) * vmem_target_u64(t, VMEM_FACT_VREG_LANES) *
+         4;
 }
 
 /* Which values count on t: the f32 copies only where the VPU has no bf16;
@@ -242,8 +241,8 @@ bool scoped_body_peak(const vmem_kernel *k, const uint64_t *charge, size_t *memb
   return ok;
 }
 
-static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_target *t, vmem_footprint *f,
-                              size_t cap, vmem_error *err) {
+static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_target *t, vmem_footprint *f, size_t cap,
+                              vmem_error *err) {
   if (!k->nmodelled)
     return VMEM_OK;
   uint64_t *charge = arena_calloc(scratch, k->nmodelled, sizeof *charge);
@@ -266,8 +265,8 @@ static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_t
   }
   for (size_t i = 0; i < n; i++) {
     const kernel_modelled *m = &k->modelled[members[i]];
-    vmem_allocation a = {VMEM_ALLOC_MODELLED, SIZE_MAX, 1, charge[members[i]], charge[members[i]], 0, m->note,
-                         m->group ? m->repeats : 1};
+    vmem_allocation a = {VMEM_ALLOC_MODELLED, SIZE_MAX, 1,       charge[members[i]],
+                         charge[members[i]],  0,        m->note, m->group ? m->repeats : 1};
     if (!push(f, cap, a) || !ck_add(f->modelled_bytes, a.bytes, &f->modelled_bytes)) {
       err_set(err, VMEM_ERR_OVERFLOW, 0, "the body's modelled values do not fit in 64 bits");
       return VMEM_ERR_OVERFLOW;
@@ -276,8 +275,8 @@ static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_t
   return VMEM_OK;
 }
 
-static vmem_status extras(arena *scratch, const vmem_kernel *k, const vmem_target *t,
-                          const vmem_plan_options *opt, vmem_footprint *f, size_t cap, vmem_error *err) {
+static vmem_status extras(arena *scratch, const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *opt,
+                          vmem_footprint *f, size_t cap, vmem_error *err) {
   int64_t is = opt && opt->internal_scratch >= 0 ? opt->internal_scratch
                : k->internal_scratch >= 0        ? k->internal_scratch
                                                  : (int64_t)vmem_target_u64(t, VMEM_FACT_INTERNAL_SCRATCH_BYTES);

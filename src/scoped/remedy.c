@@ -89,8 +89,8 @@ static void shrink_param(const vmem_kernel *k, const vmem_target *t, int p, uint
     value = next;
     if (scoped <= budget) {
       if (out->nshrink < VMEM_REMEDY_MAX)
-        out->shrink[out->nshrink++] = (vmem_shrink){first_op, first_dim, p, k->params[p].name,
-                                                    k->params[p].value, value, scoped};
+        out->shrink[out->nshrink++] =
+            (vmem_shrink){first_op, first_dim, p, k->params[p].name, k->params[p].value, value, scoped};
       return;
     }
   }

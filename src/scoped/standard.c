@@ -47,7 +47,6 @@ typedef struct rule_ctx {
   bool *param_read, result_is_fusion;
 } rule_ctx;
 
-
 /* ---- windows ---------------------------------------------------------------- */
 
 /* The padded bytes of a window of array shape s, *part, and of the whole
@@ -231,8 +230,7 @@ static const vmem_shape *result(const rule_ctx *c, const vmem_hlo_instruction *i
 /* Whether x's result reaches the root of its computation through ops of
  * the root's extent (elementwise epilogues: a bias, a relu): then it
  * leaves the fusion as its result. Visits at most *budget ops. */
-static bool reaches(const vmem_hlo_instruction *v, const vmem_hlo_instruction *x, const vmem_shape *dims,
-                    int *budget) {
+static bool reaches(const vmem_hlo_instruction *v, const vmem_hlo_instruction *x, const vmem_shape *dims, int *budget) {
   if (v == x)
     return true;
   if (--*budget < 0 || !same_dims(v->shape, dims) || v->kind == HLO_KIND_PARAMETER)
@@ -414,8 +412,8 @@ static int rule_of(const vmem_hlo_instruction *in) {
  * operands and result seen as the fusion's where they are, then a window
  * of each fusion operand x does not read and of the result unless x's
  * reaches it. */
-static bool fusion_as(rule_ctx *c, const vmem_hlo_instruction *in, const vmem_hlo_instruction *x, int r,
-                      bool *read, vmem_std_scoped *one) {
+static bool fusion_as(rule_ctx *c, const vmem_hlo_instruction *in, const vmem_hlo_instruction *x, int r, bool *read,
+                      vmem_std_scoped *one) {
   rule_ctx k = *c;
   k.out = one, k.fusion = in, k.param_read = read, k.result_is_fusion = false;
   memset(read, 0, in->noperands * sizeof *read);
@@ -472,8 +470,8 @@ static bool apply(rule_ctx *c, const vmem_hlo_instruction *in) {
   return r >= 0 ? rules[r].fn(c, in) : in->op == HLO_OP_FUSION ? rule_fusion(c, in) : rule_default(c, in);
 }
 
-vmem_status vmem_hlo_instruction_min_scoped(const vmem_hlo_instruction *in, const vmem_target *t,
-                                            vmem_std_scoped *out, vmem_error *err) {
+vmem_status vmem_hlo_instruction_min_scoped(const vmem_hlo_instruction *in, const vmem_target *t, vmem_std_scoped *out,
+                                            vmem_error *err) {
   if (!out) {
     err_set(err, VMEM_ERR_ARGUMENT, 0, "a result is needed");
     return VMEM_ERR_ARGUMENT;

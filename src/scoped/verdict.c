@@ -25,8 +25,8 @@ const char *vmem_verdict_name(vmem_verdict_code c) {
  * past 2^64 is over any limit. */
 static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
-vmem_status vmem_kernel_verdict(const vmem_footprint *f, const vmem_limits *l, const vmem_target *t,
-                                vmem_verdict *out, vmem_error *err) {
+vmem_status vmem_kernel_verdict(const vmem_footprint *f, const vmem_limits *l, const vmem_target *t, vmem_verdict *out,
+                                vmem_error *err) {
   if (!f || !l || !t || !out) {
     err_set(err, VMEM_ERR_ARGUMENT, 0, "no footprint, limits, target or result");
     return VMEM_ERR_ARGUMENT;

@@ -25,36 +25,35 @@ typedef struct layout {
   const char *dim_level; /* inside D(...), or NULL */
   size_t ntiles;
   tile *tiles;
-  int64_t tail_align;    /* L(n); 1 when absent */
-  int index_type;        /* #(type) as vmem_dtype; -1 when absent */
-  int pointer_type;      /* *(type); -1 when absent */
-  int64_t elem_bits;     /* E(n); 0 when absent */
-  int64_t memory_space;  /* S(n); 0 when absent */
-  const char *split;     /* inside SC(...), or NULL */
+  int64_t tail_align;          /* L(n); 1 when absent */
+  int index_type;              /* #(type) as vmem_dtype; -1 when absent */
+  int pointer_type;            /* *(type); -1 when absent */
+  int64_t elem_bits;           /* E(n); 0 when absent */
+  int64_t memory_space;        /* S(n); 0 when absent */
+  const char *split;           /* inside SC(...), or NULL */
   struct vmem_shape *physical; /* P(shape), or NULL */
-  int64_t dyn_prefix;    /* M(n); 0 when absent */
+  int64_t dyn_prefix;          /* M(n); 0 when absent */
 } layout;
 
 enum { DIM_STATIC = 0, DIM_BOUNDED = 1, DIM_UNBOUNDED = 2 };
 
 struct vmem_shape {
-  arena *owner;   /* set on a root shape that owns its arena, else NULL */
-  size_t offset;  /* byte offset of the shape in the parsed text */
+  arena *owner;  /* set on a root shape that owns its arena, else NULL */
+  size_t offset; /* byte offset of the shape in the parsed text */
   bool tuple;
-  size_t count;   /* tuple elements */
+  size_t count; /* tuple elements */
   struct vmem_shape **elems;
   vmem_dtype dtype;
   size_t rank;
-  int64_t *dims;  /* the bound for <=N; 0 for ? */
-  uint8_t *dyn;   /* DIM_* per dimension */
+  int64_t *dims;      /* the bound for <=N; 0 for ? */
+  uint8_t *dyn;       /* DIM_* per dimension */
   size_t *dim_offset; /* byte offset of each dimension in the text */
   layout lay;
 };
 
 /* Parses one shape starting at *pos (whitespace and comments skipped
  * before it); advances *pos past it. Nodes come from `a`. */
-vmem_shape *shape_parse_at(arena *a, const char *text, size_t len,
-                           size_t *pos, vmem_error *err);
+vmem_shape *shape_parse_at(arena *a, const char *text, size_t len, size_t *pos, vmem_error *err);
 
 /* Deep copy into arena `a`. */
 vmem_shape *shape_clone(arena *a, const vmem_shape *s);
@@ -68,16 +67,13 @@ void layout_print_sb(strbuf *sb, const vmem_shape *s);
 size_t shape_minor(const vmem_shape *s, size_t i);
 
 /* ArraySize / ByteSizeOfElements for one array shape. */
-vmem_status shape_array_size(const vmem_shape *s, vmem_size *out,
-                             vmem_error *err);
+vmem_status shape_array_size(const vmem_shape *s, vmem_size *out, vmem_error *err);
 
 /* Fills default TPU tiling into an array shape without tiles (in place;
  * allocations from `a`). */
-vmem_status tiling_apply_default(arena *a, vmem_shape *s,
-                                 const vmem_target *t, vmem_error *err);
+vmem_status tiling_apply_default(arena *a, vmem_shape *s, const vmem_target *t, vmem_error *err);
 /* The same; `internal` for buffers a kernel allocates itself (scratch). */
-vmem_status tiling_apply(arena *a, vmem_shape *s, const vmem_target *t,
-                         bool internal, vmem_error *err);
+vmem_status tiling_apply(arena *a, vmem_shape *s, const vmem_target *t, bool internal, vmem_error *err);
 
 bool dtype_is_array(vmem_dtype t);
 

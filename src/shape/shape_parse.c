@@ -97,8 +97,7 @@ static bool parse_int(parser *p, int64_t *out) {
   size_t start = p->pos;
   uint64_t v = 0;
   while (p->pos < p->len && ch_is_digit(p->s[p->pos])) {
-    if (!ck_mul(v, 10, &v) || !ck_add(v, (uint64_t)(p->s[p->pos] - '0'), &v) ||
-        v > (uint64_t)INT64_MAX)
+    if (!ck_mul(v, 10, &v) || !ck_add(v, (uint64_t)(p->s[p->pos] - '0'), &v) || v > (uint64_t)INT64_MAX)
       return fail(p, VMEM_ERR_OVERFLOW, start, "integer does not fit in 64 bits");
     p->pos++;
   }
@@ -112,15 +111,14 @@ static bool parse_int(parser *p, int64_t *out) {
 static bool parse_dtype(parser *p, vmem_dtype *out) {
   skip_space(p);
   size_t start = p->pos;
-  while (p->pos < p->len &&
-         ((p->s[p->pos] >= 'a' && p->s[p->pos] <= 'z') || ch_is_digit(p->s[p->pos])))
+  while (p->pos < p->len && ((p->s[p->pos] >= 'a' && p->s[p->pos] <= 'z') || ch_is_digit(p->s[p->pos])))
     p->pos++;
   if (p->pos == start)
     return fail(p, VMEM_ERR_SYNTAX, start, "expected an element type like f32 or bf16");
   if (!vmem_dtype_from_name(p->s + start, p->pos - start, out)) {
     char msg[120];
-    snprintf(msg, sizeof msg, "unknown element type '%.*s'",
-             (int)(p->pos - start > 40 ? 40 : p->pos - start), p->s + start);
+    snprintf(msg, sizeof msg, "unknown element type '%.*s'", (int)(p->pos - start > 40 ? 40 : p->pos - start),
+             p->s + start);
     return fail(p, VMEM_ERR_UNKNOWN, start, msg);
   }
   return true;
@@ -272,14 +270,12 @@ static bool parse_tiles(parser *p, layout *l) {
 
 /* '(' int ')' after a one-letter field name */
 static bool parse_paren_int(parser *p, int64_t *out) {
-  return expect(p, '(', "expected '('") && parse_int(p, out) &&
-         expect(p, ')', "expected ')'");
+  return expect(p, '(', "expected '('") && parse_int(p, out) && expect(p, ')', "expected ')'");
 }
 
 static bool parse_paren_dtype(parser *p, int *out) {
   vmem_dtype t;
-  if (!expect(p, '(', "expected '('") || !parse_dtype(p, &t) ||
-      !expect(p, ')', "expected ')'"))
+  if (!expect(p, '(', "expected '('") || !parse_dtype(p, &t) || !expect(p, ')', "expected ')'"))
     return false;
   *out = (int)t;
   return true;
@@ -316,8 +312,7 @@ static bool parse_field(parser *p, layout *l, int f) {
   case F_L:
     if (!parse_paren_int(p, &l->tail_align))
       return false;
-    return l->tail_align > 0 ||
-           fail(p, VMEM_ERR_RANGE, p->pos, "L(n) needs n > 0");
+    return l->tail_align > 0 || fail(p, VMEM_ERR_RANGE, p->pos, "L(n) needs n > 0");
   case F_IDX:
     return parse_paren_dtype(p, &l->index_type);
   case F_PTR:
@@ -325,8 +320,7 @@ static bool parse_field(parser *p, layout *l, int f) {
   case F_E:
     if (!parse_paren_int(p, &l->elem_bits))
       return false;
-    return (l->elem_bits > 0 && l->elem_bits <= 1024) ||
-           fail(p, VMEM_ERR_RANGE, p->pos, "E(bits) needs 1..1024 bits");
+    return (l->elem_bits > 0 && l->elem_bits <= 1024) || fail(p, VMEM_ERR_RANGE, p->pos, "E(bits) needs 1..1024 bits");
   case F_S:
     return parse_paren_int(p, &l->memory_space);
   case F_SC:
@@ -361,8 +355,7 @@ static bool parse_layout(parser *p, vmem_shape *s) {
     } while (accept(p, ','));
   }
   if (m2m.n != s->rank)
-    return fail(p, VMEM_ERR_RANGE, open,
-                "the layout's minor_to_major list must name every dimension once");
+    return fail(p, VMEM_ERR_RANGE, open, "the layout's minor_to_major list must name every dimension once");
   for (size_t i = 0; i < m2m.n; i++)
     for (size_t j = i + 1; j < m2m.n; j++)
       if (m2m.v[i] == m2m.v[j])
@@ -374,8 +367,7 @@ static bool parse_layout(parser *p, vmem_shape *s) {
     while ((f = field_at(p)) >= 0) {
       if (f <= last) {
         char msg[120];
-        snprintf(msg, sizeof msg,
-                 "layout field %s out of order (XLA prints D T L # * E S SC P M, each once)",
+        snprintf(msg, sizeof msg, "layout field %s out of order (XLA prints D T L # * E S SC P M, each once)",
                  field_names[f]);
         return fail(p, VMEM_ERR_SYNTAX, p->pos, msg);
       }
@@ -395,8 +387,7 @@ static bool parse_array(parser *p, vmem_shape *s) {
    * in HLO, `-> f32[] {` opens a computation body. */
   size_t save = p->pos;
   if (accept(p, '{')) {
-    bool is_layout = peek(p, ':') || peek(p, '}') ||
-                     (p->pos < p->len && ch_is_digit(p->s[p->pos]));
+    bool is_layout = peek(p, ':') || peek(p, '}') || (p->pos < p->len && ch_is_digit(p->s[p->pos]));
     p->pos = save;
     skip_space(p);
     if (is_layout)
@@ -455,16 +446,14 @@ static vmem_shape *parse_shape(parser *p) {
   return ok ? s : NULL;
 }
 
-vmem_shape *shape_parse_at(arena *a, const char *text, size_t len, size_t *pos,
-                           vmem_error *err) {
+vmem_shape *shape_parse_at(arena *a, const char *text, size_t len, size_t *pos, vmem_error *err) {
   parser p = {a, text, len, *pos, err, 0};
   vmem_shape *s = parse_shape(&p);
   *pos = p.pos;
   return s;
 }
 
-vmem_shape *vmem_shape_parse(const char *text, size_t len,
-                             const vmem_allocator *alloc, vmem_error *err) {
+vmem_shape *vmem_shape_parse(const char *text, size_t len, const vmem_allocator *alloc, vmem_error *err) {
   err_clear(err);
   if (!text) {
     err_set(err, VMEM_ERR_ARGUMENT, 0, "no text");

@@ -24,9 +24,8 @@ void layout_print_sb(strbuf *sb, const vmem_shape *s) {
     return;
   sb_putn(sb, "{", 1);
   print_i64_list(sb, l->minor_to_major, l->rank);
-  bool colon = l->dim_level || l->ntiles || l->tail_align != 1 ||
-               l->index_type >= 0 || l->pointer_type >= 0 || l->elem_bits ||
-               l->memory_space || l->split || l->physical || l->dyn_prefix;
+  bool colon = l->dim_level || l->ntiles || l->tail_align != 1 || l->index_type >= 0 || l->pointer_type >= 0 ||
+               l->elem_bits || l->memory_space || l->split || l->physical || l->dyn_prefix;
   if (colon)
     sb_putn(sb, ":", 1);
   if (l->dim_level) { /* raw text of any length: sb_printf is for short fields */

@@ -14,8 +14,7 @@
 #include "shape.h"
 
 static vmem_status overflow(const vmem_shape *s, vmem_error *err) {
-  err_set(err, VMEM_ERR_OVERFLOW, s->offset,
-          "the size of this shape does not fit in 64 bits");
+  err_set(err, VMEM_ERR_OVERFLOW, s->offset, "the size of this shape does not fit in 64 bits");
   return VMEM_ERR_OVERFLOW;
 }
 
@@ -53,8 +52,7 @@ static bool tiled_elements(const vmem_shape *s, uint64_t *out) {
   return true;
 }
 
-vmem_status shape_array_size(const vmem_shape *s, vmem_size *out,
-                             vmem_error *err) {
+vmem_status shape_array_size(const vmem_shape *s, vmem_size *out, vmem_error *err) {
   out->bytes = out->unpadded_bytes = 0;
   if (s->dtype == VMEM_TOKEN)
     return VMEM_OK;
@@ -70,13 +68,11 @@ vmem_status shape_array_size(const vmem_shape *s, vmem_size *out,
       return VMEM_ERR_UNSUPPORTED;
     }
     if (!ck_mul(n, (uint64_t)s->dims[i], &n)) {
-      err_set(err, VMEM_ERR_OVERFLOW, s->dim_offset[i],
-              "the element count overflows 64 bits at dimension %zu", i);
+      err_set(err, VMEM_ERR_OVERFLOW, s->dim_offset[i], "the element count overflows 64 bits at dimension %zu", i);
       return VMEM_ERR_OVERFLOW;
     }
   }
-  if (!elements_to_bytes(s, n, &out->unpadded_bytes) ||
-      out->unpadded_bytes > (uint64_t)INT64_MAX)
+  if (!elements_to_bytes(s, n, &out->unpadded_bytes) || out->unpadded_bytes > (uint64_t)INT64_MAX)
     return overflow(s, err);
   if (s->lay.ntiles == 0) {
     out->bytes = out->unpadded_bytes;
@@ -106,15 +102,13 @@ vmem_status vmem_shape_size(const vmem_shape *s, vmem_size *out, vmem_error *err
     if (st != VMEM_OK)
       return st;
     if (!ck_add(out->bytes, e.bytes, &out->bytes) ||
-        !ck_add(out->unpadded_bytes, e.unpadded_bytes, &out->unpadded_bytes) ||
-        out->bytes > (uint64_t)INT64_MAX)
+        !ck_add(out->unpadded_bytes, e.unpadded_bytes, &out->unpadded_bytes) || out->bytes > (uint64_t)INT64_MAX)
       return overflow(s, err);
   }
   return VMEM_OK;
 }
 
-static vmem_status apply_all(arena *a, vmem_shape *s, const vmem_target *t,
-                             vmem_error *err) {
+static vmem_status apply_all(arena *a, vmem_shape *s, const vmem_target *t, vmem_error *err) {
   if (!s->tuple)
     return tiling_apply_default(a, s, t, err);
   for (size_t i = 0; i < s->count; i++) {
@@ -125,8 +119,8 @@ static vmem_status apply_all(arena *a, vmem_shape *s, const vmem_target *t,
   return VMEM_OK;
 }
 
-vmem_shape *vmem_shape_with_tpu_layout(const vmem_shape *s, const vmem_target *t,
-                                       const vmem_allocator *alloc, vmem_error *err) {
+vmem_shape *vmem_shape_with_tpu_layout(const vmem_shape *s, const vmem_target *t, const vmem_allocator *alloc,
+                                       vmem_error *err) {
   err_clear(err);
   if (!s || !t) {
     err_set(err, VMEM_ERR_ARGUMENT, 0, "no shape or no target");

@@ -23,9 +23,9 @@
 #include "shape.h"
 
 typedef struct tiling_rule {
-  int bits;            /* element width this row applies to */
-  int large_from_gen;  /* generation from which the large tiling is used */
-  int large_sublanes;  /* large rows = large_sublanes x S */
+  int bits;           /* element width this row applies to */
+  int large_from_gen; /* generation from which the large tiling is used */
+  int large_sublanes; /* large rows = large_sublanes x S */
   const char *source;
 } tiling_rule;
 
@@ -85,8 +85,7 @@ static int64_t tile_rows(uint64_t R, int bits, int gen, int sublanes, bool rank1
   return rows;
 }
 
-static bool set_tiles(arena *a, layout *l, const int64_t (*dims)[2],
-                      const size_t *ranks, size_t n) {
+static bool set_tiles(arena *a, layout *l, const int64_t (*dims)[2], const size_t *ranks, size_t n) {
   l->tiles = arena_calloc(a, n, sizeof *l->tiles);
   if (!l->tiles)
     return false;
@@ -117,13 +116,11 @@ static bool ensure_minor_to_major(arena *a, vmem_shape *s) {
   return true;
 }
 
-vmem_status tiling_apply_default(arena *a, vmem_shape *s, const vmem_target *t,
-                                 vmem_error *err) {
+vmem_status tiling_apply_default(arena *a, vmem_shape *s, const vmem_target *t, vmem_error *err) {
   return tiling_apply(a, s, t, false, err);
 }
 
-vmem_status tiling_apply(arena *a, vmem_shape *s, const vmem_target *t, bool internal,
-                         vmem_error *err) {
+vmem_status tiling_apply(arena *a, vmem_shape *s, const vmem_target *t, bool internal, vmem_error *err) {
   if (s->tuple || !dtype_is_array(s->dtype) || s->lay.ntiles > 0)
     return VMEM_OK;
   if (!ensure_minor_to_major(a, s))

@@ -39,8 +39,8 @@ static void warn(vmem_limits *out, vmem_limit_warning_code code, const char *fmt
 }
 
 /* value ::= [0-9]+   (KiB; must fit in bytes) */
-static vmem_status parse_kib(const char *s, size_t start, size_t end, const char *origin,
-                             uint64_t *kib, vmem_error *err) {
+static vmem_status parse_kib(const char *s, size_t start, size_t end, const char *origin, uint64_t *kib,
+                             vmem_error *err) {
   uint64_t v = 0, bytes;
   size_t i = start;
   bool wrapped = false;
@@ -48,8 +48,8 @@ static vmem_status parse_kib(const char *s, size_t start, size_t end, const char
     if (!ck_mul(v, 10, &v) || !ck_add(v, (uint64_t)(s[i] - '0'), &v))
       wrapped = true;
   if (i == start || i != end) {
-    err_set(err, VMEM_ERR_SYNTAX, i, "%s: malformed --%s value '%.*s' (expected a whole number of KiB)",
-            origin, FLAG, (int)(end - start > 40 ? 40 : end - start), s + start);
+    err_set(err, VMEM_ERR_SYNTAX, i, "%s: malformed --%s value '%.*s' (expected a whole number of KiB)", origin, FLAG,
+            (int)(end - start > 40 ? 40 : end - start), s + start);
     return VMEM_ERR_SYNTAX;
   }
   if (wrapped || !ck_mul(v, 1024, &bytes) || bytes > (uint64_t)INT64_MAX) {
@@ -107,11 +107,11 @@ static void note_hit(vmem_limits *out, const flag_hit *h, const char *origin) {
   if (!h->found)
     return;
   if (h->count > 1)
-    warn(out, VMEM_WARN_DUPLICATE, "%s sets --%s %d times; the last (%" PRIu64 ") wins",
-         origin, FLAG, h->count, h->kib);
+    warn(out, VMEM_WARN_DUPLICATE, "%s sets --%s %d times; the last (%" PRIu64 ") wins", origin, FLAG, h->count,
+         h->kib);
   if (h->dashes != 2)
-    warn(out, VMEM_WARN_DASHES, "%s spells the flag with %d dash%s; libtpu expects --%s",
-         origin, h->dashes, h->dashes == 1 ? "" : "es", FLAG);
+    warn(out, VMEM_WARN_DASHES, "%s spells the flag with %d dash%s; libtpu expects --%s", origin, h->dashes,
+         h->dashes == 1 ? "" : "es", FLAG);
 }
 
 static void check_physical(vmem_limits *out, uint64_t bytes, const char *what) {
@@ -121,27 +121,28 @@ static void check_physical(vmem_limits *out, uint64_t bytes, const char *what) {
     vmem_format_bytes((int64_t)out->physical_bytes, b, sizeof b);
     warn(out, VMEM_WARN_ABOVE_PHYSICAL,
          "%s %s is above the %s of physical VMEM: a kernel that uses it fails with "
-         "the program-level 'Ran out of memory in memory space vmem'", what, a, b);
+         "the program-level 'Ran out of memory in memory space vmem'",
+         what, a, b);
   }
 }
 
 /* Chooses the flag value in force from the three sources. */
-static void pick_flag(vmem_limits *out, const flag_hit *opt, const flag_hit *lib,
-                      const flag_hit *xla) {
+static void pick_flag(vmem_limits *out, const flag_hit *opt, const flag_hit *lib, const flag_hit *xla) {
   const flag_hit *use = opt->found ? opt : lib->found ? lib : NULL;
   out->flag_origin = opt->found ? "--flags" : lib->found ? "LIBTPU_INIT_ARGS" : NULL;
   if (opt->found && lib->found && opt->kib != lib->kib)
-    warn(out, VMEM_WARN_OVERRIDDEN, "--flags (%" PRIu64 " KiB) overrides LIBTPU_INIT_ARGS (%" PRIu64 " KiB)",
-         opt->kib, lib->kib);
+    warn(out, VMEM_WARN_OVERRIDDEN, "--flags (%" PRIu64 " KiB) overrides LIBTPU_INIT_ARGS (%" PRIu64 " KiB)", opt->kib,
+         lib->kib);
   if (use && xla->found && xla->kib != use->kib)
-    warn(out, VMEM_WARN_OVERRIDDEN, "XLA_FLAGS also sets %s=%" PRIu64 "; libtpu reads %s, which wins",
-         FLAG, xla->kib, out->flag_origin);
+    warn(out, VMEM_WARN_OVERRIDDEN, "XLA_FLAGS also sets %s=%" PRIu64 "; libtpu reads %s, which wins", FLAG, xla->kib,
+         out->flag_origin);
   if (!use && xla->found) {
     use = xla;
     out->flag_origin = "XLA_FLAGS";
     warn(out, VMEM_WARN_XLA_FLAGS_ONLY,
          "--%s=%" PRIu64 " is only in XLA_FLAGS; libtpu reads it from LIBTPU_INIT_ARGS, so it is "
-         "not applied here (move it to LIBTPU_INIT_ARGS)", FLAG, xla->kib);
+         "not applied here (move it to LIBTPU_INIT_ARGS)",
+         FLAG, xla->kib);
   }
   if (!use)
     return;
@@ -149,14 +150,13 @@ static void pick_flag(vmem_limits *out, const flag_hit *opt, const flag_hit *lib
   out->flag_applied = use != xla;
   out->flag_bytes = use->kib * 1024;
   if (use->kib < 4096)
-    warn(out, VMEM_WARN_BELOW_RANGE, "%" PRIu64 " KiB is below the 4096 KiB the flags guide gives as the smallest candidate",
-         use->kib);
+    warn(out, VMEM_WARN_BELOW_RANGE,
+         "%" PRIu64 " KiB is below the 4096 KiB the flags guide gives as the smallest candidate", use->kib);
   if (out->flag_applied)
     check_physical(out, out->flag_bytes, "the flag's limit");
 }
 
-vmem_status vmem_limits_resolve(const vmem_target *t, const vmem_limit_inputs *in,
-                                vmem_limits *out, vmem_error *err) {
+vmem_status vmem_limits_resolve(const vmem_target *t, const vmem_limit_inputs *in, vmem_limits *out, vmem_error *err) {
   err_clear(err);
   if (!t || !in || !out) {
     err_set(err, VMEM_ERR_ARGUMENT, 0, "no target, inputs or output");
@@ -204,7 +204,7 @@ const char *vmem_limit_origin_name(vmem_limit_origin o) {
 }
 
 const char *vmem_limit_warning_name(vmem_limit_warning_code c) {
-  static const char *const names[] = {"above_physical", "xla_flags_only", "duplicate", "overridden",
-                                      "kernel_above_flag", "below_range", "dashes"};
+  static const char *const names[] = {"above_physical",    "xla_flags_only", "duplicate", "overridden",
+                                      "kernel_above_flag", "below_range",    "dashes"};
   return (unsigned)c < sizeof names / sizeof *names ? names[c] : "invalid";
 }

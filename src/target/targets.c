@@ -31,15 +31,15 @@
 
 /* Facts every generation from v4 on shares. */
 #define SMEM_1MIB F(SMEM_BYTES, 1 * MiB, DOC, JAXTI, NULL)
-#define VREG_8x128 F(VREG_SUBLANES, 8, DOC, JAXTI " NUM_SUBLANES", NULL), \
-                   F(VREG_LANES, 128, DOC, JAXTI " NUM_LANES", NULL)
+#define VREG_8x128 \
+  F(VREG_SUBLANES, 8, DOC, JAXTI " NUM_SUBLANES", NULL), F(VREG_LANES, 128, DOC, JAXTI " NUM_LANES", NULL)
 #define SCRATCH_72K F(INTERNAL_SCRATCH_BYTES, 72 * KiB, DOC, XLAPI " default_internal_scratch_bytes", NULL)
 
 /* v2-v4 have 16 MiB of VMEM per jax tpu_info, the same as the flags guide's
  * generic default, while the guide's own range for the flag ends 1 MiB
  * below physical VMEM. No public source gives these chips' real default. */
-#define OLD_CHIP_SCOPED_NOTE                                                   \
-  "the generic default equals this chip's physical VMEM; no public source "    \
+#define OLD_CHIP_SCOPED_NOTE                                                \
+  "the generic default equals this chip's physical VMEM; no public source " \
   "gives a smaller per-op share, so treat it as an upper bound"
 
 struct vmem_target {
@@ -50,6 +50,8 @@ struct vmem_target {
   vmem_fact facts[VMEM_FACT_COUNT];
 };
 
+/* One generation's facts per block, one fact per line. */
+/* clang-format off */
 static const vmem_target targets[] = {
     {"v2", "v2,tpuv2", "TPU v2", 2, {
         F(VMEM_BYTES, 16 * MiB, DOC, JAXTI, NULL),
@@ -184,6 +186,7 @@ static const vmem_target targets[] = {
         F(VREG_SUBLANES, 16, DOC, JAXTI " (8t: num_sublanes=16)", NULL),
         F(VREG_LANES, 128, DOC, JAXTI, NULL)}},
 };
+/* clang-format on */
 
 enum { NTARGETS = sizeof targets / sizeof *targets };
 
@@ -264,13 +267,9 @@ uint64_t vmem_target_u64(const vmem_target *t, vmem_fact_id id) {
   return f ? (uint64_t)f->value : 0;
 }
 
-const char *vmem_fact_name(vmem_fact_id id) {
-  return (unsigned)id < VMEM_FACT_COUNT ? fact_info[id].name : "invalid";
-}
+const char *vmem_fact_name(vmem_fact_id id) { return (unsigned)id < VMEM_FACT_COUNT ? fact_info[id].name : "invalid"; }
 
-const char *vmem_fact_unit(vmem_fact_id id) {
-  return (unsigned)id < VMEM_FACT_COUNT ? fact_info[id].unit : "";
-}
+const char *vmem_fact_unit(vmem_fact_id id) { return (unsigned)id < VMEM_FACT_COUNT ? fact_info[id].unit : ""; }
 
 const char *vmem_provenance_name(vmem_provenance p) {
   switch (p) {

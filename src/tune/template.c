@@ -21,18 +21,18 @@ typedef struct tpl_operand {
   vmem_operand_role role;
   vmem_memory_space space;
   int buffers;
-  bool internal;       /* scratch: Mosaic lays it out */
-  int tile_bits;       /* tiling_storage_bits */
-  int elem_bytes;      /* byte width when not packed */
-  int packed_bits;     /* sub-byte types: stored packed, E(bits) */
+  bool internal;   /* scratch: Mosaic lays it out */
+  int tile_bits;   /* tiling_storage_bits */
+  int elem_bytes;  /* byte width when not packed */
+  int packed_bits; /* sub-byte types: stored packed, E(bits) */
   size_t rank;
   int64_t dims[VMEM_KERNEL_MAX_RANK];
   int param[VMEM_KERNEL_MAX_RANK];
   int index_axis[VMEM_KERNEL_MAX_RANK];
   bool has_array;
   int64_t array[VMEM_KERNEL_MAX_RANK];
-  int elem_bytes_hbm;  /* for transfers: unpadded bytes per element */
-  bool auto_buffers;   /* one buffer when its block never moves over the candidate's grid (MLIR's rule) */
+  int elem_bytes_hbm; /* for transfers: unpadded bytes per element */
+  bool auto_buffers;  /* one buffer when its block never moves over the candidate's grid (MLIR's rule) */
 } tpl_operand;
 
 /* flops_per_step ::= term ('+' term)*    term ::= factor ('*' factor)*
@@ -60,11 +60,11 @@ struct vmem_template {
   size_t nterms;
   tpl_term terms[MAX_TERMS];
   size_t nchoices;
-  size_t choice_op[MAX_OPS]; /* operands whose buffer count may be 1 or 2 */
+  size_t choice_op[MAX_OPS];        /* operands whose buffer count may be 1 or 2 */
   int64_t param_values[MAX_PARAMS]; /* as the kernel gives them */
   bool any_auto;                    /* some operand's buffers follow the candidate's grid */
   size_t nvalues;
-  tpl_operand values[MAX_VALUES];   /* the body's values at their peak, laid out as scratch is */
+  tpl_operand values[MAX_VALUES]; /* the body's values at their peak, laid out as scratch is */
   const kernel_modelled *value_src[MAX_VALUES];
   uint64_t array_bytes[MAX_OPS]; /* whole array in VMEM, when colored; 0 = cannot */
 };
@@ -147,8 +147,8 @@ static void compile_operand(tpl_operand *o, const kernel_operand *ko) {
 /* A body value laid out as Mosaic lays out its own buffers (as scratch),
  * each dim following the parameter it follows. */
 static void compile_value(tpl_operand *o, const kernel_modelled *m) {
-  kernel_operand ko = {.pub = {.role = VMEM_ROLE_SCRATCH, .space = VMEM_SPACE_VMEM, .block = m->shape,
-                               .rank = m->shape->rank}};
+  kernel_operand ko = {
+      .pub = {.role = VMEM_ROLE_SCRATCH, .space = VMEM_SPACE_VMEM, .block = m->shape, .rank = m->shape->rank}};
   for (size_t d = 0; d < ko.pub.rank && d < VMEM_KERNEL_MAX_RANK; d++)
     ko.pub.block_param[d] = m->param[d];
   compile_operand(o, &ko);
@@ -170,8 +170,8 @@ static vmem_status compile_values(vmem_template *tpl, const vmem_kernel *k, cons
     const kernel_modelled *v = &k->modelled[m];
     compile_value(&all[m], v);
     uint64_t b;
-    charge[m] = padded_bytes(tpl, &all[m], all[m].dims, &b) ? scoped_body_charge(v, t, v->contracted, v->columns, b)
-                                                            : 0;
+    charge[m] =
+        padded_bytes(tpl, &all[m], all[m].dims, &b) ? scoped_body_charge(v, t, v->contracted, v->columns, b) : 0;
   }
   ok = ok && scoped_body_peak(k, charge, members, MAX_VALUES, &n);
   for (size_t i = 0; ok && i < n; i++) {
@@ -478,12 +478,12 @@ void vmem_template_eval(const vmem_template *tpl, const int64_t *values, vmem_ev
 
 /* One evaluation's working state, on the caller's stack. */
 typedef struct eval_ctx {
-  int nbuf[MAX_OPS];                           /* buffers per operand, as chosen */
+  int nbuf[MAX_OPS]; /* buffers per operand, as chosen */
   int64_t grid[VMEM_KERNEL_MAX_RANK];
   int64_t dims[MAX_OPS][VMEM_KERNEL_MAX_RANK]; /* each operand's block */
   double steps;
-  double single_bytes;                         /* transfers a single buffer cannot overlap */
-  int pos[VMEM_KERNEL_MAX_RANK];               /* each axis's position in the grid's order */
+  double single_bytes;           /* transfers a single buffer cannot overlap */
+  int pos[VMEM_KERNEL_MAX_RANK]; /* each axis's position in the grid's order */
 } eval_ctx;
 
 /* Buffer counts: the kernel's, then the choices. 0 buffers: the input is
@@ -495,8 +495,8 @@ static void choose_buffers(const vmem_template *tpl, const int *buffers, eval_ct
     cx->nbuf[i] = tpl->ops[i].buffers;
   for (size_t j = 0; buffers && j < tpl->nchoices; j++) {
     cx->nbuf[tpl->choice_op[j]] = buffers[j] == 0 ? 0 : buffers[j] == 1 ? 1 : 2;
-    if (buffers[j] == 0 && (!tpl->array_bytes[j] ||
-                            !ck_add(out->program_bytes, tpl->array_bytes[j], &out->program_bytes)))
+    if (buffers[j] == 0 &&
+        (!tpl->array_bytes[j] || !ck_add(out->program_bytes, tpl->array_bytes[j], &out->program_bytes)))
       out->legal = false;
   }
 }
@@ -571,8 +571,7 @@ static void add_operand(const vmem_template *tpl, size_t i, eval_ctx *cx, vmem_e
 
 /* The spec's total, grown by the covered share when blocks overhang (the
  * padding is computed on too), or flops_per_step summed over the steps. */
-static double kernel_flops(const vmem_template *tpl, const int64_t *values, const eval_ctx *cx,
-                           const vmem_eval *out) {
+static double kernel_flops(const vmem_template *tpl, const int64_t *values, const eval_ctx *cx, const vmem_eval *out) {
   double flops = tpl->flops_total > 0 ? tpl->flops_total : 0;
   if (flops > 0 && out->edge_waste > 0)
     flops *= overhang(tpl, cx->grid, cx->dims);
@@ -601,8 +600,7 @@ static void roofline(const vmem_template *tpl, const eval_ctx *cx, vmem_eval *ou
   out->intensity = out->hbm_bytes > 0 ? out->flops / out->hbm_bytes : 0;
 }
 
-void vmem_template_eval_buffers(const vmem_template *tpl, const int64_t *values, const int *buffers,
-                                vmem_eval *out) {
+void vmem_template_eval_buffers(const vmem_template *tpl, const int64_t *values, const int *buffers, vmem_eval *out) {
   if (!tpl)
     return;
   vmem_template_eval_order(tpl, values, buffers, NULL, out);
@@ -761,8 +759,7 @@ size_t vmem_template_value_follows(const vmem_template *tpl, size_t i, const cha
 
 /* Why value v of parameter p is not legal, in the words of the Pallas block
  * rules (legal_dim); "" when it is. */
-size_t vmem_template_value_rule(const vmem_template *tpl, size_t p, int64_t v, size_t *operand, char *buf,
-                                size_t cap) {
+size_t vmem_template_value_rule(const vmem_template *tpl, size_t p, int64_t v, size_t *operand, char *buf, size_t cap) {
   if (!tpl)
     return 0;
   if (cap)
@@ -777,8 +774,10 @@ size_t vmem_template_value_rule(const vmem_template *tpl, size_t p, int64_t v, s
       if (v < 1 || (o->has_array && v > o->array[d]))
         return (size_t)snprintf(buf, cap, "dim %zu: %lld is outside 1..%lld, its array's size", d, (long long)v, a);
       if (o->rank == 1)
-        return (size_t)snprintf(buf, cap, "a 1-D block must be the whole array (%lld), a multiple of 1024, or a power "
-                                "of two >= %d", a, 128 * 32 / (o->tile_bits ? o->tile_bits : 32));
+        return (size_t)snprintf(buf, cap,
+                                "a 1-D block must be the whole array (%lld), a multiple of 1024, or a power "
+                                "of two >= %d",
+                                a, 128 * 32 / (o->tile_bits ? o->tile_bits : 32));
       return (size_t)snprintf(buf, cap, "dim %zu: a block's %s dim must be a multiple of %d or the whole dim (%lld)", d,
                               d == o->rank - 1 ? "last" : "second-to-last", d == o->rank - 1 ? 128 : 8, a);
     }

@@ -27,7 +27,8 @@ vmem_status vmem_footprint_check(const vmem_footprint *f, vmem_error *err) {
     uint64_t end;
     if (a->offset % f->alignment)
       return broken(err, "an allocation's offset is not aligned", i, i);
-    if (!ck_add(a->offset, a->bytes, &end) || (unsigned)a->kind >= 4 || !ck_add(sums[a->kind], a->bytes, &sums[a->kind]))
+    if (!ck_add(a->offset, a->bytes, &end) || (unsigned)a->kind >= 4 ||
+        !ck_add(sums[a->kind], a->bytes, &sums[a->kind]))
       return broken(err, "an allocation's end or total passes 2^64", i, i);
     top = end > top ? end : top;
     for (size_t j = 0; j < i; j++) { /* all are live at once; a kernel has few */
@@ -118,8 +119,8 @@ static vmem_status no_overlap(const vmem_program *p, const key *order, size_t *l
 static void live_peak(const vmem_program *p, key *ev, uint64_t *peak, int64_t *at) {
   size_t n = 0;
   for (size_t i = 0; i < p->count; i++) {
-    ev[n++] = (key){p->buffers[i].start * 2 + 1, i};        /* allocate at start */
-    ev[n++] = (key){(p->buffers[i].end + 1) * 2, i};        /* free before end + 1's allocations */
+    ev[n++] = (key){p->buffers[i].start * 2 + 1, i}; /* allocate at start */
+    ev[n++] = (key){(p->buffers[i].end + 1) * 2, i}; /* free before end + 1's allocations */
   }
   qsort(ev, n, sizeof *ev, by_time);
   uint64_t sum = 0;
