@@ -7,9 +7,9 @@
  * Following XLA's dataflow analysis and HloLiveRange
  * (../shared/reference/hlo_format.md §2.3):
  *  - a value is one leaf (shape index) of an instruction that defines
- *    buffers; tuple, get-tuple-element, bitcast, while, call, conditional,
- *    domain, add-dependency, opt-barrier and copy-done define none, nor do
- *    a called computation's parameters: a use of them at a shape index is
+ *    buffers; the ops hlo_ops.def marks ALIAS (tuple, get-tuple-element,
+ *    bitcast, while, call, copy-done, ...) define none, nor do a called
+ *    computation's parameters: a use of them at a shape index is
  *    a use of the values they forward at that index (get-tuple-element
  *    narrows it, a tuple picks its operand, copy-done is its copy-start's
  *    element {0});
