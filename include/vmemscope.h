@@ -1192,7 +1192,10 @@ typedef struct vmem_fit_result {
   bool any_legal;
   vmem_fit_candidate smallest;     /* the smallest legal footprint (what a limit would need) */
   vmem_fit_candidate fastest_over; /* the fastest legal candidate over the limit */
-  vmem_allocator alloc;            /* a copy of the one given (zero: malloc) */
+  size_t nfront;
+  vmem_fit_candidate *front; /* the Pareto front of those that fit: smallest first, each faster than every
+                                smaller one (no other fitting candidate is both smaller and faster) */
+  vmem_allocator alloc;      /* a copy of the one given (zero: malloc) */
 } vmem_fit_result;
 
 /** Searches every candidate. VMEM_ERR_RANGE when a parameter has no value

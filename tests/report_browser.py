@@ -157,6 +157,8 @@ def gated_matmul(browser):
     points = dom.find("circle", **{"class": "pt"})
     marked = dom.find("circle", **{"class": "best"})
     assert points and len(marked) == 1, (len(points), len(marked))
+    assert len(points) == len(fit["pareto_front"]), "the page plots fit's own front (%d points, fit has %d)" % (
+        len(points), len(fit["pareto_front"]))
     assert marked[0]["data-params"].split() == ["%s=%d" % kv for kv in best.items()], marked[0]["data-params"]
     assert dom.find("line", **{"class": "limit"}), "no limit line on the plot"
 

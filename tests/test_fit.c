@@ -371,6 +371,29 @@ static void test_fit_search(void **state) {
   for (size_t i = 1; i < r.fitting; i++)
     assert_true(r.fit[i - 1].time_s <= r.fit[i].time_s);
   assert_int_equal(r.smallest.needed_bytes, smallest);
+  /* The Pareto front, by its definition: a fitting candidate is on it when
+   * no fitting one is at most as large and strictly faster, or as large and
+   * as fast with a lower index (one point per tie); smallest first. */
+  size_t on_front = 0;
+  for (size_t i = 0; i < r.fitting; i++) {
+    bool beaten = false;
+    for (size_t j = 0; j < r.fitting && !beaten; j++) {
+      const vmem_fit_candidate *a = &r.fit[i], *b = &r.fit[j];
+      beaten = b->needed_bytes <= a->needed_bytes && b->time_s <= a->time_s &&
+               (b->needed_bytes < a->needed_bytes || b->time_s < a->time_s || b->index < a->index);
+    }
+    if (beaten)
+      continue;
+    on_front++;
+    bool listed = false;
+    for (size_t f = 0; f < r.nfront; f++)
+      listed |= r.front[f].index == r.fit[i].index;
+    assert_true(listed);
+  }
+  assert_true(on_front > 1);
+  assert_int_equal(r.nfront, on_front);
+  for (size_t f = 1; f < r.nfront; f++)
+    assert_true(r.front[f - 1].needed_bytes < r.front[f].needed_bytes && r.front[f - 1].time_s > r.front[f].time_s);
   int64_t v[VMEM_FIT_MAX_PARAMS];
   assert_null(vmem_fit_decode(&r.space, r.fit[0].index, v, NULL)); /* no orders asked: the kernel's */
   vmem_fit_free(&r);

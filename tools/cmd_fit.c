@@ -140,15 +140,6 @@ static size_t parse_values(const char *s, int64_t *out, size_t cap) {
   }
 }
 
-static int by_bytes(const void *a, const void *b) {
-  const cand *x = a, *y = b;
-  if (x->needed_bytes != y->needed_bytes)
-    return x->needed_bytes < y->needed_bytes ? -1 : 1;
-  if (x->time_s != y->time_s)
-    return x->time_s < y->time_s ? -1 : 1;
-  return x->index < y->index ? -1 : x->index > y->index;
-}
-
 static void params_text(const vmem_kernel *k, const vmem_template *tpl, const space *sp, uint64_t idx, char *buf,
                         size_t cap) {
   int64_t v[MAX_P];
@@ -554,35 +545,26 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
   fprintf(CLI_OUT, "\n");
   table_print(&tb, CLI_OUT);
   table_free(&tb);
-  /* The Pareto front: no other fitting candidate is both smaller and faster. */
-  cand *front = malloc(s->fitting * sizeof *front);
-  if (front) {
-    memcpy(front, s->fit, s->fitting * sizeof *front);
-    qsort(front, s->fitting, sizeof *front, by_bytes);
-    fprintf(CLI_OUT, "\nPareto front (scoped VMEM needed against predicted time):\n");
-    size_t n = 0, dropped = 0;
-    double best = INFINITY;
-    for (size_t i = 0; i < s->fitting; i++) /* the front itself: each faster than every smaller one */
-      if (front[i].time_s < best)
-        best = front[i].time_s, front[n++] = front[i];
-    double shown = INFINITY;
-    for (size_t i = 0; i < n; i++) {
-      /* a point less than 3% faster than the last one shown says nothing new, unless it is the fastest */
-      if (!all && i && i + 1 < n && front[i].time_s > shown * 0.97) {
-        dropped++;
-        continue;
-      }
-      char ps[256];
-      shown = front[i].time_s;
-      params_text(k, tpl, sp, front[i].index, ps, sizeof ps);
-      fprintf(CLI_OUT, "  %9s  %10s  %s\n", cli_human(b, sizeof b, front[i].needed_bytes),
-              cli_seconds(tt, sizeof tt, front[i].time_s), ps);
+  /* The Pareto front (the library's): no other fitting candidate is both smaller and faster. */
+  fprintf(CLI_OUT, "\nPareto front (scoped VMEM needed against predicted time):\n");
+  size_t dropped = 0;
+  double shown = INFINITY;
+  for (size_t i = 0; i < s->nfront; i++) {
+    const cand *pt = &s->front[i];
+    /* a point less than 3% faster than the last one shown says nothing new, unless it is the fastest */
+    if (!all && i && i + 1 < s->nfront && pt->time_s > shown * 0.97) {
+      dropped++;
+      continue;
     }
-    if (dropped)
-      fprintf(CLI_OUT, "  (%zu more point%s, each less than 3%% faster than the one above it; --all lists them)\n",
-              dropped, dropped == 1 ? "" : "s");
-    free(front);
+    char ps[256];
+    shown = pt->time_s;
+    params_text(k, tpl, sp, pt->index, ps, sizeof ps);
+    fprintf(CLI_OUT, "  %9s  %10s  %s\n", cli_human(b, sizeof b, pt->needed_bytes),
+            cli_seconds(tt, sizeof tt, pt->time_s), ps);
   }
+  if (dropped)
+    fprintf(CLI_OUT, "  (%zu more point%s, each less than 3%% faster than the one above it; --all lists them)\n",
+            dropped, dropped == 1 ? "" : "s");
   int64_t v[MAX_P];
   int bufs[MAX_OPS_B];
   const int *order = vmem_fit_decode(sp, s->fit[0].index, v, bufs);
@@ -679,6 +661,10 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
         json_array_append_new(cs, json_cand(k, tpl, sp, &s.fit[i], limit));
       json_object_set_new(root, "candidates", cs);
       json_object_set_new(root, "best", s.fitting ? json_cand(k, tpl, sp, &s.fit[0], limit) : json_null());
+      json_t *front = json_array();
+      for (size_t i = 0; i < s.nfront; i++)
+        json_array_append_new(front, json_cand(k, tpl, sp, &s.front[i], limit));
+      json_object_set_new(root, "pareto_front", front);
       if (!s.fitting && s.any_legal)
         json_object_set_new(root, "smallest", json_cand(k, tpl, sp, &s.smallest, limit));
       cli_print_json(root);

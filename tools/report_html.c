@@ -805,29 +805,6 @@ static void explain_doc(FILE *f, const json_t *doc) {
 
 /* ---- fit: the Pareto front of footprint against predicted time -------------- */
 
-static int by_needed(const void *a, const void *b) {
-  uint64_t x = jbytes(*(json_t *const *)a, "needed_bytes"), y = jbytes(*(json_t *const *)b, "needed_bytes");
-  return x < y ? -1 : x > y;
-}
-
-/* Sorted by footprint, a candidate is on the front when it is faster than
- * every smaller one. */
-static size_t pareto(const json_t *cands, json_t **front) {
-  size_t n = 0, k = 0;
-  for (size_t i = 0; i < json_array_size(cands); i++)
-    front[n++] = json_array_get(cands, i);
-  qsort(front, n, sizeof *front, by_needed);
-  double best = 1e300;
-  for (size_t i = 0; i < n; i++) {
-    double t = json_number_value(json_object_get(front[i], "time_s"));
-    if (t < best) {
-      best = t;
-      front[k++] = front[i];
-    }
-  }
-  return k;
-}
-
 static void params_html(FILE *f, const json_t *c) {
   const char *key;
   json_t *v;
@@ -879,7 +856,7 @@ static void fit_plot(FILE *f, json_t *const *front, size_t n, const json_t *best
     double t = json_number_value(json_object_get(front[i], "time_s"));
     double x = PAD + (double)jbytes(front[i], "needed_bytes") / xmax * (W - 10);
     double y = H - 8 - (log10(t) - lo) / span * (H - 24);
-    bool is_best = front[i] == best;
+    bool is_best = best && json_equal(front[i], best); /* the front is its own array: equal, not the same object */
     fprintf(f, "<circle class=\"pt%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\" data-params=\"",
             is_best ? " best" : "", x, y, is_best ? 6 : 4, is_best ? "#1e8449" : "#2e86c1");
     params_html(f, front[i]);
@@ -895,15 +872,20 @@ static void fit_plot(FILE *f, json_t *const *front, size_t n, const json_t *best
           PAD + W / 2, H + 30);
 }
 
+/* The front is fit's (its JSON's pareto_front: decided in the library,
+ * the one fit's text prints), over every candidate that fits. */
 static void fit_doc(FILE *f, const json_t *doc) {
-  const json_t *cands = json_object_get(doc, "candidates");
-  json_t **front = malloc((json_array_size(cands) + 1) * sizeof *front);
-  size_t n = front ? pareto(cands, front) : 0;
+  const json_t *cands = json_object_get(doc, "candidates"), *pf = json_object_get(doc, "pareto_front");
+  size_t n = json_array_size(pf);
+  json_t **front = malloc((n + 1) * sizeof *front);
+  for (size_t i = 0; front && i < n; i++)
+    front[i] = json_array_get(pf, i);
+  n = front ? n : 0;
   fprintf(f,
           "<section id=\"fit\"><h2>Block sizes that fit: the Pareto front</h2>\n<p>%" PRIu64 " candidates "
-          "considered, %" PRIu64 " fit. Among the %zu fastest that fit, these are not beaten on both "
-          "footprint and <span class=\"model\">modelled</span> time.</p>\n",
-          jbytes(doc, "considered"), jbytes(doc, "fitting"), json_array_size(cands));
+          "considered, %" PRIu64 " fit; these %zu are not beaten on both footprint and "
+          "<span class=\"model\">modelled</span> time by any that fits.</p>\n",
+          jbytes(doc, "considered"), jbytes(doc, "fitting"), n);
   fit_plot(f, front, n, json_array_get(cands, 0), jbytes(doc, "limit_bytes"));
   fputs("<table class=\"sortable\" id=\"pareto\"><thead><tr><th>params</th><th class=\"n\">needed</th>"
         "<th class=\"n\">time (modelled)</th><th>bound</th></tr></thead><tbody>\n",

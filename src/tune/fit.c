@@ -1,7 +1,8 @@
 /*
  * fit.c — the block-size search (vmem_fit): every candidate of a template
- * evaluated, those that fit kept fastest first, the smallest legal one and
- * the fastest one over the limit remembered. The CLI's `fit` renders this;
+ * evaluated, those that fit kept fastest first and as their Pareto front
+ * (footprint against time), the smallest legal one and the fastest one
+ * over the limit remembered. The CLI's `fit` renders this;
  * it does not search.
  */
 #include <stdlib.h>
@@ -149,6 +150,35 @@ static int by_time(const void *a, const void *b) {
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* Smallest first; ties to the faster, then to the index. */
+static int by_bytes(const void *a, const void *b) {
+  const vmem_fit_candidate *x = a, *y = b;
+  if (x->needed_bytes != y->needed_bytes)
+    return x->needed_bytes < y->needed_bytes ? -1 : 1;
+  if (x->time_s != y->time_s)
+    return x->time_s < y->time_s ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The Pareto front of the candidates that fit: sorted by footprint, each
+ * one faster than every smaller one (so no other is both smaller and
+ * faster). */
+static bool pareto(vmem_fit_result *r) {
+  if (!r->fitting)
+    return true;
+  vmem_fit_candidate *f = vmem__alloc(&r->alloc, r->fitting * sizeof *f);
+  if (!f)
+    return false;
+  memcpy(f, r->fit, r->fitting * sizeof *f);
+  qsort(f, r->fitting, sizeof *f, by_bytes);
+  size_t n = 0;
+  for (size_t i = 0; i < r->fitting; i++)
+    if (!n || f[i].time_s < f[n - 1].time_s)
+      f[n++] = f[i];
+  r->front = f, r->nfront = n;
+  return true;
+}
+
 static bool keep(vmem_fit_result *r, size_t *cap, vmem_fit_candidate c) {
   if (r->fitting == *cap) {
     size_t bigger = *cap ? 2 * *cap : 1024;
@@ -194,7 +224,7 @@ static bool search(const vmem_template *tpl, uint64_t limit, vmem_fit_result *r)
   }
   if (r->fitting)
     qsort(r->fit, r->fitting, sizeof *r->fit, by_time);
-  return true;
+  return pareto(r);
 }
 
 vmem_status vmem_fit(const vmem_template *tpl, const vmem_fit_options *opt, vmem_fit_result *out,
@@ -225,5 +255,7 @@ void vmem_fit_free(vmem_fit_result *r) {
     r->space.values[p] = NULL;
   }
   vmem__free(&r->alloc, r->fit);
+  vmem__free(&r->alloc, r->front);
   r->fit = NULL, r->fitting = 0;
+  r->front = NULL, r->nfront = 0;
 }
