@@ -1012,6 +1012,14 @@ VMEM_API void vmem_log_report_free(vmem_log_report *r);
  *  carried: the rule vmem_explain folds copies by (count), for a caller
  *  that explains a log in pieces and merges them. */
 VMEM_API bool vmem_log_error_same(const vmem_log_error *a, const vmem_log_error *b);
+/** Folds e, the same error (vmem_log_error_same) read again elsewhere (in
+ *  another window of one log, say), into `into`: count and mentions add up,
+ *  forms join, and the hosts are united, each once, at most 16 listed
+ *  (nhosts counts those past the list: then an upper bound, since hosts
+ *  neither list names cannot be told apart). The united list is written to buf,
+ *  cap bytes (strlen of both lists + 3 holds it whole; less cuts it at a
+ *  host), and into->hosts then points at buf. */
+VMEM_API void vmem_log_error_fold(vmem_log_error *into, const vmem_log_error *e, char *buf, size_t cap);
 VMEM_API const char *vmem_oom_kind_name(vmem_oom_kind kind);
 
 /* ## Fitting block sizes

@@ -232,9 +232,61 @@ static void test_abbreviated_figures(void **state) {
   vmem_log_report_free(r);
 }
 
+/* Hosts: each once, 16 listed and the rest counted; the fold of one error
+ * read in two parts of a log unites the lists by the same rule. */
+static char *host_log(int first, int last, int again) {
+  static const char msg[] =
+      "RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack for "
+      "%k.1 = f32[8,128]{1,0} custom-call(%a), custom_call_target=\"tpu_custom_call\". "
+      "Scoped allocation with size 20.50M and limit 16.00M exceeded scoped vmem limit by 4.50M.\n";
+  size_t cap = (size_t)(last - first + 2) * (sizeof msg + 16);
+  char *s = malloc(cap);
+  size_t n = 0;
+  assert_non_null(s);
+  for (int h = first; h <= last; h++)
+    n += (size_t)snprintf(s + n, cap - n, "[worker-%d] %s", h, msg);
+  n += (size_t)snprintf(s + n, cap - n, "[worker-%d] %s", again, msg);
+  return s;
+}
+
+static void test_hosts_and_fold(void **state) {
+  (void)state;
+  char *a = host_log(0, 19, 3), *b = host_log(15, 24, 24);
+  vmem_log_report *ra = explain(a), *rb = explain(b);
+  assert_int_equal(vmem_log_error_count(ra), 1);
+  const vmem_log_error *ea = vmem_log_error_at(ra, 0), *eb = vmem_log_error_at(rb, 0);
+  assert_int_equal(ea->count, 21);
+  assert_int_equal(ea->nhosts, 20); /* worker-3 twice, counted once */
+  assert_non_null(strstr(ea->hosts, "worker-0, worker-1, "));
+  assert_non_null(strstr(ea->hosts, ", worker-15"));
+  assert_null(strstr(ea->hosts, "worker-16")); /* 16 listed */
+  assert_int_equal(eb->nhosts, 10);
+  vmem_log_error into = *ea;
+  char buf[512];
+  vmem_log_error_fold(&into, eb, buf, sizeof buf);
+  assert_int_equal(into.count, 21 + 11);
+  assert_ptr_equal(into.hosts, buf);
+  assert_string_equal(into.hosts, ea->hosts); /* the list was full: b's new hosts are counted */
+  assert_int_equal(into.nhosts, 20 + 9);      /* 16..24 are new to a's list: an upper bound past 16, since a's
+                                                 unlisted 16..19 cannot be told from them */
+  vmem_log_error small = *eb;
+  small.hosts = "worker-24, worker-99", small.nhosts = 2;
+  into = *eb;
+  vmem_log_error_fold(&into, &small, buf, sizeof buf);
+  assert_int_equal(into.nhosts, 11);
+  assert_non_null(strstr(into.hosts, ", worker-99"));
+  assert_string_equal(into.hosts + strlen(into.hosts) - 20, "worker-24, worker-99");
+  vmem_log_error_fold(NULL, &small, buf, sizeof buf); /* the NULL rule */
+  vmem_log_report_free(ra);
+  vmem_log_report_free(rb);
+  free(a);
+  free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_scoped_custom_kernel),
+      cmocka_unit_test(test_hosts_and_fold),
       cmocka_unit_test(test_standard_op_and_folding),
       cmocka_unit_test(test_mentions_fold),
       cmocka_unit_test(test_program_listing),

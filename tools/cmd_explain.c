@@ -780,38 +780,18 @@ static bool grow(void **p, size_t *cap, size_t n, size_t size) {
   return true;
 }
 
-/* The hosts of two copies of an error as one list (each host once). */
-static bool merge_hosts(gathered *g, vmem_log_error *into, const vmem_log_error *e) {
-  if (!e->hosts)
-    return true;
-  size_t cap = (into->hosts ? strlen(into->hosts) : 0) + strlen(e->hosts) + 3;
-  char *m = malloc(cap);
-  if (!m || !grow((void **)&g->strings, &g->scap, g->ns, sizeof *g->strings)) {
+/* Folds e into `into` (the library's rule: vmem_log_error_fold), keeping
+ * the united host list. */
+static bool fold(gathered *g, vmem_log_error *into, const vmem_log_error *e) {
+  size_t cap = (into->hosts ? strlen(into->hosts) : 0) + (e->hosts ? strlen(e->hosts) : 0) + 3;
+  char *m = e->hosts ? malloc(cap) : NULL;
+  if (e->hosts && (!m || !grow((void **)&g->strings, &g->scap, g->ns, sizeof *g->strings))) {
     free(m);
     return false;
   }
-  snprintf(m, cap, "%s", into->hosts ? into->hosts : "");
-  size_t extra = 0;
-  for (const char *h = e->hosts; *h;) {
-    const char *c = strstr(h, ", ");
-    size_t l = c ? (size_t)(c - h) : strlen(h);
-    bool have = false;
-    for (const char *k = m; *k && !have;) {
-      const char *kc = strstr(k, ", ");
-      size_t kl = kc ? (size_t)(kc - k) : strlen(k);
-      have = kl == l && !memcmp(k, h, l);
-      k = kc ? kc + 2 : k + kl;
-    }
-    if (!have) {
-      size_t ml = strlen(m);
-      snprintf(m + ml, cap - ml, "%s%.*s", ml ? ", " : "", (int)l, h);
-      extra++;
-    }
-    h = c ? c + 2 : h + l;
-  }
-  g->strings[g->ns++] = m;
-  into->hosts = m;
-  into->nhosts += extra;
+  vmem_log_error_fold(into, e, m, cap);
+  if (m)
+    g->strings[g->ns++] = m;
   return true;
 }
 
@@ -842,8 +822,7 @@ static bool gather_window(gathered *g, const char *buf, size_t have, uint64_t ba
     for (size_t k = 0; k < g->n && !into; k++)
       into = vmem_log_error_same(&g->v[k].e, e) ? &g->v[k] : NULL;
     if (into) {
-      into->e.count += e->count, into->e.mentions += e->mentions, into->e.forms |= e->forms;
-      if (!merge_hosts(g, &into->e, e))
+      if (!fold(g, &into->e, e))
         return false;
       continue;
     }

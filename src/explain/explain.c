@@ -965,29 +965,80 @@ static size_t profile_start(const char *s, size_t from, size_t at) {
   return best < from ? from : best;
 }
 
-/* Adds host (when the line named one) to the hosts that printed e, once;
- * the list keeps the first 16, the count all. False when out of memory. */
-static bool add_host(arena *a, vmem_log_error *e, const char *host) {
-  enum { MAX_HOSTS = 16 };
-  if (!host[0])
-    return true;
-  size_t hl = strlen(host);
-  for (const char *h = e->hosts; h && *h;) { /* already listed? */
-    const char *c = strchr(h, ',');
-    size_t l = c ? (size_t)(c - h) : strlen(h);
-    if (l == hl && !memcmp(h, host, hl))
+enum { LOG_MAX_HOSTS = 16 }; /* hosts listed per error; nhosts counts past them */
+
+/* Whether the ", "-separated list holds host h (l bytes). */
+static bool hosts_have(const char *list, const char *h, size_t l) {
+  for (const char *k = list; k && *k;) {
+    const char *c = strstr(k, ", ");
+    size_t kl = c ? (size_t)(c - k) : strlen(k);
+    if (kl == l && !memcmp(k, h, l))
       return true;
+    k = c ? c + 2 : k + kl;
+  }
+  return false;
+}
+
+static size_t hosts_listed(const char *list) {
+  size_t n = 0;
+  for (const char *k = list; k && *k; n++) {
+    const char *c = strstr(k, ", ");
+    k = c ? c + 2 : k + strlen(k);
+  }
+  return n;
+}
+
+/* The one rule for a list of hosts: a's hosts, then b's not in a, each
+ * once, at most LOG_MAX_HOSTS listed. Written to buf (cap bytes: strlen(a)
+ * + strlen(b) + 3 holds it whole; less cuts at a host); returns how many of
+ * b's were new (listed or not). */
+static size_t hosts_union(const char *a, const char *b, char *buf, size_t cap) {
+  if (!cap)
+    return 0;
+  size_t n = (size_t)snprintf(buf, cap, "%s", a ? a : ""), listed = hosts_listed(a), added = 0;
+  n = n < cap ? n : cap - 1;
+  for (const char *h = b; h && *h;) {
+    const char *c = strstr(h, ", ");
+    size_t l = c ? (size_t)(c - h) : strlen(h);
+    if (!hosts_have(a, h, l)) {
+      added++;
+      if (listed < LOG_MAX_HOSTS && n + l + 2 < cap) {
+        n += (size_t)snprintf(buf + n, cap - n, "%s%.*s", n ? ", " : "", (int)l, h);
+        listed++;
+      }
+    }
     h = c ? c + 2 : h + l;
   }
-  if (e->nhosts++ >= MAX_HOSTS)
+  return added;
+}
+
+/* Adds host (when the line named one) to the hosts that printed e, once.
+ * False when out of memory. */
+static bool add_host(arena *a, vmem_log_error *e, const char *host) {
+  if (!host[0] || hosts_have(e->hosts, host, strlen(host)))
     return true;
-  size_t old = e->hosts ? strlen(e->hosts) : 0;
-  char *n = arena_alloc(a, old + hl + 3);
+  if (hosts_listed(e->hosts) >= LOG_MAX_HOSTS) { /* the list is full: counted, not listed */
+    e->nhosts++;
+    return true;
+  }
+  size_t cap = (e->hosts ? strlen(e->hosts) : 0) + strlen(host) + 3;
+  char *n = arena_alloc(a, cap);
   if (!n)
     return false;
-  snprintf(n, old + hl + 3, "%s%s%s", e->hosts ? e->hosts : "", old ? ", " : "", host);
+  e->nhosts += hosts_union(e->hosts, host, n, cap);
   e->hosts = n;
   return true;
+}
+
+void vmem_log_error_fold(vmem_log_error *into, const vmem_log_error *e, char *buf, size_t cap) {
+  if (!into || !e)
+    return;
+  into->count += e->count, into->mentions += e->mentions, into->forms |= e->forms;
+  if (!e->hosts || !buf || !cap)
+    return;
+  size_t beyond = e->nhosts > hosts_listed(e->hosts) ? e->nhosts - hosts_listed(e->hosts) : 0;
+  into->nhosts += hosts_union(into->hosts, e->hosts, buf, cap) + beyond;
+  into->hosts = buf;
 }
 
 /* A "Scoped allocation" line or a listing right after a report belongs to
