@@ -54,12 +54,18 @@ extern "C" {
 #define VMEM_API
 #endif
 
-/* ## Version */
+/* ## Version
+ * Written here alone: CMake's project(VERSION) and the Python package's
+ * version are read from these three lines. */
 
 #define VMEM_VERSION_MAJOR 0
 #define VMEM_VERSION_MINOR 1
 #define VMEM_VERSION_PATCH 0
-#define VMEM_VERSION_STRING "0.1.0"
+#define VMEM_VERSION_STR_(x) #x
+#define VMEM_VERSION_XSTR_(x) VMEM_VERSION_STR_(x)
+#define VMEM_VERSION_STRING              \
+  VMEM_VERSION_XSTR_(VMEM_VERSION_MAJOR) \
+  "." VMEM_VERSION_XSTR_(VMEM_VERSION_MINOR) "." VMEM_VERSION_XSTR_(VMEM_VERSION_PATCH)
 
 /** The library's version string, e.g. "0.1.0". */
 VMEM_API const char *vmem_version(void);

@@ -13,6 +13,7 @@ import base64
 import hashlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,18 +22,33 @@ import tarfile
 import tempfile
 import zipfile
 
-NAME, VERSION = "vmemscope", "0.1.0"
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _version():
+    """The library's version, read where it is written: the public header
+    of the checkout this folder sits in, or (an sdist) its PKG-INFO."""
+    header = os.path.join(HERE, "..", "include", "vmemscope.h")
+    if os.path.exists(header):
+        with open(header) as f:
+            parts = dict(re.findall(r"^#define VMEM_VERSION_(MAJOR|MINOR|PATCH) (\d+)$", f.read(), re.M))
+        return "%s.%s.%s" % (parts["MAJOR"], parts["MINOR"], parts["PATCH"])
+    with open(os.path.join(HERE, "PKG-INFO")) as f:
+        return re.search(r"^Version: (\S+)$", f.read(), re.M).group(1)
+
+
+NAME, VERSION = "vmemscope", _version()
 DIST_INFO = "%s-%s.dist-info" % (NAME, VERSION)
 METADATA = ("Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: TPU VMEM accounting offline over "
             "libvmemscope.so\nRequires-Python: >=3.8\nLicense: Apache-2.0\n" % (NAME, VERSION))
+VERSION_PY = "# Written by build_backend.py from include/vmemscope.h.\nversion = %r\n" % VERSION
 WHEEL = "Wheel-Version: 1.0\nGenerator: vmemscope build_backend\nRoot-Is-Purelib: %s\nTag: py3-none-%s\n"
 
 
 def _package_files():
     root = os.path.join(HERE, NAME)
     for name in sorted(os.listdir(root)):
-        if name.endswith(".py"):
+        if name.endswith(".py") and name != "_version.py":  # the backend writes that one
             yield os.path.join(root, name), "%s/%s" % (NAME, name)
 
 
@@ -96,6 +112,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     record = []
     with zipfile.ZipFile(os.path.join(wheel_directory, name), "w", zipfile.ZIP_DEFLATED) as whl:
         entries = [(arc, open(src, "rb").read()) for src, arc in _package_files()]
+        entries.append(("%s/_version.py" % NAME, VERSION_PY.encode()))
         if lib:
             entries.append(("%s/libvmemscope.so" % NAME, lib))  # found beside the package (__init__.py)
         entries += [(DIST_INFO + "/METADATA", METADATA.encode()), (DIST_INFO + "/WHEEL", wheel.encode())]
@@ -115,6 +132,10 @@ def build_sdist(sdist_directory, config_settings=None):
             tar.add(os.path.join(HERE, rel), base + "/" + rel)
         for src, arc in _package_files():
             tar.add(src, base + "/" + arc)
+        for arc, data in (("%s/_version.py" % NAME, VERSION_PY.encode()),):
+            entry = tarfile.TarInfo(base + "/" + arc)
+            entry.size = len(data)
+            tar.addfile(entry, io.BytesIO(data))
         info = tarfile.TarInfo(base + "/PKG-INFO")
         data = METADATA.encode()
         info.size = len(data)

@@ -229,12 +229,19 @@ def test_the_wheel_carries_the_library_and_needs_no_environment(tmp_path, monkey
     import zipfile
     with zipfile.ZipFile(tmp_path / name) as whl:
         assert "vmemscope/libvmemscope.so" in whl.namelist()
-        assert "Root-Is-Purelib: false" in whl.read("vmemscope-0.1.0.dist-info/WHEEL").decode()
+        dist_info = "vmemscope-%s.dist-info" % vmemscope.__version__
+        assert "Root-Is-Purelib: false" in whl.read(dist_info + "/WHEEL").decode()
         whl.extractall(tmp_path / "site")
     env = {k: v for k, v in os.environ.items() if k not in ("VMEMSCOPE_LIBRARY", "PYTHONPATH")}
     env["PYTHONPATH"] = str(tmp_path / "site")
     run = subprocess.run([sys.executable, "-c", "import vmemscope; print(vmemscope.size('f32[8,128]')['bytes'], "
-                          "vmemscope.library_path())"], capture_output=True, text=True, env=env)
+                          "vmemscope.library_path(), vmemscope.__version__)"], capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stderr
-    size, path = run.stdout.split()
+    size, path, version = run.stdout.split()
     assert size == "4096" and path.startswith(str(tmp_path / "site"))
+    assert version == vmemscope.__version__  # the wheel's _version.py, written from the header
+
+
+def test_the_version_is_the_librarys():
+    code, out, _ = vmemscope.run("--version")
+    assert code == 0 and out.split() == ["vmemscope", vmemscope.__version__]

@@ -28,7 +28,25 @@ import re
 import tempfile
 
 __all__ = ["Error", "size", "check_hlo", "check_kernel", "explain", "fit", "report", "run", "library_path"]
-__version__ = "0.1.0"
+
+
+def _version():
+    """The library's version: written into the wheel (_version.py) by the
+    build backend, else read from the checkout's public header."""
+    try:
+        from ._version import version
+        return version
+    except ImportError:
+        header = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "include", "vmemscope.h")
+        try:
+            with open(header) as f:
+                parts = dict(re.findall(r"^#define VMEM_VERSION_(MAJOR|MINOR|PATCH) (\d+)$", f.read(), re.M))
+            return "%s.%s.%s" % (parts["MAJOR"], parts["MINOR"], parts["PATCH"])
+        except (OSError, KeyError):
+            return "unknown"
+
+
+__version__ = _version()
 
 
 class Error(Exception):
