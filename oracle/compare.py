@@ -12,6 +12,10 @@ compares, kernel by kernel:
            size, as an interval)
   limit    vmemscope's limit against the one the E1001 names
   verdict  vmemscope's fits against whether the compiler compiled it
+and, for a standard program whose record keeps the compiler's buffer
+assignment, a second row (CASE:S(1)): the program-scoped VMEM vmemscope's
+planner packs against the size of the compiler's colour-1 (VMEM)
+allocation, and the values placed there.
 Prints one row per (case, target), then the agreement per case family.
 With --golden, the rows must equal FILE (the known state, disagreements
 and their reasons included); --update rewrites it. Standard library only:
@@ -116,6 +120,45 @@ def compare_standard(tool, rec):
     return (target, case, "agree" if not over else "DISAGREE", str(used), str(model["min_bytes"]), note)
 
 
+def _base(name):
+    """A buffer-assignment value's instruction: `copy-start{0}` -> copy-start."""
+    return name.split("{")[0]
+
+
+def compare_program(tool, rec):
+    """The S(1) row: vmemscope's packed program-scoped VMEM against the
+    compiler's VMEM allocations (their total size), and which
+    instructions' values each places there."""
+    target, case = rec["target"], rec["case"] + ":S(1)"
+    theirs = rec["vmem_assignment"]
+    doc, err = check_json(tool, target, rec["compiled_hlo"], ".hlo")
+    if doc is None:
+        return (target, case, "DISAGREE", "-", "-", "vmemscope: " + err[:60])
+    prog = doc.get("program") or {}
+    # 7x's colour-1 allocation holds the scoped region too (its values sit
+    # above the instructions' scoped VMEM): there the figure to hold is
+    # vmemscope's used (the heap over each instruction's reservation); on
+    # the others the allocation is the heap alone.
+    ours = prog.get("used_bytes" if target == "7x" else "peak_bytes", 0)
+    size = sum(a["size"] for a in theirs)
+    if not size and not ours:
+        return (target, case, "n/a", "0", "0", "nothing placed in VMEM for the whole program")
+    their_values = sorted({_base(v["name"]) for a in theirs for v in a["values"]})
+    our_values = sorted({b["name"] for b in prog.get("buffers", [])})
+    notes = []
+    if ours != size:
+        notes.append(f"compiler {size - ours:+d} B")
+    if their_values != our_values:
+        only_c = [v for v in their_values if v not in our_values]
+        only_v = [v for v in our_values if v not in their_values]
+        notes.append(f"values: compiler {len(their_values)}, vmemscope {len(our_values)}" +
+                     (f"; only the compiler's: %{only_c[0]}" if only_c else "") +
+                     (f"; only vmemscope's: %{only_v[0]}" if only_v else ""))
+    else:
+        notes.append(f"{len(their_values)} value{'s' if len(their_values) != 1 else ''}, the same")
+    return (target, case, "agree" if ours == size else "DISAGREE", str(size), str(ours), "; ".join(notes))
+
+
 def compare(tool, rec):
     """One row: (target, case, verdict, compiler figure, vmemscope figure, note)."""
     target, case = rec["target"], rec["case"]
@@ -161,6 +204,8 @@ def compare(tool, rec):
 
 
 def family(case):
+    if case.endswith(":S(1)"):
+        return "program_S(1)"
     return case.split("_")[0] if not case.startswith(("ops_", "std_")) else "_".join(case.split("_")[:2])
 
 
@@ -240,7 +285,11 @@ def main(argv=None):
     if not os.path.isdir(os.path.join(opts.folder, "records")):
         print(f"SKIP: oracle: no records under {opts.folder}")
         return 77
-    rows = [compare(opts.vmemscope, r) for r in load(opts.folder)]
+    rows = []
+    for r in load(opts.folder):
+        rows.append(compare(opts.vmemscope, r))
+        if r.get("vmem_assignment") is not None:
+            rows.append(compare_program(opts.vmemscope, r))
     table = render(rows)
     sys.stdout.write(table + summary(rows))
     if opts.golden:

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 import time
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -118,10 +119,58 @@ def raised_limit(lowered):
             compiler_options={"xla_tpu_scoped_vmem_limit_kib": RAISED_LIMIT_KIB})
     except Exception as e:
         text = str(e)
-        out.update(status="compile_error", error_kind=error_kind(text), error=text)
+        out.update(status="compile_error", error_kind=error_kind(text), error=clip(text))
         return out
     out.update(status="compiled", custom_calls=custom_calls(compiled.as_text()))
     return out
+
+
+# XLA's buffer assignment (--xla_dump_to) lists each allocation with its
+# memory-space colour: colour 1 is VMEM, what the compiler placed there for
+# the whole program (S(1)), with each value's offset inside it.
+_ALLOCATION = re.compile(r"^allocation (\d+): size (\d+)(.*)$")
+_VALUE = re.compile(r"^ value: <\d+ (\S+) @\d+> \(size=(\d+),offset=(\d+)\): (.*)$")
+
+
+def vmem_assignment(text):
+    """The colour-1 (VMEM) allocations of a buffer-assignment dump: each
+    one's size and its values (name, size, offset), in the dump's order."""
+    out, current = [], None
+    for line in text.splitlines():
+        m = _ALLOCATION.match(line)
+        if m:
+            current = None
+            if re.search(r"\bcolor 1\b", m.group(3)):
+                current = {"allocation": int(m.group(1)), "size": int(m.group(2)), "values": []}
+                out.append(current)
+            continue
+        m = _VALUE.match(line)
+        if m and current is not None:
+            current["values"].append({"name": m.group(1), "size": int(m.group(2)), "offset": int(m.group(3))})
+    return out
+
+
+def assigned_vmem(lowered):
+    """The module compiled once more with a dump folder: its VMEM
+    allocations (vmem_assignment), or None when no dump was written."""
+    with tempfile.TemporaryDirectory() as folder:
+        lowered.compile(compiler_options={"xla_dump_to": folder})
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".after_optimizations-buffer-assignment.txt"):
+                with open(os.path.join(folder, name)) as fh:
+                    return vmem_assignment(fh.read())
+    return None
+
+
+# A compiler error is kept verbatim up to this many bytes: an allocation
+# listing can run past a megabyte, and the tests read its first lines.
+MAX_ERROR = 65536
+
+
+def clip(text):
+    if len(text) <= MAX_ERROR:
+        return text
+    return text[:MAX_ERROR] + f"\n[... {len(text) - MAX_ERROR} more bytes of the error cut by record.py]\n"
 
 
 def record_one(name, target, mesh):
@@ -147,7 +196,7 @@ def record_one(name, target, mesh):
     except Exception as e:
         seconds = time.perf_counter() - t0
         text = str(e) or type(e).__name__
-        rec.update(status="compile_error", error_kind=error_kind(text), error=text)
+        rec.update(status="compile_error", error_kind=error_kind(text), error=clip(text))
         if rec["error_kind"] == "scoped_vmem_oom":
             rec["raised_limit"] = raised_limit(lowered)
         return rec, seconds
@@ -159,6 +208,7 @@ def record_one(name, target, mesh):
     rec.update(status="compiled", custom_calls=custom_calls(text), memory_analysis=memory_stats(compiled))
     if name in standard.CASES:  # what vmemscope sizes: the scheduled HLO with its scoped configs
         rec["compiled_hlo"] = text
+        rec["vmem_assignment"] = assigned_vmem(lowered)  # what its planner is held to
     return rec, seconds
 
 
