@@ -170,21 +170,23 @@ VMEM_API bool vmem_dtype_from_name(const char *name, size_t len, vmem_dtype *out
 typedef struct vmem_target vmem_target;
 
 typedef enum vmem_fact_id {
-  VMEM_FACT_VMEM_BYTES,             /* physical VMEM per TensorCore */
-  VMEM_FACT_SMEM_BYTES,             /* SMEM per TensorCore */
-  VMEM_FACT_SCOPED_DEFAULT_BYTES,   /* default scoped VMEM limit */
-  VMEM_FACT_INTERNAL_SCRATCH_BYTES, /* Mosaic internal scratch default */
-  VMEM_FACT_HBM_BYTES,              /* HBM per chip */
-  VMEM_FACT_HBM_BYTES_PER_S,        /* HBM bandwidth per chip */
-  VMEM_FACT_BF16_FLOPS,             /* peak bf16 FLOP/s per chip */
-  VMEM_FACT_INT8_OPS,               /* peak int8 OP/s per chip */
-  VMEM_FACT_FP8_FLOPS,              /* peak fp8 FLOP/s per chip */
-  VMEM_FACT_MXU_DIM,                /* MXU is MXU_DIM x MXU_DIM */
-  VMEM_FACT_MXUS_PER_CORE,          /* MXUs per TensorCore */
-  VMEM_FACT_CORES_PER_CHIP,         /* TensorCores per chip */
-  VMEM_FACT_MEGACORE,               /* 1 when two cores act as one device */
-  VMEM_FACT_VREG_SUBLANES,          /* vector register sublanes */
-  VMEM_FACT_VREG_LANES,             /* vector register lanes */
+  VMEM_FACT_VMEM_BYTES,              /* physical VMEM per TensorCore */
+  VMEM_FACT_SMEM_BYTES,              /* SMEM per TensorCore */
+  VMEM_FACT_SCOPED_DEFAULT_BYTES,    /* default scoped VMEM limit */
+  VMEM_FACT_INTERNAL_SCRATCH_BYTES,  /* Mosaic internal scratch default */
+  VMEM_FACT_HBM_BYTES,               /* HBM per chip */
+  VMEM_FACT_HBM_BYTES_PER_S,         /* HBM bandwidth per chip */
+  VMEM_FACT_BF16_FLOPS,              /* peak bf16 FLOP/s per chip */
+  VMEM_FACT_INT8_OPS,                /* peak int8 OP/s per chip */
+  VMEM_FACT_FP8_FLOPS,               /* peak fp8 FLOP/s per chip */
+  VMEM_FACT_MXU_DIM,                 /* MXU is MXU_DIM x MXU_DIM */
+  VMEM_FACT_MXUS_PER_CORE,           /* MXUs per TensorCore */
+  VMEM_FACT_CORES_PER_CHIP,          /* TensorCores per chip */
+  VMEM_FACT_MEGACORE,                /* 1 when two cores act as one device */
+  VMEM_FACT_VREG_SUBLANES,           /* vector register sublanes */
+  VMEM_FACT_VREG_LANES,              /* vector register lanes */
+  VMEM_FACT_PREFETCHES_WHOLE_INPUTS, /* 1: an input whose window never moves and is its whole array is copied
+                                        into VMEM before the kernel, program-scoped, not in the scoped figure */
   VMEM_FACT_COUNT
 } vmem_fact_id;
 
@@ -803,7 +805,10 @@ typedef enum vmem_alloc_kind {
   VMEM_ALLOC_WINDOW,
   VMEM_ALLOC_SCRATCH,
   VMEM_ALLOC_INTERNAL_SCRATCH, /* per generation or given; not in scoped_bytes */
-  VMEM_ALLOC_MODELLED          /* an estimate (e.g. a matmul accumulator) */
+  VMEM_ALLOC_MODELLED,         /* an estimate (e.g. a matmul accumulator) */
+  VMEM_ALLOC_PREFETCHED        /* an input the compiler copies whole into VMEM before the kernel
+                                  (VMEM_FACT_PREFETCHES_WHOLE_INPUTS): program-scoped, off the stack
+                                  (offset 0), not in scoped_bytes */
 } vmem_alloc_kind;
 
 typedef struct vmem_allocation {
@@ -830,8 +835,9 @@ typedef struct vmem_footprint {
   uint64_t scoped_bytes;   /* windows + scratch: the compiler-comparable figure */
   uint64_t internal_scratch_bytes;
   uint64_t modelled_bytes;
-  uint64_t stack_bytes; /* the top of the stack, all lines, aligned */
-  uint64_t smem_bytes;  /* SMEM operands and scratch */
+  uint64_t prefetched_bytes; /* VMEM_ALLOC_PREFETCHED inputs: program-scoped VMEM the kernel reads in place */
+  uint64_t stack_bytes;      /* the top of the stack, all lines, aligned */
+  uint64_t smem_bytes;       /* SMEM operands and scratch */
   uint64_t alignment;
   vmem_allocator alloc; /* a copy of the kernel's (zero: malloc): free the kernel first if you like */
 } vmem_footprint;

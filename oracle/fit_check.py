@@ -75,6 +75,10 @@ def blocks_of(k):
             if o["block"] and o["space"] == "vmem" and o["role"] != "prefetch"}
 
 
+def arrays_of(k):
+    return {o["name"]: o.get("array") for o in k.get("operands", [])}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--vmemscope", required=True)
@@ -97,6 +101,9 @@ def main(argv=None):
             k = kernel_doc(opts.vmemscope, rec)
             if k is None or k["scoped_bytes"] != compiler:
                 continue  # check itself disagrees here: a window rule's miss, not fit's
+            if arrays_of(k) != arrays_of(kernel_doc(opts.vmemscope, base) or {}):
+                inexpressible += 1  # the settings' arrays differ (a bias as large as its block): fit keeps the first's
+                continue
             got, blocks = fit_scoped(opts.vmemscope, base, block_values(k))
             if isinstance(blocks, dict) and blocks != blocks_of(k):
                 inexpressible += 1  # a block dim no parameter of fit's reaches (megablox gmm's tm)

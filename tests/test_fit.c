@@ -409,9 +409,48 @@ static void test_fit_search(void **state) {
   vmem_kernel_free(k);
 }
 
+/* The template applies 7x's prefetch of whole inputs as the footprint
+ * does: at each bm the bias (its whole array, never moving) has no window
+ * and goes to program_bytes on 7x, and has one on v6e. */
+static void test_template_prefetches_whole_inputs(void **state) {
+  (void)state;
+  static const char js[] =
+      "{\"name\": \"bias\", \"grid_axes\": [\"i\"], \"params\": {\"bm\": 512},"
+      " \"in_specs\": [{\"name\": \"x\", \"array\": \"f32[8192,1024]\", \"block\": [\"bm\", 1024], \"index_map\": [\"i\", 0]},"
+      "               {\"name\": \"b\", \"array\": \"f32[8,1024]\", \"block\": [8, 1024], \"index_map\": [0, 0]}],"
+      " \"out_specs\": [{\"name\": \"o\", \"array\": \"f32[8192,1024]\", \"block\": [\"bm\", 1024], \"index_map\": [\"i\", 0]}]}";
+  vmem_error err;
+  vmem_kernel *k = vmem_kernel_from_spec(js, strlen(js), NULL, &err);
+  assert_non_null(k);
+  static const char *const names[] = {"v6e", "7x"};
+  for (size_t t = 0; t < 2; t++) {
+    const vmem_target *tg = vmem_target_find(names[t], strlen(names[t]));
+    vmem_template *tpl = vmem_template_new(k, tg, NULL, NULL, NULL, &err);
+    assert_non_null(tpl);
+    for (int64_t bm = 256; bm <= 2048; bm *= 2) {
+      vmem_eval e;
+      vmem_template_eval(tpl, &bm, &e);
+      assert_true(e.legal);
+      uint64_t windows = 4 * (uint64_t)bm * 1024 * 4;
+      assert_int_equal(e.scoped_bytes, t ? windows : windows + 32768);
+      assert_int_equal(e.program_bytes, t ? 32768 : 0);
+    }
+    vmem_footprint f;
+    assert_int_equal(vmem_kernel_footprint(k, tg, NULL, &f, &err), VMEM_OK);
+    vmem_eval e;
+    int64_t bm = 512;
+    vmem_template_eval(tpl, &bm, &e);
+    assert_int_equal(e.scoped_bytes, f.scoped_bytes); /* the kernel's own bm: the footprint's figure */
+    vmem_footprint_free(&f);
+    vmem_template_free(tpl);
+  }
+  vmem_kernel_free(k);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_template_equals_planner),
+      cmocka_unit_test(test_template_prefetches_whole_inputs),
       cmocka_unit_test(test_mlir_body_values_follow_the_blocks),
       cmocka_unit_test(test_cost_by_hand),
       cmocka_unit_test(test_single_buffer),

@@ -74,6 +74,51 @@ static const char matmul[] =
     " \"out_specs\": [{\"name\": \"z\", \"array\": \"bf16[4096,4096]\", \"block\": [\"bm\", \"bn\"], \"index_map\": [\"i\", \"j\"]}],"
     " \"scratch\": [{\"name\": \"acc\", \"dtype\": \"f32\", \"shape\": [\"bm\", \"bn\"]}]}";
 
+/* 7x copies an input whose block is its whole array (so it never moves)
+ * into VMEM before the kernel: program-scoped, not in the scoped figure
+ * (the oracle's constant_window and whole_vmem records); v6e gives it a
+ * window. A one-buffer block of part of an array keeps its window on 7x. */
+static const char bias_whole[] =
+    "{\"name\": \"bias\", \"grid_axes\": [\"i\"],"
+    " \"in_specs\": [{\"name\": \"x\", \"array\": \"f32[8192,1024]\", \"block\": [512, 1024], \"index_map\": [\"i\", 0]},"
+    "               {\"name\": \"b\", \"array\": \"f32[8,1024]\", \"block\": [8, 1024], \"index_map\": [0, 0]}],"
+    " \"out_specs\": [{\"name\": \"o\", \"array\": \"f32[8192,1024]\", \"block\": [512, 1024], \"index_map\": [\"i\", 0]}]}";
+static const char bias_part[] =
+    "{\"name\": \"bias\", \"grid_axes\": [\"i\"],"
+    " \"in_specs\": [{\"name\": \"x\", \"array\": \"f32[8192,1024]\", \"block\": [512, 1024], \"index_map\": [\"i\", 0]},"
+    "               {\"name\": \"b\", \"array\": \"f32[64,1024]\", \"block\": [8, 1024], \"index_map\": [0, 0],"
+    "                \"buffers\": 1}],"
+    " \"out_specs\": [{\"name\": \"o\", \"array\": \"f32[8192,1024]\", \"block\": [512, 1024], \"index_map\": [\"i\", 0]}]}";
+
+static void test_whole_inputs_prefetched_on_7x(void **state) {
+  (void)state;
+  vmem_kernel *k = spec(bias_whole);
+  vmem_footprint f6 = footprint(k, "v6e"), f7 = footprint(k, "7x");
+  assert_int_equal(f6.scoped_bytes, 4 * 2097152 + 32768);
+  assert_int_equal(f6.prefetched_bytes, 0);
+  assert_int_equal(f7.scoped_bytes, 4 * 2097152);
+  assert_int_equal(f7.prefetched_bytes, 32768);
+  size_t pre = 0;
+  for (size_t i = 0; i < f7.count; i++)
+    if (f7.allocs[i].kind == VMEM_ALLOC_PREFETCHED) {
+      pre++;
+      assert_int_equal(f7.allocs[i].operand, 1);
+      assert_int_equal(f7.allocs[i].offset, 0); /* off the stack */
+    }
+  assert_int_equal(pre, 1);
+  assert_int_equal(f7.stack_bytes, f6.stack_bytes - 32768);
+  assert_string_equal(vmem_alloc_kind_name(VMEM_ALLOC_PREFETCHED), "prefetched");
+  vmem_footprint_free(&f6);
+  vmem_footprint_free(&f7);
+  vmem_kernel_free(k);
+  k = spec(bias_part);
+  f7 = footprint(k, "7x");
+  assert_int_equal(f7.scoped_bytes, 4 * 2097152 + 32768);
+  assert_int_equal(f7.prefetched_bytes, 0);
+  vmem_footprint_free(&f7);
+  vmem_kernel_free(k);
+}
+
 static void test_double_buffered_windows_and_scratch(void **state) {
   (void)state;
   vmem_kernel *k = spec(matmul);
@@ -486,6 +531,7 @@ int main(void) {
       cmocka_unit_test(test_no_grid_whole_operands),
       cmocka_unit_test(test_buffer_counts_as_jax_asserts),
       cmocka_unit_test(test_double_buffered_windows_and_scratch),
+      cmocka_unit_test(test_whole_inputs_prefetched_on_7x),
       cmocka_unit_test(test_padding_by_generation),
       cmocka_unit_test(test_spaces_and_buffers),
       cmocka_unit_test(test_remedies),

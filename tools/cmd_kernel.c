@@ -103,10 +103,13 @@ static void print_allocations(const kreport *r) {
     bool io = o->role == VMEM_ROLE_INPUT || o->role == VMEM_ROLE_OUTPUT;
     const char *role = io && !vmem_kernel_roles_known(r->k) ? "in/out" : role_name(o->role);
     bool windowed = io && o->block && o->space == VMEM_SPACE_VMEM && vmem_kernel_grid_rank(r->k);
+    bool pre = al && al->kind == VMEM_ALLOC_PREFETCHED; /* off the stack: no buffer, no offset */
     table_add(&tb, num, o->name, role, space_name(o->space), blk ? blk : "semaphore", windowed ? idx : "",
-              al ? buf : "-", al ? cli_human(by, sizeof by, al->bytes) : "-",
+              al && !pre ? buf : "-", al ? cli_human(by, sizeof by, al->bytes) : "-",
               al ? cli_human(un, sizeof un, al->unpadded_bytes) : "-",
-              al ? (snprintf(of, sizeof of, "%" PRIu64, al->offset), of) : "-");
+              pre  ? "prefetched"
+              : al ? (snprintf(of, sizeof of, "%" PRIu64, al->offset), of)
+                   : "-");
     free(blk);
   }
   table_print(&tb, CLI_OUT);
@@ -137,6 +140,11 @@ static void print_totals(const kreport *r) {
     if (al->kind == VMEM_ALLOC_MODELLED)
       fprintf(CLI_OUT, "modelled: %s  %s  at offset %" PRIu64 "  [estimate, not in the exact figure]\n", al->note,
               cli_bytes(b, sizeof b, al->bytes), al->offset);
+    if (al->kind == VMEM_ALLOC_PREFETCHED)
+      fprintf(CLI_OUT,
+              "prefetched: %s, whole and never moving, is copied into VMEM before the kernel (program-scoped, "
+              "as libtpu does on %s)  %s  [not in the scoped figure]\n",
+              vmem_kernel_operand(r->k, al->operand)->name, vmem_target_name(r->t), cli_bytes(b, sizeof b, al->bytes));
   }
   if (r->f.smem_bytes)
     fprintf(CLI_OUT, "SMEM (scalar prefetch and SMEM operands)  %s of %s\n", cli_bytes(b, sizeof b, r->f.smem_bytes),
@@ -297,9 +305,18 @@ static json_t *json_operands(const kreport *r) {
     json_object_set_new(e, "block", o->block ? blk : (json_decref(blk), json_null()));
     bool windowed = (o->role == VMEM_ROLE_INPUT || o->role == VMEM_ROLE_OUTPUT) && o->block;
     json_object_set_new(e, "index", windowed ? idx : (json_decref(idx), json_null()));
+    json_t *arr = json_null(); /* the whole array, where the kernel knows it */
+    for (size_t d = 0; o->array && d < vmem_shape_rank(o->array); d++) {
+      if (!d)
+        arr = json_array();
+      json_array_append_new(arr, json_integer(vmem_shape_dim(o->array, d)));
+    }
+    json_object_set_new(e, "array", arr);
     const vmem_allocation *al = alloc_of(&r->f, i);
-    json_object_set_new(e, "buffers",
-                        json_integer(al ? al->buffers : 0)); /* as allocated: 0 for ANY, SMEM, semaphores */
+    bool pre = al && al->kind == VMEM_ALLOC_PREFETCHED;
+    json_object_set_new(e, "buffers", /* as allocated: 0 for ANY, SMEM, semaphores and prefetched inputs */
+                        json_integer(al && !pre ? al->buffers : 0));
+    json_object_set_new(e, "prefetched", json_boolean(pre));
     json_array_append_new(a, e);
   }
   return a;
@@ -327,6 +344,7 @@ static json_t *json_kernel(const kreport *r) {
   json_object_set_new(o, "scoped_bytes", json_integer((json_int_t)r->f.scoped_bytes));
   json_object_set_new(o, "internal_scratch_bytes", json_integer((json_int_t)r->f.internal_scratch_bytes));
   json_object_set_new(o, "modelled_bytes", json_integer((json_int_t)r->f.modelled_bytes));
+  json_object_set_new(o, "prefetched_bytes", json_integer((json_int_t)r->f.prefetched_bytes));
   json_object_set_new(o, "stack_bytes", json_integer((json_int_t)r->f.stack_bytes));
   json_object_set_new(o, "smem_bytes", json_integer((json_int_t)r->f.smem_bytes));
   json_object_set_new(o, "smem_capacity_bytes", json_integer((json_int_t)r->v.smem_capacity_bytes));

@@ -246,7 +246,10 @@ static void alloc_table(FILE *f, const json_t *allocs) {
             "<td class=\"n\">%" PRIu64 "</td><td>%s</td></tr>\n",
             (int64_t)json_integer_value(json_object_get(a, "buffers")), jbytes(a, "bytes"),
             human(b, sizeof b, jbytes(a, "bytes")), jbytes(a, "offset"),
-            jtrue(a, "exact") ? "exact" : "<span class=\"model\">modelled</span>");
+            !strcmp(jstr(a, "kind"), "prefetched")
+                ? "program-scoped, copied in before the kernel (not in the scoped figure)"
+            : jtrue(a, "exact") ? "exact"
+                                : "<span class=\"model\">modelled</span>");
   }
   fputs("</tbody></table>\n", f);
 }
@@ -310,7 +313,8 @@ static void kernel_section(FILE *f, const json_t *k, uint64_t physical) {
   fprintf(f, "<svg class=\"stack\" width=\"%d\" height=\"92\" role=\"img\">\n", SVG_W);
   const json_t *allocs = json_object_get(k, "allocations");
   for (size_t i = 0; i < json_array_size(allocs); i++)
-    stack_rect(f, json_array_get(allocs, i), scale);
+    if (strcmp(jstr(json_array_get(allocs, i), "kind"), "prefetched")) /* program-scoped: not on the stack */
+      stack_rect(f, json_array_get(allocs, i), scale);
   stack_marker(f, "limit", limit, scale, 14);
   if (physical && physical <= scale)
     stack_marker(f, "physical VMEM", physical, scale, 90);

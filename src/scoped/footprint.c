@@ -43,9 +43,30 @@ static bool add_mul(uint64_t *acc, uint64_t a, uint64_t b) {
   return ck_mul(a, b, &p) && ck_add(*acc, p, acc);
 }
 
+/* Whether the compiler copies input o whole into VMEM before the kernel
+ * rather than giving it a window (VMEM_FACT_PREFETCHES_WHOLE_INPUTS; 7x,
+ * libtpu 0.0.42.1: its compiled HLO copies such an operand to S(1) with
+ * copy-start/copy-done, and used_scoped_memory_configs leaves it out —
+ * oracle records constant_window_*, whole_vmem_*, rows_*_bm8192 and
+ * rows_f32_one_step_*). The block must be the whole array (so its index
+ * cannot move) with one buffer (the never-moving rule's, or Buffered(1), as
+ * memory_space=VMEM lowers); a fixed block of part of the array keeps its
+ * window (a probe: a (512,1024) block of an (8192,1024) array at (0,0)). */
+static bool prefetched_whole(const vmem_operand *o, const vmem_target *t) {
+  if (!vmem_target_u64(t, VMEM_FACT_PREFETCHES_WHOLE_INPUTS) || o->role != VMEM_ROLE_INPUT ||
+      o->space != VMEM_SPACE_VMEM || o->buffers != 1 || !o->block || !o->array ||
+      vmem_shape_rank(o->block) != vmem_shape_rank(o->array))
+    return false;
+  for (size_t d = 0; d < vmem_shape_rank(o->block); d++)
+    if (vmem_shape_dim(o->block, d) != vmem_shape_dim(o->array, d))
+      return false;
+  return true;
+}
+
 /* One operand's allocation, or none (ANY, semaphores, SMEM). */
-static vmem_status operand_alloc(arena *scratch, const kernel_operand *op, size_t i, const vmem_target *t,
+static vmem_status operand_alloc(arena *scratch, const vmem_kernel *k, size_t i, const vmem_target *t,
                                  vmem_footprint *f, size_t cap, vmem_error *err) {
+  const kernel_operand *op = &k->ops[i];
   const vmem_operand *o = &op->pub;
   if (!o->block)
     return VMEM_OK;
@@ -64,6 +85,13 @@ static vmem_status operand_alloc(arena *scratch, const kernel_operand *op, size_
   int n = scratch_buf ? 1 : o->buffers;
   if (n <= 0)
     return VMEM_OK;
+  if (prefetched_whole(o, t)) {
+    vmem_allocation p = {VMEM_ALLOC_PREFETCHED, i, 1, z.bytes, z.unpadded_bytes, 0, NULL, 0};
+    if (!ck_add(f->prefetched_bytes, p.bytes, &f->prefetched_bytes))
+      goto overflow;
+    push(f, cap, p);
+    return VMEM_OK;
+  }
   vmem_allocation a = {scratch_buf ? VMEM_ALLOC_SCRATCH : VMEM_ALLOC_WINDOW, i, n, 0, 0, 0, NULL, 0};
   if (!add_mul(&a.bytes, z.bytes, (uint64_t)n) || !add_mul(&a.unpadded_bytes, z.unpadded_bytes, (uint64_t)n) ||
       !ck_add(f->scoped_bytes, a.bytes, &f->scoped_bytes))
@@ -75,10 +103,13 @@ overflow:
   return VMEM_ERR_OVERFLOW;
 }
 
-/* Places every allocation at an aligned offset, in order. */
+/* Places every allocation on the stack at an aligned offset, in order
+ * (prefetched inputs are not on it: offset 0). */
 static vmem_status place(vmem_footprint *f, vmem_error *err) {
   uint64_t top = 0;
   for (size_t i = 0; i < f->count; i++) {
+    if (f->allocs[i].kind == VMEM_ALLOC_PREFETCHED)
+      continue;
     if (!ck_round_up(top, f->alignment, &top) || !ck_add(top, f->allocs[i].bytes, &top) || top > (uint64_t)INT64_MAX) {
       err_set(err, VMEM_ERR_OVERFLOW, 0, "the stack does not fit in 64 bits");
       return VMEM_ERR_OVERFLOW;
@@ -317,7 +348,7 @@ vmem_status vmem_kernel_footprint(const vmem_kernel *k, const vmem_target *t, co
   arena_init(&scratch, &out->alloc);
   vmem_status st = VMEM_OK;
   for (size_t i = 0; i < k->nops && st == VMEM_OK; i++)
-    st = operand_alloc(&scratch, &k->ops[i], i, t, out, cap, err);
+    st = operand_alloc(&scratch, k, i, t, out, cap, err);
   if (st == VMEM_OK)
     st = extras(&scratch, k, t, opt, out, cap, err);
   if (st == VMEM_OK)
@@ -348,6 +379,8 @@ const char *vmem_alloc_kind_name(vmem_alloc_kind kind) {
     return "scratch";
   case VMEM_ALLOC_INTERNAL_SCRATCH:
     return "internal scratch";
+  case VMEM_ALLOC_PREFETCHED:
+    return "prefetched";
   default:
     return "modelled";
   }

@@ -33,6 +33,10 @@
 #define SMEM_1MIB F(SMEM_BYTES, 1 * MiB, DOC, JAXTI, NULL)
 #define VREG_8x128 \
   F(VREG_SUBLANES, 8, DOC, JAXTI " NUM_SUBLANES", NULL), F(VREG_LANES, 128, DOC, JAXTI " NUM_LANES", NULL)
+/* Whether a whole, never-moving input is copied into VMEM before the kernel
+ * (tests/oracle records, docs/fidelity.md "7x"). */
+#define ORACLE "libtpu 0.0.42.1, tests/oracle records (docs/fidelity.md)"
+#define KEEPS_WINDOWS F(PREFETCHES_WHOLE_INPUTS, 0, OBS, ORACLE ": such inputs are in the scoped figure", NULL)
 #define SCRATCH_72K F(INTERNAL_SCRATCH_BYTES, 72 * KiB, DOC, XLAPI " default_internal_scratch_bytes", NULL)
 
 /* v2-v4 have 16 MiB of VMEM per jax tpu_info, the same as the flags guide's
@@ -64,6 +68,7 @@ static const vmem_target targets[] = {
         F(MXUS_PER_CORE, 1, DOC, JAXTI, NULL),
         F(CORES_PER_CHIP, 2, DOC, JAXTI, NULL),
         F(MEGACORE, 0, DOC, JAXTI, NULL),
+        KEEPS_WINDOWS,
         VREG_8x128}},
     {"v3", "v3,tpuv3", "TPU v3", 3, {
         F(VMEM_BYTES, 16 * MiB, DOC, JAXTI,
@@ -79,6 +84,7 @@ static const vmem_target targets[] = {
         F(MXUS_PER_CORE, 2, DOC, GCP("v3"), NULL),
         F(CORES_PER_CHIP, 2, DOC, JAXTI, NULL),
         F(MEGACORE, 0, DOC, JAXTI, NULL),
+        KEEPS_WINDOWS,
         VREG_8x128}},
     {"v4", "v4,tpuv4,v4p", "TPU v4", 4, {
         F(VMEM_BYTES, 16 * MiB, OBS, JAXTI "; OOM reports print 'of 16.00M vmem' on v4",
@@ -92,6 +98,7 @@ static const vmem_target targets[] = {
         F(MXUS_PER_CORE, 4, DOC, GCP("v4"), NULL),
         F(CORES_PER_CHIP, 2, DOC, JAXTI, NULL),
         F(MEGACORE, 1, DOC, JAXTI, NULL),
+        KEEPS_WINDOWS,
         VREG_8x128}},
     {"v5e", "v5e,v5litepod,v5lite,tpuv5e,tpuv5lite", "TPU v5 lite", 5, {
         F(VMEM_BYTES, 128 * MiB, DOC, JAXTI,
@@ -109,6 +116,7 @@ static const vmem_target targets[] = {
         F(MXUS_PER_CORE, 4, DOC, GCP("v5e"), NULL),
         F(CORES_PER_CHIP, 1, DOC, JAXTI, NULL),
         F(MEGACORE, 0, DOC, JAXTI, NULL),
+        KEEPS_WINDOWS,
         VREG_8x128}},
     {"v5p", "v5p,tpuv5p,tpuv5", "TPU v5", 5, {
         F(VMEM_BYTES, 64 * MiB, DOC, JAXTI, NULL),
@@ -126,6 +134,7 @@ static const vmem_target targets[] = {
         F(MXUS_PER_CORE, 4, DOC, GCP("v5p-training"), NULL),
         F(CORES_PER_CHIP, 2, DOC, JAXTI, NULL),
         F(MEGACORE, 1, DOC, JAXTI, NULL),
+        KEEPS_WINDOWS,
         VREG_8x128}},
     {"v6e", "v6e,trillium,v6lite,tpuv6e,tpuv6lite,v6", "TPU v6 lite", 6, {
         F(VMEM_BYTES, 128 * MiB, DOC, JAXTI "; MaxText tuning guide '128M for v6e'", NULL),
@@ -140,6 +149,7 @@ static const vmem_target targets[] = {
         F(MXUS_PER_CORE, 2, DOC, GCP("v6e"), NULL),
         F(CORES_PER_CHIP, 1, DOC, JAXTI, NULL),
         F(MEGACORE, 0, DOC, JAXTI, NULL),
+        KEEPS_WINDOWS,
         VREG_8x128}},
     {"7x", "7x,v7x,tpu7x,ironwood,tpu7,v7", "TPU7x", 7, {
         F(VMEM_BYTES, 64 * MiB, DOC, JAXTI "; OOM reports print 'of 64.00M vmem'",
@@ -155,6 +165,7 @@ static const vmem_target targets[] = {
         F(MXUS_PER_CORE, 2, DOC, JAXTI, NULL),
         F(CORES_PER_CHIP, 2, DOC, GCP("tpu7x"), NULL),
         F(MEGACORE, 0, DOC, JAXTI " (each TensorCore is its own device)", NULL),
+        F(PREFETCHES_WHOLE_INPUTS, 1, OBS, ORACLE ": copy-start to S(1) before the kernel", NULL),
         VREG_8x128}},
     {"8i", "8i,v8i,tpu8i", "TPU8i", 8, {
         F(VMEM_BYTES, 192 * MiB, DOC, JAXTI, NULL),
@@ -208,6 +219,7 @@ static const struct {
     [VMEM_FACT_MEGACORE] = {"megacore", "bool"},
     [VMEM_FACT_VREG_SUBLANES] = {"vreg_sublanes", "count"},
     [VMEM_FACT_VREG_LANES] = {"vreg_lanes", "count"},
+    [VMEM_FACT_PREFETCHES_WHOLE_INPUTS] = {"prefetches_whole_inputs", "bool"},
 };
 
 size_t vmem_target_count(void) { return NTARGETS; }

@@ -522,10 +522,33 @@ static void shape_blocks(const vmem_template *tpl, const int64_t *values, eval_c
     cx->steps *= (double)(cx->grid[g] > 0 ? cx->grid[g] : 1);
 }
 
+/* A never-moving input whose block is its whole array, on a target that
+ * copies such inputs into VMEM before the kernel (footprint.c's
+ * prefetched_whole): no window; its array goes to program_bytes, and its
+ * one transfer from HBM to hbm_bytes. */
+static bool prefetched(const vmem_template *tpl, size_t i, const eval_ctx *cx, vmem_eval *out) {
+  const tpl_operand *o = &tpl->ops[i];
+  if (o->role != VMEM_ROLE_INPUT || o->space != VMEM_SPACE_VMEM || !o->has_array ||
+      !vmem_target_u64(tpl->t, VMEM_FACT_PREFETCHES_WHOLE_INPUTS))
+    return false;
+  for (size_t d = 0; d < o->rank; d++)
+    if (cx->dims[i][d] != o->array[d])
+      return false;
+  uint64_t b;
+  if (!padded_bytes(tpl, o, o->array, &b) || !ck_add(out->program_bytes, b, &out->program_bytes))
+    return false;
+  double whole = (double)o->elem_bytes_hbm; /* copied in once, before the kernel */
+  for (size_t d = 0; d < o->rank; d++)
+    whole *= (double)o->array[d];
+  out->hbm_bytes += whole;
+  return true;
+}
+
 /* The planner's rule for MLIR kernels (mlir_text.c): a window whose every
  * index is a constant or follows an axis of extent 1 in this candidate's
- * grid never moves, and has one buffer. */
-static void never_moving(const vmem_template *tpl, eval_ctx *cx) {
+ * grid never moves, and has one buffer; then a one-buffer input that is its
+ * whole array may be prefetched (above). */
+static void never_moving(const vmem_template *tpl, eval_ctx *cx, vmem_eval *out) {
   for (size_t i = 0; tpl->any_auto && i < tpl->nops; i++) {
     const tpl_operand *o = &tpl->ops[i];
     bool fixed = o->auto_buffers && cx->nbuf[i] == 2;
@@ -536,6 +559,9 @@ static void never_moving(const vmem_template *tpl, eval_ctx *cx) {
     if (fixed)
       cx->nbuf[i] = 1;
   }
+  for (size_t i = 0; i < tpl->nops; i++)
+    if (cx->nbuf[i] == 1 && prefetched(tpl, i, cx, out))
+      cx->nbuf[i] = 0;
 }
 
 /* One operand's windows (exact, overflow-checked) and its HBM traffic. An
@@ -616,7 +642,7 @@ void vmem_template_eval_order(const vmem_template *tpl, const int64_t *values, c
   out->legal = order_positions(tpl, order, cx.pos);
   choose_buffers(tpl, buffers, &cx, out);
   shape_blocks(tpl, values, &cx, out);
-  never_moving(tpl, &cx);
+  never_moving(tpl, &cx, out);
   for (size_t i = 0; i < tpl->nops; i++)
     add_operand(tpl, i, &cx, out);
   /* What must fit the limit: windows, scratch and the body's values. The

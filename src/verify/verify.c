@@ -21,19 +21,25 @@ vmem_status vmem_footprint_check(const vmem_footprint *f, vmem_error *err) {
     err_set(err, VMEM_ERR_ARGUMENT, 0, "a footprint with an alignment is needed");
     return VMEM_ERR_ARGUMENT;
   }
-  uint64_t top = 0, sums[4] = {0, 0, 0, 0};
+  uint64_t top = 0, sums[5] = {0, 0, 0, 0, 0};
   for (size_t i = 0; i < f->count; i++) {
     const vmem_allocation *a = &f->allocs[i];
     uint64_t end;
+    if (a->kind == VMEM_ALLOC_PREFETCHED) { /* off the stack: program-scoped */
+      if (a->offset || !ck_add(sums[a->kind], a->bytes, &sums[a->kind]))
+        return broken(err, "a prefetched input is on the stack or its total passes 2^64", i, i);
+      continue;
+    }
     if (a->offset % f->alignment)
       return broken(err, "an allocation's offset is not aligned", i, i);
-    if (!ck_add(a->offset, a->bytes, &end) || (unsigned)a->kind >= 4 ||
+    if (!ck_add(a->offset, a->bytes, &end) || (unsigned)a->kind >= 5 ||
         !ck_add(sums[a->kind], a->bytes, &sums[a->kind]))
       return broken(err, "an allocation's end or total passes 2^64", i, i);
     top = end > top ? end : top;
     for (size_t j = 0; j < i; j++) { /* all are live at once; a kernel has few */
       const vmem_allocation *b = &f->allocs[j];
-      if (a->bytes && b->bytes && a->offset < b->offset + b->bytes && b->offset < end)
+      if (b->kind != VMEM_ALLOC_PREFETCHED && a->bytes && b->bytes && a->offset < b->offset + b->bytes &&
+          b->offset < end)
         return broken(err, "two allocations overlap", j, i);
     }
   }
@@ -41,6 +47,8 @@ vmem_status vmem_footprint_check(const vmem_footprint *f, vmem_error *err) {
     return broken(err, "stack_bytes is not the top of the stack", 0, f->count);
   if (sums[VMEM_ALLOC_WINDOW] + sums[VMEM_ALLOC_SCRATCH] != f->scoped_bytes)
     return broken(err, "scoped_bytes is not the windows and scratch", 0, f->count);
+  if (sums[VMEM_ALLOC_PREFETCHED] != f->prefetched_bytes)
+    return broken(err, "prefetched_bytes is not its allocations", 0, f->count);
   if (sums[VMEM_ALLOC_INTERNAL_SCRATCH] != f->internal_scratch_bytes)
     return broken(err, "internal_scratch_bytes is not its allocations", 0, f->count);
   if (sums[VMEM_ALLOC_MODELLED] != f->modelled_bytes)
