@@ -235,6 +235,86 @@ def heads(h, seq, d, bq, bk, dtype):
     return fn, (_sds((h, seq, d), dtype), _sds((h, bk, d), dtype), _sds((h, bk, d), dtype))
 
 
+# 7x's buffer sharing and prefetch (docs/fidelity.md, "7x"): elementwise
+# kernels with several inputs or outputs, or of other types, and fixed
+# blocks of a whole array, of part of one, or following an axis of extent 1.
+def _add2_kernel(x_ref, y_ref, o_ref):
+    o_ref[...] = x_ref[...] + y_ref[...]
+
+
+def _mixed_kernel(x_ref, y_ref, o_ref):
+    o_ref[...] = x_ref[...].astype(jnp.float32) + y_ref[...]
+
+
+def _upcast_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...].astype(jnp.float32) * 2
+
+
+def _two_out_kernel(x_ref, o1_ref, o2_ref):
+    o1_ref[...] = x_ref[...] * 2
+    o2_ref[...] = x_ref[...] + 1
+
+
+def _row_spec(bm, n):
+    return pl.BlockSpec((bm, n), lambda i: (i, 0))
+
+
+def share(kind, m, n, bm, dtype):
+    """add2: x + y; upcast: dtype -> f32; mixed: x (dtype) + y (f32) -> f32;
+    two_out: one input, two outputs."""
+    steps = m // bm
+    if kind == "two_out":
+        def fn(x):
+            return pl.pallas_call(
+                _two_out_kernel, out_shape=(_sds((m, n), dtype), _sds((m, n), dtype)), grid=(steps,),
+                in_specs=[_row_spec(bm, n)], out_specs=(_row_spec(bm, n), _row_spec(bm, n)))(x)
+        return fn, (_sds((m, n), dtype),)
+    body, nin, out = {"add2": (_add2_kernel, 2, dtype), "upcast": (_upcast_kernel, 1, jnp.float32),
+                      "mixed": (_mixed_kernel, 2, jnp.float32)}[kind]
+    ins = (_sds((m, n), dtype),) if nin == 1 else (_sds((m, n), dtype), _sds((m, n), dtype if kind == "add2" else jnp.float32))
+
+    def fn(*xs):
+        return pl.pallas_call(body, out_shape=_sds((m, n), out), grid=(steps,),
+                              in_specs=[_row_spec(bm, n)] * nin, out_specs=_row_spec(bm, n))(*xs)
+    return fn, ins
+
+
+def _bias_row_kernel(x_ref, b_ref, o_ref):
+    o_ref[...] = x_ref[...] + b_ref[0:1, :]
+
+
+def fixed_bias(m, n, bm, brows, barray, grid2=False):
+    """x + a bias block of brows rows at a fixed index, from an array of
+    barray rows; grid2: the bias index follows an inner axis of extent 1."""
+    if grid2:
+        def fn(x, b):
+            return pl.pallas_call(
+                _bias_row_kernel, out_shape=_sds(x.shape, x.dtype), grid=(m // bm, 1),
+                in_specs=[pl.BlockSpec((bm, n), lambda i, j: (i, 0)), pl.BlockSpec((brows, n), lambda i, j: (j, 0))],
+                out_specs=pl.BlockSpec((bm, n), lambda i, j: (i, 0)))(x, b)
+    else:
+        def fn(x, b):
+            return pl.pallas_call(
+                _bias_row_kernel, out_shape=_sds(x.shape, x.dtype), grid=(m // bm,),
+                in_specs=[_row_spec(bm, n), pl.BlockSpec((brows, n), lambda i: (0, 0))],
+                out_specs=_row_spec(bm, n))(x, b)
+    return fn, (_sds((m, n), jnp.float32), _sds((barray, n), jnp.float32))
+
+
+def _mlp_kernel(x_ref, w_ref, o_ref):
+    o_ref[...] = jnp.dot(x_ref[...], w_ref[...], preferred_element_type=jnp.float32).astype(o_ref.dtype)
+
+
+def whole_weight(m, k, n, bm, dtype):
+    """x @ w with the weight whole and fixed over a grid of row blocks."""
+    def fn(x, w):
+        return pl.pallas_call(
+            _mlp_kernel, out_shape=_sds((m, n), dtype), grid=(m // bm,),
+            in_specs=[_row_spec(bm, k), pl.BlockSpec((k, n), lambda i: (0, 0))],
+            out_specs=_row_spec(bm, n))(x, w)
+    return fn, (_sds((m, k), dtype), _sds((k, n), dtype))
+
+
 F32, BF16, I8 = jnp.float32, jnp.bfloat16, jnp.int8
 MiB = 1 << 20
 
@@ -303,3 +383,23 @@ for h in (1, 2, 4, 8, 16):
     _add(f"heads_bf16_h{h}_q512_k512", functools.partial(heads, h, 2048, 128, 512, 512, BF16))
 for h in (1, 4, 16):
     _add(f"heads_bf16_h{h}_q256_k256", functools.partial(heads, h, 2048, 128, 256, 256, BF16))
+# 7x: which elementwise kernels share an input's buffers with the output, by
+# the arrays' size (rows of several widths and heights), and which fixed
+# inputs are prefetched (docs/fidelity.md, "7x").
+for (m, n, bm, dt, tag) in ((8192, 768, 512, F32, "f32"), (8192, 896, 512, F32, "f32"), (8192, 512, 1024, F32, "f32"),
+                            (8192, 1280, 512, BF16, "bf16"), (8192, 1408, 512, BF16, "bf16"),
+                            (8192, 1536, 512, BF16, "bf16"), (65536, 128, 2048, F32, "f32"),
+                            (65536, 128, 8192, F32, "f32"), (65536, 128, 4096, BF16, "bf16"),
+                            (16384, 1024, 4096, BF16, "bf16")):
+    _add(f"rows_{tag}_{m}x{n}_bm{bm}", functools.partial(rows, m, n, bm, dt))
+_add("share_add2_bf16_8192x1024_bm512", functools.partial(share, "add2", 8192, 1024, 512, BF16))
+_add("share_add2_f32_8192x1024_bm512", functools.partial(share, "add2", 8192, 1024, 512, F32))
+_add("share_upcast_bf16_8192x512_bm512", functools.partial(share, "upcast", 8192, 512, 512, BF16))
+_add("share_mixed_bf16_8192x512_bm512", functools.partial(share, "mixed", 8192, 512, 512, BF16))
+_add("share_two_out_bf16_8192x1024_bm512", functools.partial(share, "two_out", 8192, 1024, 512, BF16))
+_add("fixed_bias_whole_f32_8192x1024_bm512", functools.partial(fixed_bias, 8192, 1024, 512, 8, 8))
+_add("fixed_bias_part8_f32_8192x1024_bm512", functools.partial(fixed_bias, 8192, 1024, 512, 8, 8192))
+_add("fixed_bias_part512_f32_8192x1024_bm512", functools.partial(fixed_bias, 8192, 1024, 512, 512, 8192))
+_add("fixed_bias_axis1_f32_8192x1024_bm512", functools.partial(fixed_bias, 8192, 1024, 512, 8, 8, grid2=True))
+_add("fixed_weight_bf16_8192x1024x1024_bm512", functools.partial(whole_weight, 8192, 1024, 1024, 512, BF16))
+_add("fixed_weight_f32_4096x512x2048_bm256", functools.partial(whole_weight, 4096, 512, 2048, 256, F32))
