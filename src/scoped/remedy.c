@@ -7,8 +7,6 @@
 
 #include "../kernel/kernel.h"
 
-enum { MIB = 1 << 20 };
-
 /* The block dims of every operand, as a variant can change them. */
 typedef struct variant {
   int64_t dims[64][VMEM_KERNEL_MAX_RANK];
