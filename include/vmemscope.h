@@ -170,23 +170,24 @@ VMEM_API bool vmem_dtype_from_name(const char *name, size_t len, vmem_dtype *out
 typedef struct vmem_target vmem_target;
 
 typedef enum vmem_fact_id {
-  VMEM_FACT_VMEM_BYTES,              /* physical VMEM per TensorCore */
-  VMEM_FACT_SMEM_BYTES,              /* SMEM per TensorCore */
-  VMEM_FACT_SCOPED_DEFAULT_BYTES,    /* default scoped VMEM limit */
-  VMEM_FACT_INTERNAL_SCRATCH_BYTES,  /* Mosaic internal scratch default */
-  VMEM_FACT_HBM_BYTES,               /* HBM per chip */
-  VMEM_FACT_HBM_BYTES_PER_S,         /* HBM bandwidth per chip */
-  VMEM_FACT_BF16_FLOPS,              /* peak bf16 FLOP/s per chip */
-  VMEM_FACT_INT8_OPS,                /* peak int8 OP/s per chip */
-  VMEM_FACT_FP8_FLOPS,               /* peak fp8 FLOP/s per chip */
-  VMEM_FACT_MXU_DIM,                 /* MXU is MXU_DIM x MXU_DIM */
-  VMEM_FACT_MXUS_PER_CORE,           /* MXUs per TensorCore */
-  VMEM_FACT_CORES_PER_CHIP,          /* TensorCores per chip */
-  VMEM_FACT_MEGACORE,                /* 1 when two cores act as one device */
-  VMEM_FACT_VREG_SUBLANES,           /* vector register sublanes */
-  VMEM_FACT_VREG_LANES,              /* vector register lanes */
-  VMEM_FACT_PREFETCHES_WHOLE_INPUTS, /* 1: an input whose window never moves and is its whole array is copied
-                                        into VMEM before the kernel, program-scoped, not in the scoped figure */
+  VMEM_FACT_VMEM_BYTES,             /* physical VMEM per TensorCore */
+  VMEM_FACT_SMEM_BYTES,             /* SMEM per TensorCore */
+  VMEM_FACT_SCOPED_DEFAULT_BYTES,   /* default scoped VMEM limit */
+  VMEM_FACT_INTERNAL_SCRATCH_BYTES, /* Mosaic internal scratch default */
+  VMEM_FACT_HBM_BYTES,              /* HBM per chip */
+  VMEM_FACT_HBM_BYTES_PER_S,        /* HBM bandwidth per chip */
+  VMEM_FACT_BF16_FLOPS,             /* peak bf16 FLOP/s per chip */
+  VMEM_FACT_INT8_OPS,               /* peak int8 OP/s per chip */
+  VMEM_FACT_FP8_FLOPS,              /* peak fp8 FLOP/s per chip */
+  VMEM_FACT_MXU_DIM,                /* MXU is MXU_DIM x MXU_DIM */
+  VMEM_FACT_MXUS_PER_CORE,          /* MXUs per TensorCore */
+  VMEM_FACT_CORES_PER_CHIP,         /* TensorCores per chip */
+  VMEM_FACT_MEGACORE,               /* 1 when two cores act as one device */
+  VMEM_FACT_VREG_SUBLANES,          /* vector register sublanes */
+  VMEM_FACT_VREG_LANES,             /* vector register lanes */
+  VMEM_FACT_PREFETCHES_INPUTS,      /* 1: XLA copies a kernel's inputs (entry parameters) whole into VMEM
+                                       before the kernel while they fit; a contiguous block of one needs no window */
+  VMEM_FACT_PREFETCH_RESERVE_BYTES, /* VMEM that prefetch leaves free: its budget is physical - limit - this */
   VMEM_FACT_COUNT
 } vmem_fact_id;
 
@@ -806,9 +807,9 @@ typedef enum vmem_alloc_kind {
   VMEM_ALLOC_SCRATCH,
   VMEM_ALLOC_INTERNAL_SCRATCH, /* per generation or given; not in scoped_bytes */
   VMEM_ALLOC_MODELLED,         /* an estimate (e.g. a matmul accumulator) */
-  VMEM_ALLOC_PREFETCHED        /* an input the compiler copies whole into VMEM before the kernel
-                                  (VMEM_FACT_PREFETCHES_WHOLE_INPUTS): program-scoped, off the stack
-                                  (offset 0), not in scoped_bytes */
+  VMEM_ALLOC_PREFETCHED        /* an input the compiler copies whole into VMEM before the kernel and the
+                                  kernel reads in place (VMEM_FACT_PREFETCHES_INPUTS): program-scoped, off
+                                  the stack (offset 0), not in scoped_bytes */
 } vmem_alloc_kind;
 
 typedef struct vmem_allocation {
@@ -827,6 +828,9 @@ typedef struct vmem_plan_options {
   uint64_t alignment;       /* stack alignment in bytes; 0 = 512 */
   int64_t internal_scratch; /* -1 = the kernel's, else the target's */
   bool model_intermediates; /* add modelled lines from the MLIR body */
+  uint64_t limit_bytes;     /* the scoped limit in force, which sizes the prefetch budget
+                               (VMEM_FACT_PREFETCH_RESERVE_BYTES); 0: the kernel's vmem_limit_bytes, else
+                               the target's default */
 } vmem_plan_options;
 
 typedef struct vmem_footprint {
@@ -835,7 +839,8 @@ typedef struct vmem_footprint {
   uint64_t scoped_bytes;   /* windows + scratch: the compiler-comparable figure */
   uint64_t internal_scratch_bytes;
   uint64_t modelled_bytes;
-  uint64_t prefetched_bytes; /* VMEM_ALLOC_PREFETCHED inputs: program-scoped VMEM the kernel reads in place */
+  uint64_t prefetched_bytes; /* VMEM_ALLOC_PREFETCHED inputs: program-scoped VMEM the kernel reads in place
+                                (other inputs prefetched but read through windows are not counted) */
   uint64_t stack_bytes;      /* the top of the stack, all lines, aligned */
   uint64_t smem_bytes;       /* SMEM operands and scratch */
   uint64_t alignment;

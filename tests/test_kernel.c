@@ -74,47 +74,82 @@ static const char matmul[] =
     " \"out_specs\": [{\"name\": \"z\", \"array\": \"bf16[4096,4096]\", \"block\": [\"bm\", \"bn\"], \"index_map\": [\"i\", \"j\"]}],"
     " \"scratch\": [{\"name\": \"acc\", \"dtype\": \"f32\", \"shape\": [\"bm\", \"bn\"]}]}";
 
-/* 7x copies an input whose block is its whole array (so it never moves)
- * into VMEM before the kernel: program-scoped, not in the scoped figure
- * (the oracle's constant_window and whole_vmem records); v6e gives it a
- * window. A one-buffer block of part of an array keeps its window on 7x. */
-static const char bias_whole[] =
-    "{\"name\": \"bias\", \"grid_axes\": [\"i\"],"
-    " \"in_specs\": [{\"name\": \"x\", \"array\": \"f32[8192,1024]\", \"block\": [512, 1024], \"index_map\": [\"i\", 0]},"
-    "               {\"name\": \"b\", \"array\": \"f32[8,1024]\", \"block\": [8, 1024], \"index_map\": [0, 0]}],"
-    " \"out_specs\": [{\"name\": \"o\", \"array\": \"f32[8192,1024]\", \"block\": [512, 1024], \"index_map\": [\"i\", 0]}]}";
-static const char bias_part[] =
-    "{\"name\": \"bias\", \"grid_axes\": [\"i\"],"
-    " \"in_specs\": [{\"name\": \"x\", \"array\": \"f32[8192,1024]\", \"block\": [512, 1024], \"index_map\": [\"i\", 0]},"
-    "               {\"name\": \"b\", \"array\": \"f32[64,1024]\", \"block\": [8, 1024], \"index_map\": [0, 0],"
-    "                \"buffers\": 1}],"
-    " \"out_specs\": [{\"name\": \"o\", \"array\": \"f32[8192,1024]\", \"block\": [512, 1024], \"index_map\": [\"i\", 0]}]}";
+/* 7x copies the kernel's inputs whole into VMEM before the kernel while
+ * they fit physical - limit - 10 MiB, in operand order; one whose block is
+ * a contiguous run of it is read in place, with no window (the oracle's
+ * rows_*, constant_window_*, fixed_* and share_* records). v6e copies none. */
+static char *bias_spec(const char *barray, int brows, int bcols, int64_t limit) {
+  static char buf[1024];
+  snprintf(
+      buf, sizeof buf,
+      "{\"name\": \"bias\", \"grid_axes\": [\"i\"]%s%.0lld%s,"
+      " \"in_specs\": [{\"name\": \"x\", \"array\": \"f32[8192,1024]\", \"block\": [512, 1024], \"index_map\": [\"i\", 0]},"
+      "               {\"name\": \"b\", \"array\": \"%s\", \"block\": [%d, %d], \"index_map\": [0, 0], \"buffers\": 1}],"
+      " \"out_specs\": [{\"name\": \"o\", \"array\": \"f32[8192,1024]\", \"block\": [512, 1024], \"index_map\": [\"i\", 0]}]}",
+      limit ? ", \"vmem_limit_bytes\": " : "", (long long)limit, "", barray, brows, bcols);
+  return buf;
+}
 
-static void test_whole_inputs_prefetched_on_7x(void **state) {
-  (void)state;
-  vmem_kernel *k = spec(bias_whole);
-  vmem_footprint f6 = footprint(k, "v6e"), f7 = footprint(k, "7x");
-  assert_int_equal(f6.scoped_bytes, 4 * 2097152 + 32768);
-  assert_int_equal(f6.prefetched_bytes, 0);
-  assert_int_equal(f7.scoped_bytes, 4 * 2097152);
-  assert_int_equal(f7.prefetched_bytes, 32768);
-  size_t pre = 0;
-  for (size_t i = 0; i < f7.count; i++)
-    if (f7.allocs[i].kind == VMEM_ALLOC_PREFETCHED) {
-      pre++;
-      assert_int_equal(f7.allocs[i].operand, 1);
-      assert_int_equal(f7.allocs[i].offset, 0); /* off the stack */
+static uint64_t prefetched_of(const vmem_footprint *f, size_t op) {
+  for (size_t i = 0; i < f->count; i++)
+    if (f->allocs[i].kind == VMEM_ALLOC_PREFETCHED && f->allocs[i].operand == op) {
+      assert_int_equal(f->allocs[i].offset, 0); /* off the stack */
+      return f->allocs[i].bytes;
     }
-  assert_int_equal(pre, 1);
+  return 0;
+}
+
+static void test_inputs_prefetched_on_7x(void **state) {
+  (void)state;
+  const uint64_t windows = 4 * 2097152; /* x and o: 2 x 2 MiB each; x (32 MiB) is past the budget */
+  vmem_kernel *k = spec(bias_spec("f32[8,1024]", 8, 1024, 0));
+  vmem_footprint f6 = footprint(k, "v6e"), f7 = footprint(k, "7x");
+  assert_int_equal(f6.scoped_bytes, windows + 32768);
+  assert_int_equal(f6.prefetched_bytes, 0);
+  assert_int_equal(f7.scoped_bytes, windows); /* the whole bias: copied, read in place */
+  assert_int_equal(f7.prefetched_bytes, 32768);
+  assert_int_equal(prefetched_of(&f7, 1), 32768);
+  assert_int_equal(prefetched_of(&f7, 0), 0);
   assert_int_equal(f7.stack_bytes, f6.stack_bytes - 32768);
   assert_string_equal(vmem_alloc_kind_name(VMEM_ALLOC_PREFETCHED), "prefetched");
   vmem_footprint_free(&f6);
   vmem_footprint_free(&f7);
   vmem_kernel_free(k);
-  k = spec(bias_part);
+  /* Rows of a small array: a contiguous run, read in place; the array counts. */
+  k = spec(bias_spec("f32[64,1024]", 8, 1024, 0));
   f7 = footprint(k, "7x");
-  assert_int_equal(f7.scoped_bytes, 4 * 2097152 + 32768);
+  assert_int_equal(f7.scoped_bytes, windows);
+  assert_int_equal(f7.prefetched_bytes, 262144);
+  vmem_footprint_free(&f7);
+  vmem_kernel_free(k);
+  /* A tile of a small array: copied, but read through its window. */
+  k = spec(bias_spec("f32[64,2048]", 8, 1024, 0));
+  f7 = footprint(k, "7x");
+  assert_int_equal(f7.scoped_bytes, windows + 32768);
   assert_int_equal(f7.prefetched_bytes, 0);
+  vmem_footprint_free(&f7);
+  vmem_kernel_free(k);
+  /* An array past the budget (32 MiB of 22): not copied. */
+  k = spec(bias_spec("f32[8192,1024]", 8, 1024, 0));
+  f7 = footprint(k, "7x");
+  assert_int_equal(f7.scoped_bytes, windows + 32768);
+  vmem_footprint_free(&f7);
+  vmem_kernel_free(k);
+  /* The budget follows the limit: 48 MiB leaves 6 MiB, 64 MiB none. */
+  k = spec(bias_spec("f32[2048,1024]", 8, 1024, 48 << 20)); /* 8 MiB: past 6 */
+  f7 = footprint(k, "7x");
+  assert_int_equal(f7.prefetched_bytes, 0);
+  vmem_footprint_free(&f7);
+  vmem_kernel_free(k);
+  k = spec(bias_spec("f32[1024,1024]", 8, 1024, 48 << 20)); /* 4 MiB: within 6 */
+  f7 = footprint(k, "7x");
+  assert_int_equal(f7.prefetched_bytes, 4194304);
+  vmem_footprint t;
+  vmem_error err;
+  vmem_plan_options all = {0, -1, false, 64u << 20};
+  assert_int_equal(vmem_kernel_footprint(k, target("7x"), &all, &t, &err), VMEM_OK);
+  assert_int_equal(t.prefetched_bytes, 0);
+  vmem_footprint_free(&t);
   vmem_footprint_free(&f7);
   vmem_kernel_free(k);
 }
@@ -531,7 +566,7 @@ int main(void) {
       cmocka_unit_test(test_no_grid_whole_operands),
       cmocka_unit_test(test_buffer_counts_as_jax_asserts),
       cmocka_unit_test(test_double_buffered_windows_and_scratch),
-      cmocka_unit_test(test_whole_inputs_prefetched_on_7x),
+      cmocka_unit_test(test_inputs_prefetched_on_7x),
       cmocka_unit_test(test_padding_by_generation),
       cmocka_unit_test(test_spaces_and_buffers),
       cmocka_unit_test(test_remedies),

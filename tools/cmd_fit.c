@@ -624,22 +624,25 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
   if (!k)
     return EXIT_BAD;
   int rc = EXIT_BAD;
-  vmem_template *tpl = vmem_template_new(k, t, NULL, copt, NULL, &err);
   search s = {0};
   const space *sp = &s.space;
   vmem_limits l;
   vmem_limit_inputs in = *in0;
   if (in.vmem_limit_bytes < 0)
     in.vmem_limit_bytes = vmem_kernel_vmem_limit_bytes(k);
-  if (!tpl) {
+  bool have_limits = vmem_limits_resolve(t, &in, &l, &err) == VMEM_OK;
+  vmem_plan_options plan = {0, -1, false, 0}; /* the limit sizes 7x's prefetch budget */
+  plan.limit_bytes = !have_limits ? 0 : physical ? l.physical_bytes : l.effective_bytes;
+  vmem_template *tpl = have_limits ? vmem_template_new(k, t, &plan, copt, NULL, &err) : NULL;
+  if (!have_limits) {
+    cli_error("fit", "%s", err.message);
+  } else if (!tpl) {
     cli_error("fit", "%s: %s", path, err.message);
   } else if (vmem_template_param_count(tpl) == 0) {
     cli_error("fit",
               "%s: nothing to search: a spec needs \"params\"; a kernel, a grid axis that drives block "
               "dimensions",
               path);
-  } else if (vmem_limits_resolve(t, &in, &l, &err) != VMEM_OK) {
-    cli_error("fit", "%s", err.message);
   } else {
     uint64_t limit = physical ? l.physical_bytes : l.effective_bytes;
     uint64_t room = l.physical_bytes > limit ? l.physical_bytes - limit : 0;

@@ -142,9 +142,11 @@ static void print_totals(const kreport *r) {
               cli_bytes(b, sizeof b, al->bytes), al->offset);
     if (al->kind == VMEM_ALLOC_PREFETCHED)
       fprintf(CLI_OUT,
-              "prefetched: %s, whole and never moving, is copied into VMEM before the kernel (program-scoped, "
-              "as libtpu does on %s)  %s  [not in the scoped figure]\n",
-              vmem_kernel_operand(r->k, al->operand)->name, vmem_target_name(r->t), cli_bytes(b, sizeof b, al->bytes));
+              "prefetched: %s (%s) is copied whole into VMEM before the kernel and read in place, no window, as "
+              "libtpu does on %s for a program's input that fits its budget  [program-scoped, not in the scoped "
+              "figure; inside a larger program, where %s is not an input, its windows count]\n",
+              vmem_kernel_operand(r->k, al->operand)->name, cli_bytes(b, sizeof b, al->bytes), vmem_target_name(r->t),
+              vmem_kernel_operand(r->k, al->operand)->name);
   }
   if (r->f.smem_bytes)
     fprintf(CLI_OUT, "SMEM (scalar prefetch and SMEM operands)  %s of %s\n", cli_bytes(b, sizeof b, r->f.smem_bytes),
@@ -422,8 +424,11 @@ static bool kreport_eval(kreport *r, const vmem_limit_inputs *in, const vmem_pla
   vmem_limit_inputs li = *in;
   if (li.vmem_limit_bytes < 0)
     li.vmem_limit_bytes = vmem_kernel_vmem_limit_bytes(r->k);
-  if (vmem_kernel_footprint(r->k, r->t, opt, &r->f, err) != VMEM_OK ||
-      vmem_limits_resolve(r->t, &li, &r->l, err) != VMEM_OK)
+  if (vmem_limits_resolve(r->t, &li, &r->l, err) != VMEM_OK)
+    return false;
+  vmem_plan_options po = opt ? *opt : (vmem_plan_options){0, -1, false, 0};
+  po.limit_bytes = r->l.effective_bytes; /* what 7x's prefetch budget leaves (footprint.c) */
+  if (vmem_kernel_footprint(r->k, r->t, &po, &r->f, err) != VMEM_OK)
     return false;
   if (vmem_kernel_verdict(&r->f, &r->l, r->t, &r->v, err) != VMEM_OK)
     return false;

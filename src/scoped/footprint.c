@@ -43,28 +43,63 @@ static bool add_mul(uint64_t *acc, uint64_t a, uint64_t b) {
   return ck_mul(a, b, &p) && ck_add(*acc, p, acc);
 }
 
-/* Whether the compiler copies input o whole into VMEM before the kernel
- * rather than giving it a window (VMEM_FACT_PREFETCHES_WHOLE_INPUTS; 7x,
- * libtpu 0.0.42.1: its compiled HLO copies such an operand to S(1) with
- * copy-start/copy-done, and used_scoped_memory_configs leaves it out —
- * oracle records constant_window_*, whole_vmem_*, rows_*_bm8192 and
- * rows_f32_one_step_*). The block must be the whole array (so its index
- * cannot move) with one buffer (the never-moving rule's, or Buffered(1), as
- * memory_space=VMEM lowers); a fixed block of part of the array keeps its
- * window (a probe: a (512,1024) block of an (8192,1024) array at (0,0)). */
-static bool prefetched_whole(const vmem_operand *o, const vmem_target *t) {
-  if (!vmem_target_u64(t, VMEM_FACT_PREFETCHES_WHOLE_INPUTS) || o->role != VMEM_ROLE_INPUT ||
-      o->space != VMEM_SPACE_VMEM || o->buffers != 1 || !o->block || !o->array ||
-      vmem_shape_rank(o->block) != vmem_shape_rank(o->array))
+/* Whether block o is one contiguous run of its array: past leading dims
+ * of 1, the first dim cut short is followed only by whole dims (rows of a
+ * matrix, a squeezed batch's rows, a whole array); a (256, 512) tile of a
+ * (2048, 2048) matrix is not. */
+static bool contiguous(const vmem_operand *o) {
+  size_t n = vmem_shape_rank(o->block), d = 0;
+  if (n != vmem_shape_rank(o->array))
     return false;
-  for (size_t d = 0; d < vmem_shape_rank(o->block); d++)
+  while (d < n && vmem_shape_dim(o->block, d) == 1 && vmem_shape_dim(o->array, d) > 1)
+    d++;
+  while (d < n && vmem_shape_dim(o->block, d) == vmem_shape_dim(o->array, d))
+    d++; /* whole leading dims */
+  for (d++; d < n; d++)
     if (vmem_shape_dim(o->block, d) != vmem_shape_dim(o->array, d))
       return false;
   return true;
 }
 
+/* 7x's prefetch (VMEM_FACT_PREFETCHES_INPUTS; libtpu 0.0.42.1, the oracle's
+ * records and probes, docs/fidelity.md "7x"): XLA copies the kernel's
+ * inputs, which are the program's entry parameters when the kernel is
+ * compiled alone, whole into VMEM (S(1), copy-start/copy-done) before the
+ * kernel, in operand order, each while the copies fit a budget of physical
+ * VMEM less the limit less VMEM_FACT_PREFETCH_RESERVE_BYTES. An input so
+ * copied whose block is one contiguous run of it is read in place, with no
+ * window (in_place[i]); one whose block is a tile keeps its windows. An
+ * input that is not an entry parameter in a larger program may not be
+ * copied: the figure is the kernel's alone. */
+static vmem_status prefetch_plan(arena *scratch, const vmem_kernel *k, const vmem_target *t,
+                                 const vmem_plan_options *opt, bool *in_place, vmem_error *err) {
+  if (!vmem_target_u64(t, VMEM_FACT_PREFETCHES_INPUTS))
+    return VMEM_OK;
+  uint64_t limit = opt && opt->limit_bytes ? opt->limit_bytes
+                   : k->vmem_limit > 0     ? (uint64_t)k->vmem_limit
+                                           : vmem_target_u64(t, VMEM_FACT_SCOPED_DEFAULT_BYTES);
+  uint64_t phys = vmem_target_u64(t, VMEM_FACT_VMEM_BYTES), keep = vmem_target_u64(t, VMEM_FACT_PREFETCH_RESERVE_BYTES);
+  if (limit >= phys || phys - limit <= keep)
+    return VMEM_OK;
+  uint64_t budget = phys - limit - keep, used = 0;
+  for (size_t i = 0; i < k->nops; i++) {
+    const vmem_operand *o = &k->ops[i].pub;
+    if (o->role != VMEM_ROLE_INPUT || o->space != VMEM_SPACE_VMEM || !o->block || !o->array || o->buffers <= 0)
+      continue;
+    vmem_size z;
+    vmem_status st = buffer_size(scratch, o->array, t, false, &z, err);
+    if (st != VMEM_OK)
+      return st;
+    if (z.bytes > budget - used)
+      continue; /* does not fit what is left: not copied (a later, smaller one may be) */
+    used += z.bytes;
+    in_place[i] = contiguous(o);
+  }
+  return VMEM_OK;
+}
+
 /* One operand's allocation, or none (ANY, semaphores, SMEM). */
-static vmem_status operand_alloc(arena *scratch, const vmem_kernel *k, size_t i, const vmem_target *t,
+static vmem_status operand_alloc(arena *scratch, const vmem_kernel *k, size_t i, bool in_place, const vmem_target *t,
                                  vmem_footprint *f, size_t cap, vmem_error *err) {
   const kernel_operand *op = &k->ops[i];
   const vmem_operand *o = &op->pub;
@@ -85,8 +120,11 @@ static vmem_status operand_alloc(arena *scratch, const vmem_kernel *k, size_t i,
   int n = scratch_buf ? 1 : o->buffers;
   if (n <= 0)
     return VMEM_OK;
-  if (prefetched_whole(o, t)) {
-    vmem_allocation p = {VMEM_ALLOC_PREFETCHED, i, 1, z.bytes, z.unpadded_bytes, 0, NULL, 0};
+  if (in_place) { /* the whole array, copied in before the kernel (prefetch_plan) */
+    vmem_size whole;
+    if ((st = buffer_size(scratch, o->array, t, false, &whole, err)) != VMEM_OK)
+      return st;
+    vmem_allocation p = {VMEM_ALLOC_PREFETCHED, i, 1, whole.bytes, whole.unpadded_bytes, 0, NULL, 0};
     if (!ck_add(f->prefetched_bytes, p.bytes, &f->prefetched_bytes))
       goto overflow;
     push(f, cap, p);
@@ -346,9 +384,12 @@ vmem_status vmem_kernel_footprint(const vmem_kernel *k, const vmem_target *t, co
   }
   arena scratch;
   arena_init(&scratch, &out->alloc);
-  vmem_status st = VMEM_OK;
+  bool *in_place = arena_calloc(&scratch, k->nops ? k->nops : 1, sizeof *in_place);
+  vmem_status st = in_place ? prefetch_plan(&scratch, k, t, opt, in_place, err) : VMEM_ERR_NOMEM;
+  if (!in_place)
+    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
   for (size_t i = 0; i < k->nops && st == VMEM_OK; i++)
-    st = operand_alloc(&scratch, k, i, t, out, cap, err);
+    st = operand_alloc(&scratch, k, i, in_place[i], t, out, cap, err);
   if (st == VMEM_OK)
     st = extras(&scratch, k, t, opt, out, cap, err);
   if (st == VMEM_OK)

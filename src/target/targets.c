@@ -33,10 +33,10 @@
 #define SMEM_1MIB F(SMEM_BYTES, 1 * MiB, DOC, JAXTI, NULL)
 #define VREG_8x128 \
   F(VREG_SUBLANES, 8, DOC, JAXTI " NUM_SUBLANES", NULL), F(VREG_LANES, 128, DOC, JAXTI " NUM_LANES", NULL)
-/* Whether a whole, never-moving input is copied into VMEM before the kernel
- * (tests/oracle records, docs/fidelity.md "7x"). */
+/* Whether XLA copies kernel inputs into VMEM before the kernel, and the VMEM
+ * it leaves free (tests/oracle records and probes, docs/fidelity.md "7x"). */
 #define ORACLE "libtpu 0.0.42.1, tests/oracle records (docs/fidelity.md)"
-#define KEEPS_WINDOWS F(PREFETCHES_WHOLE_INPUTS, 0, OBS, ORACLE ": such inputs are in the scoped figure", NULL)
+#define KEEPS_WINDOWS F(PREFETCHES_INPUTS, 0, OBS, ORACLE ": no input is copied to S(1) before a kernel", NULL)
 #define SCRATCH_72K F(INTERNAL_SCRATCH_BYTES, 72 * KiB, DOC, XLAPI " default_internal_scratch_bytes", NULL)
 
 /* v2-v4 have 16 MiB of VMEM per jax tpu_info, the same as the flags guide's
@@ -165,7 +165,11 @@ static const vmem_target targets[] = {
         F(MXUS_PER_CORE, 2, DOC, JAXTI, NULL),
         F(CORES_PER_CHIP, 2, DOC, GCP("tpu7x"), NULL),
         F(MEGACORE, 0, DOC, JAXTI " (each TensorCore is its own device)", NULL),
-        F(PREFETCHES_WHOLE_INPUTS, 1, OBS, ORACLE ": copy-start to S(1) before the kernel", NULL),
+        F(PREFETCHES_INPUTS, 1, OBS, ORACLE ": copy-start to S(1) before the kernel", NULL),
+        F(PREFETCH_RESERVE_BYTES, 10 * MiB, OBS,
+          ORACLE ": with limits of 16, 32, 40 and 48 MiB, inputs of 38, 22, 14 and 6 MiB are prefetched, "
+                 "40, 23, 16 and 10 MiB are not",
+          NULL),
         VREG_8x128}},
     {"8i", "8i,v8i,tpu8i", "TPU8i", 8, {
         F(VMEM_BYTES, 192 * MiB, DOC, JAXTI, NULL),
@@ -219,7 +223,8 @@ static const struct {
     [VMEM_FACT_MEGACORE] = {"megacore", "bool"},
     [VMEM_FACT_VREG_SUBLANES] = {"vreg_sublanes", "count"},
     [VMEM_FACT_VREG_LANES] = {"vreg_lanes", "count"},
-    [VMEM_FACT_PREFETCHES_WHOLE_INPUTS] = {"prefetches_whole_inputs", "bool"},
+    [VMEM_FACT_PREFETCHES_INPUTS] = {"prefetches_inputs", "bool"},
+    [VMEM_FACT_PREFETCH_RESERVE_BYTES] = {"prefetch_reserve_bytes", "bytes"},
 };
 
 size_t vmem_target_count(void) { return NTARGETS; }

@@ -33,6 +33,7 @@ typedef struct tpl_operand {
   int64_t array[VMEM_KERNEL_MAX_RANK];
   int elem_bytes_hbm; /* for transfers: unpadded bytes per element */
   bool auto_buffers;  /* one buffer when its block never moves over the candidate's grid (MLIR's rule) */
+  bool prefetch;      /* copied whole into VMEM before the kernel (footprint.c's prefetch_plan) */
 } tpl_operand;
 
 /* flops_per_step ::= term ('+' term)*    term ::= factor ('*' factor)*
@@ -247,6 +248,30 @@ static double kernel_total_flops(const vmem_kernel *k, const vmem_cost_options *
   return *src = VMEM_FLOPS_NONE, -1;
 }
 
+/* Which inputs the target copies whole into VMEM before the kernel: the
+ * rule of footprint.c's prefetch_plan (its comment has the source), on the
+ * template's arrays, which no candidate changes. */
+static void plan_prefetch(vmem_template *tpl, const vmem_kernel *k, const vmem_plan_options *plan) {
+  const vmem_target *t = tpl->t;
+  if (!vmem_target_u64(t, VMEM_FACT_PREFETCHES_INPUTS))
+    return;
+  uint64_t limit = plan && plan->limit_bytes ? plan->limit_bytes
+                   : k->vmem_limit > 0       ? (uint64_t)k->vmem_limit
+                                             : vmem_target_u64(t, VMEM_FACT_SCOPED_DEFAULT_BYTES);
+  uint64_t phys = vmem_target_u64(t, VMEM_FACT_VMEM_BYTES), keep = vmem_target_u64(t, VMEM_FACT_PREFETCH_RESERVE_BYTES);
+  if (limit >= phys || phys - limit <= keep)
+    return;
+  uint64_t budget = phys - limit - keep, used = 0, b;
+  for (size_t i = 0; i < tpl->nops; i++) {
+    tpl_operand *o = &tpl->ops[i];
+    if (o->role != VMEM_ROLE_INPUT || o->space != VMEM_SPACE_VMEM || !o->has_array || !o->tile_bits ||
+        o->buffers <= 0 || !padded_bytes(tpl, o, o->array, &b) || b > budget - used)
+      continue;
+    used += b;
+    o->prefetch = true;
+  }
+}
+
 vmem_template *vmem_template_new(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *plan,
                                  const vmem_cost_options *cost, const vmem_allocator *alloc, vmem_error *err) {
   err_clear(err);
@@ -287,6 +312,7 @@ vmem_template *vmem_template_new(const vmem_kernel *k, const vmem_target *t, con
     uint64_t b;
     tpl->array_bytes[j] = o->has_array && o->tile_bits && padded_bytes(tpl, o, o->array, &b) ? b : 0;
   }
+  plan_prefetch(tpl, k, plan);
   tpl->nparams = k->nparams;
   for (size_t i = 0; i < k->nparams; i++) {
     tpl->param_names[i] = k->params[i].name;
@@ -522,23 +548,27 @@ static void shape_blocks(const vmem_template *tpl, const int64_t *values, eval_c
     cx->steps *= (double)(cx->grid[g] > 0 ? cx->grid[g] : 1);
 }
 
-/* A never-moving input whose block is its whole array, on a target that
- * copies such inputs into VMEM before the kernel (footprint.c's
- * prefetched_whole): no window; its array goes to program_bytes, and its
- * one transfer from HBM to hbm_bytes. */
-static bool prefetched(const vmem_template *tpl, size_t i, const eval_ctx *cx, vmem_eval *out) {
+/* An input copied whole into VMEM before the kernel (ops[i].prefetch, as
+ * footprint.c's prefetch_plan decides) whose block at this candidate is one
+ * contiguous run of it is read in place: no window; its array goes to
+ * program_bytes, and its one transfer from HBM to hbm_bytes. */
+static bool read_in_place(const vmem_template *tpl, size_t i, const eval_ctx *cx, vmem_eval *out) {
   const tpl_operand *o = &tpl->ops[i];
-  if (o->role != VMEM_ROLE_INPUT || o->space != VMEM_SPACE_VMEM || !o->has_array ||
-      !vmem_target_u64(tpl->t, VMEM_FACT_PREFETCHES_WHOLE_INPUTS))
+  if (!o->prefetch)
     return false;
-  for (size_t d = 0; d < o->rank; d++)
+  size_t d = 0;
+  while (d < o->rank && cx->dims[i][d] == 1 && o->array[d] > 1)
+    d++;
+  while (d < o->rank && cx->dims[i][d] == o->array[d])
+    d++;
+  for (d++; d < o->rank; d++)
     if (cx->dims[i][d] != o->array[d])
       return false;
   uint64_t b;
   if (!padded_bytes(tpl, o, o->array, &b) || !ck_add(out->program_bytes, b, &out->program_bytes))
     return false;
   double whole = (double)o->elem_bytes_hbm; /* copied in once, before the kernel */
-  for (size_t d = 0; d < o->rank; d++)
+  for (d = 0; d < o->rank; d++)
     whole *= (double)o->array[d];
   out->hbm_bytes += whole;
   return true;
@@ -546,8 +576,8 @@ static bool prefetched(const vmem_template *tpl, size_t i, const eval_ctx *cx, v
 
 /* The planner's rule for MLIR kernels (mlir_text.c): a window whose every
  * index is a constant or follows an axis of extent 1 in this candidate's
- * grid never moves, and has one buffer; then a one-buffer input that is its
- * whole array may be prefetched (above). */
+ * grid never moves, and has one buffer; then a prefetched input may be
+ * read in place (above). */
 static void never_moving(const vmem_template *tpl, eval_ctx *cx, vmem_eval *out) {
   for (size_t i = 0; tpl->any_auto && i < tpl->nops; i++) {
     const tpl_operand *o = &tpl->ops[i];
@@ -560,7 +590,7 @@ static void never_moving(const vmem_template *tpl, eval_ctx *cx, vmem_eval *out)
       cx->nbuf[i] = 1;
   }
   for (size_t i = 0; i < tpl->nops; i++)
-    if (cx->nbuf[i] == 1 && prefetched(tpl, i, cx, out))
+    if (cx->nbuf[i] > 0 && read_in_place(tpl, i, cx, out))
       cx->nbuf[i] = 0;
 }
 
