@@ -140,13 +140,20 @@ static void print_totals(const kreport *r) {
     if (al->kind == VMEM_ALLOC_MODELLED)
       fprintf(CLI_OUT, "modelled: %s  %s  at offset %" PRIu64 "  [estimate, not in the exact figure]\n", al->note,
               cli_bytes(b, sizeof b, al->bytes), al->offset);
-    if (al->kind == VMEM_ALLOC_PREFETCHED)
-      fprintf(CLI_OUT,
-              "prefetched: %s (%s) is copied whole into VMEM before the kernel and read in place, no window, as "
-              "libtpu does on %s for a program's input that fits its budget  [program-scoped, not in the scoped "
-              "figure; inside a larger program, where %s is not an input, its windows count]\n",
-              vmem_kernel_operand(r->k, al->operand)->name, cli_bytes(b, sizeof b, al->bytes), vmem_target_name(r->t),
-              vmem_kernel_operand(r->k, al->operand)->name);
+    if (al->kind == VMEM_ALLOC_PREFETCHED) {
+      const vmem_operand *po = vmem_kernel_operand(r->k, al->operand);
+      if (po->array && vmem_shape_has_tiles(po->array)) /* the module's own layout says it */
+        fprintf(CLI_OUT,
+                "prefetched: %s (%s) is in VMEM (S(1)) before the kernel, as the module lays it out, and read in "
+                "place, no window  [program-scoped, not in the scoped figure]\n",
+                po->name, cli_bytes(b, sizeof b, al->bytes));
+      else
+        fprintf(CLI_OUT,
+                "prefetched: %s (%s) is copied whole into VMEM before the kernel and read in place, no window, as "
+                "libtpu does on %s for a program's input that fits its budget  [program-scoped, not in the scoped "
+                "figure; inside a larger program, where %s is not an input, its windows count]\n",
+                po->name, cli_bytes(b, sizeof b, al->bytes), vmem_target_name(r->t), po->name);
+    }
   }
   if (r->f.smem_bytes)
     fprintf(CLI_OUT, "SMEM (scalar prefetch and SMEM operands)  %s of %s\n", cli_bytes(b, sizeof b, r->f.smem_bytes),

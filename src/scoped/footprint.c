@@ -68,9 +68,11 @@ static bool contiguous(const vmem_operand *o) {
  * kernel, in operand order, each while the copies fit a budget of physical
  * VMEM less the limit less VMEM_FACT_PREFETCH_RESERVE_BYTES. An input so
  * copied whose block is one contiguous run of it is read in place, with no
- * window (in_place[i]); one whose block is a tile keeps its windows. An
- * input that is not an entry parameter in a larger program may not be
- * copied: the figure is the kernel's alone. */
+ * window (in_place[i]); one whose block is a tile keeps its windows. Where
+ * the array is laid out (a compiled module), its S(1) says whether it was
+ * copied, exactly, budget aside; elsewhere (StableHLO, Mosaic, a spec) the
+ * input is taken for an entry parameter, which one inside a larger program
+ * may not be: the figure is then the kernel's compiled alone. */
 static vmem_status prefetch_plan(arena *scratch, const vmem_kernel *k, const vmem_target *t,
                                  const vmem_plan_options *opt, bool *in_place, vmem_error *err) {
   if (!vmem_target_u64(t, VMEM_FACT_PREFETCHES_INPUTS))
@@ -79,13 +81,15 @@ static vmem_status prefetch_plan(arena *scratch, const vmem_kernel *k, const vme
                    : k->vmem_limit > 0     ? (uint64_t)k->vmem_limit
                                            : vmem_target_u64(t, VMEM_FACT_SCOPED_DEFAULT_BYTES);
   uint64_t phys = vmem_target_u64(t, VMEM_FACT_VMEM_BYTES), keep = vmem_target_u64(t, VMEM_FACT_PREFETCH_RESERVE_BYTES);
-  if (limit >= phys || phys - limit <= keep)
-    return VMEM_OK;
-  uint64_t budget = phys - limit - keep, used = 0;
+  uint64_t budget = limit < phys && phys - limit > keep ? phys - limit - keep : 0, used = 0;
   for (size_t i = 0; i < k->nops; i++) {
     const vmem_operand *o = &k->ops[i].pub;
     if (o->role != VMEM_ROLE_INPUT || o->space != VMEM_SPACE_VMEM || !o->block || !o->array || o->buffers <= 0)
       continue;
+    if (vmem_shape_has_tiles(o->array)) { /* a compiled module says where the operand is */
+      in_place[i] = vmem_shape_memory_space(o->array) == 1 && contiguous(o);
+      continue;
+    }
     vmem_size z;
     vmem_status st = buffer_size(scratch, o->array, t, false, &z, err);
     if (st != VMEM_OK)

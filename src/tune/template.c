@@ -259,13 +259,17 @@ static void plan_prefetch(vmem_template *tpl, const vmem_kernel *k, const vmem_p
                    : k->vmem_limit > 0       ? (uint64_t)k->vmem_limit
                                              : vmem_target_u64(t, VMEM_FACT_SCOPED_DEFAULT_BYTES);
   uint64_t phys = vmem_target_u64(t, VMEM_FACT_VMEM_BYTES), keep = vmem_target_u64(t, VMEM_FACT_PREFETCH_RESERVE_BYTES);
-  if (limit >= phys || phys - limit <= keep)
-    return;
-  uint64_t budget = phys - limit - keep, used = 0, b;
+  uint64_t budget = limit < phys && phys - limit > keep ? phys - limit - keep : 0, used = 0, b;
   for (size_t i = 0; i < tpl->nops; i++) {
     tpl_operand *o = &tpl->ops[i];
-    if (o->role != VMEM_ROLE_INPUT || o->space != VMEM_SPACE_VMEM || !o->has_array || !o->tile_bits ||
-        o->buffers <= 0 || !padded_bytes(tpl, o, o->array, &b) || b > budget - used)
+    const vmem_operand *ko = &k->ops[i].pub;
+    if (o->role != VMEM_ROLE_INPUT || o->space != VMEM_SPACE_VMEM || !o->has_array || !o->tile_bits || o->buffers <= 0)
+      continue;
+    if (ko->array && vmem_shape_has_tiles(ko->array)) { /* a compiled module says where it is */
+      o->prefetch = vmem_shape_memory_space(ko->array) == 1;
+      continue;
+    }
+    if (!padded_bytes(tpl, o, o->array, &b) || b > budget - used)
       continue;
     used += b;
     o->prefetch = true;
