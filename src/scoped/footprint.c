@@ -43,62 +43,30 @@ static bool add_mul(uint64_t *acc, uint64_t a, uint64_t b) {
   return ck_mul(a, b, &p) && ck_add(*acc, p, acc);
 }
 
-/* Whether block o is one contiguous run of its array: past leading dims
- * of 1, the first dim cut short is followed only by whole dims (rows of a
- * matrix, a squeezed batch's rows, a whole array); a (256, 512) tile of a
- * (2048, 2048) matrix is not. */
-static bool contiguous(const vmem_operand *o) {
-  size_t n = vmem_shape_rank(o->block), d = 0;
-  if (n != vmem_shape_rank(o->array))
-    return false;
-  while (d < n && vmem_shape_dim(o->block, d) == 1 && vmem_shape_dim(o->array, d) > 1)
-    d++;
-  while (d < n && vmem_shape_dim(o->block, d) == vmem_shape_dim(o->array, d))
-    d++; /* whole leading dims */
-  for (d++; d < n; d++)
-    if (vmem_shape_dim(o->block, d) != vmem_shape_dim(o->array, d))
-      return false;
-  return true;
-}
-
-/* 7x's prefetch (VMEM_FACT_PREFETCHES_INPUTS; libtpu 0.0.42.1, the oracle's
- * records and probes, docs/fidelity.md "7x"): XLA copies the kernel's
- * inputs, which are the program's entry parameters when the kernel is
- * compiled alone, whole into VMEM (S(1), copy-start/copy-done) before the
- * kernel, in operand order, each while the copies fit a budget of physical
- * VMEM less the limit less VMEM_FACT_PREFETCH_RESERVE_BYTES. An input so
- * copied whose block is one contiguous run of it is read in place, with no
- * window (in_place[i]); one whose block is a tile keeps its windows. Where
- * the array is laid out (a compiled module), its S(1) says whether it was
- * copied, exactly, budget aside; elsewhere (StableHLO, Mosaic, a spec) the
- * input is taken for an entry parameter, which one inside a larger program
- * may not be: the figure is then the kernel's compiled alone. */
+/* The inputs read in place (in_place[i]): copied before the kernel by
+ * prefetch.c's rule, with a block that is one contiguous run of the array. */
 static vmem_status prefetch_plan(arena *scratch, const vmem_kernel *k, const vmem_target *t,
                                  const vmem_plan_options *opt, bool *in_place, vmem_error *err) {
-  if (!vmem_target_u64(t, VMEM_FACT_PREFETCHES_INPUTS))
-    return VMEM_OK;
-  uint64_t limit = opt && opt->limit_bytes ? opt->limit_bytes
-                   : k->vmem_limit > 0     ? (uint64_t)k->vmem_limit
-                                           : vmem_target_u64(t, VMEM_FACT_SCOPED_DEFAULT_BYTES);
-  uint64_t phys = vmem_target_u64(t, VMEM_FACT_VMEM_BYTES), keep = vmem_target_u64(t, VMEM_FACT_PREFETCH_RESERVE_BYTES);
-  uint64_t budget = limit < phys && phys - limit > keep ? phys - limit - keep : 0, used = 0;
+  uint64_t *bytes = arena_calloc(scratch, k->nops ? k->nops : 1, sizeof *bytes);
+  bool *copied = arena_calloc(scratch, k->nops ? k->nops : 1, sizeof *copied);
+  if (!bytes || !copied) {
+    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return VMEM_ERR_NOMEM;
+  }
   for (size_t i = 0; i < k->nops; i++) {
     const vmem_operand *o = &k->ops[i].pub;
-    if (o->role != VMEM_ROLE_INPUT || o->space != VMEM_SPACE_VMEM || !o->block || !o->array || o->buffers <= 0)
-      continue;
-    if (vmem_shape_has_tiles(o->array)) { /* a compiled module says where the operand is */
-      in_place[i] = vmem_shape_memory_space(o->array) == 1 && contiguous(o);
-      continue;
-    }
     vmem_size z;
+    if (o->role != VMEM_ROLE_INPUT || !o->block || !o->array || vmem_shape_rank(o->block) != vmem_shape_rank(o->array))
+      continue;
     vmem_status st = buffer_size(scratch, o->array, t, false, &z, err);
     if (st != VMEM_OK)
       return st;
-    if (z.bytes > budget - used)
-      continue; /* does not fit what is left: not copied (a later, smaller one may be) */
-    used += z.bytes;
-    in_place[i] = contiguous(o);
+    bytes[i] = z.bytes;
   }
+  scoped_prefetch(k, t, scoped_limit(k, t, opt), bytes, copied);
+  for (size_t i = 0; i < k->nops; i++)
+    in_place[i] = copied[i] && scoped_contiguous(k->ops[i].pub.block->dims, k->ops[i].pub.array->dims,
+                                                 vmem_shape_rank(k->ops[i].pub.block));
   return VMEM_OK;
 }
 

@@ -1,7 +1,8 @@
 /*
- * scoped.h — the body model's rules, shared by the planner (footprint.c)
- * and fit's template (src/tune/template.c), so that both charge a body's
- * values the same way (module prefix: scoped_).
+ * scoped.h — the rules the planner (footprint.c) and fit's template
+ * (src/tune/template.c) share, so that both charge a kernel the same way:
+ * the body model's (in footprint.c) and the prefetch's (prefetch.c) (module
+ * prefix: scoped_).
  */
 #ifndef VMEM_SCOPED_H
 #define VMEM_SCOPED_H
@@ -18,5 +19,20 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
  * k->modelled[i]) sum highest: their indices into members (at most cap),
  * how many in *count; false when out of memory. */
 bool scoped_body_peak(const vmem_kernel *k, const uint64_t *charge, size_t *members, size_t cap, size_t *count);
+
+/* Whether a block of dims `block` is one contiguous run of an array of dims
+ * `array` (rank n): past leading dims of one, the first dim cut short is
+ * followed only by whole dims. */
+bool scoped_contiguous(const int64_t *block, const int64_t *array, size_t n);
+
+/* The scoped limit that sizes the prefetch budget: opt's, else the kernel's
+ * vmem_limit_bytes, else the target's default. */
+uint64_t scoped_limit(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *opt);
+
+/* Which inputs of k target t copies whole into VMEM before the kernel under
+ * `limit` (copied[i], k->nops of them), given each input's laid-out array
+ * size (array_bytes[i]; 0: not a candidate). prefetch.c has the rule. */
+void scoped_prefetch(const vmem_kernel *k, const vmem_target *t, uint64_t limit, const uint64_t *array_bytes,
+                     bool *copied);
 
 #endif

@@ -248,32 +248,19 @@ static double kernel_total_flops(const vmem_kernel *k, const vmem_cost_options *
   return *src = VMEM_FLOPS_NONE, -1;
 }
 
-/* Which inputs the target copies whole into VMEM before the kernel: the
- * rule of footprint.c's prefetch_plan (its comment has the source), on the
- * template's arrays, which no candidate changes. */
+/* Which inputs the target copies whole into VMEM before the kernel
+ * (prefetch.c's rule), on the template's arrays, which no candidate changes. */
 static void plan_prefetch(vmem_template *tpl, const vmem_kernel *k, const vmem_plan_options *plan) {
-  const vmem_target *t = tpl->t;
-  if (!vmem_target_u64(t, VMEM_FACT_PREFETCHES_INPUTS))
-    return;
-  uint64_t limit = plan && plan->limit_bytes ? plan->limit_bytes
-                   : k->vmem_limit > 0       ? (uint64_t)k->vmem_limit
-                                             : vmem_target_u64(t, VMEM_FACT_SCOPED_DEFAULT_BYTES);
-  uint64_t phys = vmem_target_u64(t, VMEM_FACT_VMEM_BYTES), keep = vmem_target_u64(t, VMEM_FACT_PREFETCH_RESERVE_BYTES);
-  uint64_t budget = limit < phys && phys - limit > keep ? phys - limit - keep : 0, used = 0, b;
+  uint64_t bytes[MAX_OPS] = {0}, b;
+  bool copied[MAX_OPS];
   for (size_t i = 0; i < tpl->nops; i++) {
-    tpl_operand *o = &tpl->ops[i];
-    const vmem_operand *ko = &k->ops[i].pub;
-    if (o->role != VMEM_ROLE_INPUT || o->space != VMEM_SPACE_VMEM || !o->has_array || !o->tile_bits || o->buffers <= 0)
-      continue;
-    if (ko->array && vmem_shape_has_tiles(ko->array)) { /* a compiled module says where it is */
-      o->prefetch = vmem_shape_memory_space(ko->array) == 1;
-      continue;
-    }
-    if (!padded_bytes(tpl, o, o->array, &b) || b > budget - used)
-      continue;
-    used += b;
-    o->prefetch = true;
+    const tpl_operand *o = &tpl->ops[i];
+    if (o->role == VMEM_ROLE_INPUT && o->has_array && o->tile_bits && padded_bytes(tpl, o, o->array, &b))
+      bytes[i] = b;
   }
+  scoped_prefetch(k, tpl->t, scoped_limit(k, tpl->t, plan), bytes, copied);
+  for (size_t i = 0; i < tpl->nops; i++)
+    tpl->ops[i].prefetch = copied[i];
 }
 
 vmem_template *vmem_template_new(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *plan,
@@ -558,21 +545,13 @@ static void shape_blocks(const vmem_template *tpl, const int64_t *values, eval_c
  * program_bytes, and its one transfer from HBM to hbm_bytes. */
 static bool read_in_place(const vmem_template *tpl, size_t i, const eval_ctx *cx, vmem_eval *out) {
   const tpl_operand *o = &tpl->ops[i];
-  if (!o->prefetch)
+  if (!o->prefetch || !scoped_contiguous(cx->dims[i], o->array, o->rank))
     return false;
-  size_t d = 0;
-  while (d < o->rank && cx->dims[i][d] == 1 && o->array[d] > 1)
-    d++;
-  while (d < o->rank && cx->dims[i][d] == o->array[d])
-    d++;
-  for (d++; d < o->rank; d++)
-    if (cx->dims[i][d] != o->array[d])
-      return false;
   uint64_t b;
   if (!padded_bytes(tpl, o, o->array, &b) || !ck_add(out->program_bytes, b, &out->program_bytes))
     return false;
   double whole = (double)o->elem_bytes_hbm; /* copied in once, before the kernel */
-  for (d = 0; d < o->rank; d++)
+  for (size_t d = 0; d < o->rank; d++)
     whole *= (double)o->array[d];
   out->hbm_bytes += whole;
   return true;

@@ -1,0 +1,61 @@
+/*
+ * prefetch.c — which kernel inputs the compiler copies whole into VMEM
+ * before the kernel, and which of those the kernel reads in place: one
+ * rule, for the planner (footprint.c) and fit's template alike.
+ *
+ * 7x (VMEM_FACT_PREFETCHES_INPUTS; libtpu 0.0.42.1, the oracle's records
+ * and probes, docs/fidelity.md "7x"): XLA copies the kernel's inputs — the
+ * program's entry parameters when the kernel is compiled alone — into S(1)
+ * with copy-start/copy-done, in operand order, each while the copies fit a
+ * budget of physical VMEM less the scoped limit less
+ * VMEM_FACT_PREFETCH_RESERVE_BYTES (limits of 16, 32, 40 and 48 MiB copy
+ * inputs of 38, 22, 14 and 6 MiB, not 40, 23, 16 and 10). A copied input
+ * whose block is one contiguous run of it is read in place, with no window;
+ * one whose block is a tile keeps its windows. Where the array is laid out
+ * (a compiled module), its S(1) says whether it was copied, budget aside;
+ * elsewhere the input is taken for an entry parameter, which one inside a
+ * larger program may not be.
+ */
+#include "scoped.h"
+
+bool scoped_contiguous(const int64_t *block, const int64_t *array, size_t n) {
+  size_t d = 0;
+  while (d < n && block[d] == 1 && array[d] > 1)
+    d++; /* leading dims of one (a squeezed batch) */
+  while (d < n && block[d] == array[d])
+    d++; /* whole leading dims */
+  for (d++; d < n; d++) /* past the first dim cut short, only whole dims */
+    if (block[d] != array[d])
+      return false;
+  return true;
+}
+
+uint64_t scoped_limit(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *opt) {
+  if (opt && opt->limit_bytes)
+    return opt->limit_bytes;
+  return k->vmem_limit > 0 ? (uint64_t)k->vmem_limit : vmem_target_u64(t, VMEM_FACT_SCOPED_DEFAULT_BYTES);
+}
+
+void scoped_prefetch(const vmem_kernel *k, const vmem_target *t, uint64_t limit, const uint64_t *array_bytes,
+                     bool *copied) {
+  for (size_t i = 0; i < k->nops; i++)
+    copied[i] = false;
+  if (!vmem_target_u64(t, VMEM_FACT_PREFETCHES_INPUTS))
+    return;
+  uint64_t phys = vmem_target_u64(t, VMEM_FACT_VMEM_BYTES), keep = vmem_target_u64(t, VMEM_FACT_PREFETCH_RESERVE_BYTES);
+  uint64_t budget = limit < phys && phys - limit > keep ? phys - limit - keep : 0, used = 0;
+  for (size_t i = 0; i < k->nops; i++) {
+    const vmem_operand *o = &k->ops[i].pub;
+    if (o->role != VMEM_ROLE_INPUT || o->space != VMEM_SPACE_VMEM || !o->block || !o->array || o->buffers <= 0 ||
+        !array_bytes[i])
+      continue;
+    if (vmem_shape_has_tiles(o->array)) { /* a compiled module says where the operand is */
+      copied[i] = vmem_shape_memory_space(o->array) == 1;
+      continue;
+    }
+    if (array_bytes[i] > budget - used)
+      continue; /* does not fit what is left: not copied (a later, smaller one may be) */
+    used += array_bytes[i];
+    copied[i] = true;
+  }
+}
