@@ -124,6 +124,23 @@ def test_the_result_prints_like_the_cli_and_has_html_and_json():
     assert k.cost["flops_source"] == "body" and k.cost["flops"] >= 2 * 2048 * 4096 * 1024
 
 
+def test_7x_reads_a_copied_input_in_place():
+    """On 7x XLA copies a program's input into VMEM before the kernel (within
+    its budget) and the kernel reads a contiguous block of it with no window;
+    v6e gives it windows (the oracle's rows_* records)."""
+    def scale(x):
+        return pl.pallas_call(lambda x_ref, o_ref: o_ref.__setitem__(Ellipsis, x_ref[...] * 2),
+                              grid=(16,), in_specs=[pl.BlockSpec((512, 1024), lambda i: (i, 0))],
+                              out_specs=pl.BlockSpec((512, 1024), lambda i: (i, 0)),
+                              out_shape=jax.ShapeDtypeStruct((8192, 1024), jnp.bfloat16))(x)
+    x = jax.ShapeDtypeStruct((8192, 1024), jnp.bfloat16)
+    r7, r6 = vj.check(scale, x, target="7x")[0], vj.check(scale, x, target="v6e")[0]
+    assert r7.operands[0].prefetched and r7.prefetched_bytes == 8192 * 1024 * 2
+    assert r7.scoped_bytes == 2 * 512 * 1024 * 2  # the output's two buffers (libtpu: 2097152)
+    assert not r6.operands[0].prefetched and r6.scoped_bytes == 4 * 512 * 1024 * 2
+    assert r7.operands[0].array == (8192, 1024)
+
+
 def test_assert_fits_raises_with_the_compilers_message_and_remedies():
     big = functools.partial(matmul, bm=2048, bn=1024, bk=2048)
     with pytest.raises(vj.VmemOverflow) as e:

@@ -130,15 +130,19 @@ class Operand:
     ``role`` (input, output, scratch, prefetch), ``space`` (vmem, any, smem,
     semaphore), ``dtype``, ``block`` (a tuple, None for a semaphore),
     ``index`` (per block dim the grid axis it follows, 0 for a constant),
-    ``buffers`` as allocated."""
+    ``buffers`` as allocated, ``array`` (the whole array's dims, or None) and
+    ``prefetched`` (copied whole into VMEM before the kernel and read in
+    place, no window: 7x, docs/kernels.md)."""
 
-    __slots__ = ("name", "role", "space", "dtype", "block", "index", "buffers")
+    __slots__ = ("name", "role", "space", "dtype", "block", "index", "buffers", "array", "prefetched")
 
     def __init__(self, d):
         self.name, self.role, self.space, self.dtype = d["name"], d["role"], d["space"], d["dtype"]
         self.block = tuple(d["block"]) if d["block"] is not None else None
         self.index = tuple(d["index"]) if d["index"] is not None else None
         self.buffers = d["buffers"]
+        self.array = tuple(d["array"]) if d.get("array") is not None else None
+        self.prefetched = d.get("prefetched", False)
 
     def __repr__(self):
         return "Operand(%s %s %s %s%s x%d)" % (self.name, self.role, self.space, self.dtype,
@@ -153,7 +157,9 @@ class KernelResult:
     origin is ``limit_origin``: kernel, flag or default) and ``smem_bytes``
     with ``smem_capacity_bytes`` (``smem_fits``), and ``verdict`` is scoped
     VMEM's: fits, at_risk, likely_e1001 (the exact part fits, the body's
-    values do not) or e1001. ``remedies`` (when it does not
+    values do not) or e1001. ``prefetched_bytes``: inputs the compiler copies
+    whole into VMEM before the kernel (7x), program-scoped, not in
+    ``scoped_bytes``. ``remedies`` (when it does not
     fit) and ``cost`` (the cost model, modelled) are the JSON objects of
     docs/json.md; ``doc`` is the whole kernel object."""
 
@@ -171,6 +177,7 @@ class KernelResult:
         self.limit_origin = doc["limit_origin"]
         self.predicted_bytes = doc.get("predicted_bytes", doc["scoped_bytes"])
         self.modelled_bytes = doc.get("modelled_bytes", 0)
+        self.prefetched_bytes = doc.get("prefetched_bytes", 0)
         self.verdict = doc.get("verdict", "fits" if doc["fits"] else "e1001")
         self.fits = doc["fits"]  # scoped VMEM and SMEM both (the library's vmem_kernel_verdict)
         self.at_risk = doc["at_risk"]
