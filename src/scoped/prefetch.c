@@ -23,7 +23,7 @@ bool scoped_contiguous(const int64_t *block, const int64_t *array, size_t n) {
   while (d < n && block[d] == 1 && array[d] > 1)
     d++; /* leading dims of one (a squeezed batch) */
   while (d < n && block[d] == array[d])
-    d++; /* whole leading dims */
+    d++;                /* whole leading dims */
   for (d++; d < n; d++) /* past the first dim cut short, only whole dims */
     if (block[d] != array[d])
       return false;
