@@ -188,6 +188,8 @@ typedef enum vmem_fact_id {
   VMEM_FACT_PREFETCHES_INPUTS,      /* 1: XLA copies a kernel's inputs (entry parameters) whole into VMEM
                                        before the kernel while they fit; a contiguous block of one needs no window */
   VMEM_FACT_PREFETCH_RESERVE_BYTES, /* VMEM that prefetch leaves free: its budget is physical - limit - this */
+  VMEM_FACT_SCOPED_IN_HEAP,         /* 1: each instruction's requested scoped VMEM is packed as a buffer beside the
+                                       program's S(1) values (else reserved at offset 0 under them) */
   VMEM_FACT_COUNT
 } vmem_fact_id;
 
@@ -653,6 +655,8 @@ typedef struct vmem_program {
   uint64_t capacity_bytes;                         /* the target's physical VMEM */
   int64_t schedule_length;
   bool scheduled;       /* is_scheduled=true; else text order */
+  bool scoped_in_heap;  /* VMEM_FACT_SCOPED_IN_HEAP: used_bytes packs each step's requested scoped VMEM (its
+                           scoped_memory_configs) as a buffer beside the values, not at offset 0 under them */
   vmem_allocator alloc; /* a copy of the one it was made with (zero: malloc), so that
                                    vmem_program_free needs nothing else alive */
 } vmem_program;
@@ -661,7 +665,10 @@ typedef struct vmem_program {
  *  its step: the compiler's used_scoped_memory_configs where the text has
  *  it, else its kernel's or its config's limit (opt->tight: a kernel's
  *  footprint, a standard op's vmem_std_scoped_likely under that limit),
- *  else opt->scoped_limit_bytes. opt NULL: no reservations. */
+ *  else opt->scoped_limit_bytes. opt NULL: no reservations. On a target
+ *  with VMEM_FACT_SCOPED_IN_HEAP (7x) the reservation is the requested
+ *  scoped_memory_configs where the text has it, packed as a buffer of its
+ *  step beside the values (p->scoped_in_heap). */
 VMEM_API vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m, const vmem_target *t,
                                            const vmem_program_options *opt, vmem_program *out,
                                            const vmem_allocator *alloc, vmem_error *err);
@@ -669,7 +676,8 @@ VMEM_API void vmem_program_free(vmem_program *p);
 /** The plan's invariants: no two buffers live at the same step overlap in
  *  the heap, every offset is a multiple of `alignment` (0 = 1) and at or
  *  above the largest reservation of its life, used_bytes is the top of the
- *  heap (or the largest reservation), and lower_bound_bytes is the peak of
+ *  heap (or the largest reservation; with scoped_in_heap, at least both, and
+ *  no floor applies), and lower_bound_bytes is the peak of
  *  the live sizes' sum, at peak_time, under peak_bytes. VMEM_ERR_INTERNAL
  *  naming the first broken one. A debug build checks every plan it makes. */
 VMEM_API vmem_status vmem_program_check(const vmem_program *p, uint64_t alignment, vmem_error *err);

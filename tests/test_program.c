@@ -125,6 +125,42 @@ static void test_program_check(void **state) {
  * p0 q1 k2 w3 s4 r5. k writes into q (aliasing), so w = add(k, k) cannot
  * overwrite k: q is an entry parameter and lives to the end; s = add(w, p)
  * overwrites w, which dies there; r's {1} is p (input_output_alias). */
+/* 7x packs each instruction's requested scoped VMEM beside the values
+ * (the oracle's S(1) rows); v6e keeps its used figure at offset 0 under
+ * them. %a (4 MiB, S(1)) lives over steps 1-2, where %a and %b each ask
+ * for 8 MiB and use 1 and 2. */
+static void test_scoped_beside_values_on_7x(void **state) {
+  (void)state;
+  static const char text[] =
+      "HloModule beside, is_scheduled=true\n"
+      "ENTRY %main (p: f32[1024,1024]) -> f32[1024,1024] {\n"
+      "  %p = f32[1024,1024]{1,0:T(8,128)} parameter(0)\n"
+      "  %a = f32[1024,1024]{1,0:T(8,128)S(1)} negate(%p), backend_config={\"scoped_memory_configs\":"
+      "[{\"memory_space\":\"1\",\"offset\":\"0\",\"size\":\"8388608\"}],\"used_scoped_memory_configs\":"
+      "[{\"memory_space\":\"1\",\"offset\":\"0\",\"size\":\"1048576\"}]}\n"
+      "  ROOT %b = f32[1024,1024]{1,0:T(8,128)} negate(%a), backend_config={\"scoped_memory_configs\":"
+      "[{\"memory_space\":\"1\",\"offset\":\"0\",\"size\":\"8388608\"}],\"used_scoped_memory_configs\":"
+      "[{\"memory_space\":\"1\",\"offset\":\"0\",\"size\":\"2097152\"}]}\n"
+      "}\n";
+  vmem_error err;
+  vmem_hlo_module *m = vmem_hlo_parse(text, strlen(text), NULL, &err);
+  assert_non_null(m);
+  vmem_program_options o = {512, 32u << 20, false, NULL};
+  vmem_program p6, p7;
+  assert_int_equal(vmem_hlo_program_vmem(m, vmem_target_find("v6e", 3), &o, &p6, NULL, &err), VMEM_OK);
+  assert_int_equal(vmem_hlo_program_vmem(m, vmem_target_find("7x", 2), &o, &p7, NULL, &err), VMEM_OK);
+  assert_false(p6.scoped_in_heap);
+  assert_int_equal(p6.used_bytes, (2u << 20) + (4u << 20)); /* above the larger used figure */
+  assert_true(p7.scoped_in_heap);
+  assert_int_equal(p7.scoped_reservation_bytes, 8u << 20);  /* requested, not used */
+  assert_int_equal(p7.used_bytes, (8u << 20) + (4u << 20)); /* a request beside the value at each step */
+  assert_int_equal(vmem_program_check(&p6, 512, &err), VMEM_OK);
+  assert_int_equal(vmem_program_check(&p7, 512, &err), VMEM_OK);
+  vmem_program_free(&p6);
+  vmem_program_free(&p7);
+  vmem_hlo_free(m);
+}
+
 static void test_aliasing_and_in_place(void **state) {
   (void)state;
   plan pl;
@@ -382,6 +418,7 @@ int main(void) {
       cmocka_unit_test(test_gte_narrows),
       cmocka_unit_test(test_copy_start_done),
       cmocka_unit_test(test_program_check),
+      cmocka_unit_test(test_scoped_beside_values_on_7x),
       cmocka_unit_test(test_aliasing_and_in_place),
       cmocka_unit_test(test_in_place_needs_same_size),
       cmocka_unit_test(test_unreadable_alias),

@@ -139,6 +139,7 @@ json_t *chk_json_report(report *r, size_t top, bool streamed) {
     json_object_set_new(pj, "scoped_reservation_bytes", json_integer((json_int_t)p->scoped_reservation_bytes));
     json_object_set_new(pj, "used_bytes", json_integer((json_int_t)p->used_bytes));
     json_object_set_new(pj, "fits", json_boolean(p->used_bytes <= p->capacity_bytes));
+    json_object_set_new(pj, "scoped_in_heap", json_boolean(p->scoped_in_heap));
     json_object_set_new(pj, "schedule_length", json_integer((json_int_t)p->schedule_length));
     for (size_t i = 0; i < p->count; i++) {
       const vmem_program_buffer *b = &p->buffers[i];

@@ -252,6 +252,7 @@ static void print_capacity_report(const report *r, const vmem_program_buffer *co
 /* --timeline: the values live at the peak step, largest first (big is
  * sorted so), with what padding costs each. */
 static void print_peak(const vmem_program *p, const vmem_program_buffer *const *big) {
+  const char *where = p->scoped_in_heap ? "beside the values" : "at offset 0";
   char a[48], b[48], c[48];
   fprintf(CLI_OUT, "\nlive at the peak, step %" PRId64 " (%s):\n", p->peak_time,
           cli_bytes(a, sizeof a, p->lower_bound_bytes));
@@ -261,11 +262,11 @@ static void print_peak(const vmem_program *p, const vmem_program_buffer *const *
       continue;
     vmem_str n = v->instruction ? vmem_hlo_instruction_name(v->instruction) : (vmem_str){"", 0};
     if (v->start == v->end)
-      fprintf(CLI_OUT, "  %9s  scoped reservation of %%%.*s at offset 0, step %" PRId64 "\n",
-              cli_human(b, sizeof b, v->bytes), (int)(n.len > 48 ? 48 : n.len), n.ptr, v->start);
+      fprintf(CLI_OUT, "  %9s  scoped reservation of %%%.*s %s, step %" PRId64 "\n", cli_human(b, sizeof b, v->bytes),
+              (int)(n.len > 48 ? 48 : n.len), n.ptr, where, v->start);
     else
-      fprintf(CLI_OUT, "  %9s  scoped reservations at offset 0, steps [%" PRId64 ", %" PRId64 "] (%%%.*s first)\n",
-              cli_human(b, sizeof b, v->bytes), v->start, v->end, (int)(n.len > 48 ? 48 : n.len), n.ptr);
+      fprintf(CLI_OUT, "  %9s  scoped reservations %s, steps [%" PRId64 ", %" PRId64 "] (%%%.*s first)\n",
+              cli_human(b, sizeof b, v->bytes), where, v->start, v->end, (int)(n.len > 48 ? 48 : n.len), n.ptr);
   }
   for (size_t i = 0; i < p->count; i++) {
     const vmem_program_buffer *v = big[i];
@@ -303,12 +304,21 @@ static void print_program(const report *r, size_t top) {
           "physical %s\n",
           p->count, values, cli_bytes(a, sizeof a, p->lower_bound_bytes), cli_bytes(b, sizeof b, p->peak_bytes),
           cli_human(c, sizeof c, p->capacity_bytes));
-  fprintf(CLI_OUT,
-          "  with each instruction's scoped reservation at offset 0 (the compiler's used figure where the text has "
-          "it, else %s; the largest %s, %%%.*s): used %s\n",
-          r->tight ? "a kernel's footprint or a standard op's modelled choice (--tight)" : "its limit",
-          cli_human(d, sizeof d, p->scoped_reservation_bytes), (int)rn.len, rn.ptr,
-          cli_bytes(e, sizeof e, p->used_bytes));
+  if (p->scoped_in_heap)
+    fprintf(CLI_OUT,
+            "  with each instruction's requested scoped VMEM packed beside the values, as %s lays VMEM out (its "
+            "scoped_memory_configs where the text has them, else %s; the largest %s, %%%.*s): used %s\n",
+            vmem_target_name(r->t),
+            r->tight ? "a kernel's footprint or a standard op's modelled choice (--tight)" : "its limit",
+            cli_human(d, sizeof d, p->scoped_reservation_bytes), (int)rn.len, rn.ptr,
+            cli_bytes(e, sizeof e, p->used_bytes));
+  else
+    fprintf(CLI_OUT,
+            "  with each instruction's scoped reservation at offset 0 (the compiler's used figure where the text has "
+            "it, else %s; the largest %s, %%%.*s): used %s\n",
+            r->tight ? "a kernel's footprint or a standard op's modelled choice (--tight)" : "its limit",
+            cli_human(d, sizeof d, p->scoped_reservation_bytes), (int)rn.len, rn.ptr,
+            cli_bytes(e, sizeof e, p->used_bytes));
   char bar[256];
   fprintf(CLI_OUT, "  used   %s %s of %s\n", cli_usage_bar(bar, sizeof bar, p->used_bytes, p->capacity_bytes, 40),
           cli_human(a, sizeof a, p->used_bytes), cli_human(b, sizeof b, p->capacity_bytes));

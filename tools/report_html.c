@@ -444,10 +444,13 @@ static void program_section(FILE *f, const json_t *p) {
     return;
   }
   timeline_svg(f, p);
-  fputs("<p class=\"note\">x: schedule step; y: VMEM offset. Each rectangle is a memory-space-1 value placed by "
-        "best-fit packing (exact sizes, <span class=\"model\">modelled</span> placement); shaded from offset 0, each "
-        "step's scoped reservation.</p>\n",
-        f);
+  fprintf(f,
+          "<p class=\"note\">x: schedule step; y: VMEM offset. Each rectangle is a memory-space-1 value placed by "
+          "best-fit packing (exact sizes, <span class=\"model\">modelled</span> placement); shaded from offset 0, each "
+          "step's scoped reservation%s.</p>\n",
+          jtrue(p, "scoped_in_heap") ? " (drawn by its size: on this target it is packed beside the values, and the "
+                                       "values' offsets are theirs in that packing)"
+                                     : "");
   size_t n = 0;
   json_t **live = malloc((json_array_size(bufs) + 1) * sizeof *live);
   for (size_t i = 0; live && i < json_array_size(bufs); i++)

@@ -223,6 +223,8 @@ static uint64_t reservation(const pg_walk *w, const vmem_hlo_instruction *in) {
     sc = w->opt->scoped[in->id];
   else if (vmem_hlo_instruction_scoped(in, &sc, &e) != VMEM_OK)
     return w->opt->scoped_limit_bytes;
+  if (sc.limit_bytes >= 0 && vmem_target_u64(w->target, VMEM_FACT_SCOPED_IN_HEAP))
+    return (uint64_t)sc.limit_bytes; /* 7x packs what was requested, not what was used (docs/program.md) */
   if (sc.used_bytes >= 0)
     return (uint64_t)sc.used_bytes;
   uint64_t limit = sc.limit_bytes >= 0 ? (uint64_t)sc.limit_bytes : w->opt->scoped_limit_bytes;
@@ -412,6 +414,36 @@ static uint64_t range_max(const uint64_t *tree, size_t n, size_t lo, size_t hi) 
   return m;
 }
 
+/* 7x's layout (VMEM_FACT_SCOPED_IN_HEAP; libtpu 0.0.42.1: the oracle's
+ * S(1) rows, where each instruction's scoped_memory_configs carry an offset
+ * and a size inside the VMEM allocation): each step's reservation is a
+ * buffer of that step, packed with the values by best fit; used_bytes is
+ * the heap, and the values' offsets are theirs in it. */
+static vmem_status pack_beside(vmem_program *p, const pg_walk *w, const vmem_heap_options *ho, vmem_error *err) {
+  size_t steps = (size_t)w->t, n = p->count;
+  vmem_heap_buffer *all = vmem__alloc(w->alloc, (p->count + steps + 1) * sizeof *all);
+  if (!all) {
+    err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
+    return VMEM_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < p->count; i++)
+    all[i] = (vmem_heap_buffer){p->buffers[i].bytes, p->buffers[i].start, p->buffers[i].end, 0, 0};
+  for (size_t t = 0; t < steps; t++)
+    if (w->resv[t])
+      all[n++] = (vmem_heap_buffer){w->resv[t], (int64_t)t, (int64_t)t, 0, 0};
+  vmem_heap_options best = *ho;
+  best.best = true; /* both of XLA's orders, the smaller heap */
+  vmem_heap_result r;
+  vmem_status st = vmem_heap_pack_with(all, n, &best, &r, err);
+  if (st == VMEM_OK) {
+    p->used_bytes = r.heap_bytes;
+    for (size_t i = 0; i < p->count; i++)
+      p->buffers[i].offset = all[i].offset;
+  }
+  vmem__free(w->alloc, all);
+  return st;
+}
+
 /* Packs the values alone (peak_bytes), then again with each value kept
  * above the scoped reservations at offset 0 during its life (used_bytes;
  * the offsets reported). A reservation spans one step, so the space it
@@ -448,7 +480,9 @@ static vmem_status pack(vmem_program *p, const pg_walk *w, uint64_t alignment, v
     size_t hi = (size_t)b->end < steps ? (size_t)b->end : steps - 1; /* live-out values end at `steps` */
     hb[i] = (vmem_heap_buffer){b->bytes, b->start, b->end, 0, steps ? range_max(tree, steps, (size_t)b->start, hi) : 0};
   }
-  if (st == VMEM_OK && (st = vmem_heap_pack_with(hb, p->count, &ho, &r, err)) == VMEM_OK) {
+  if (st == VMEM_OK && p->scoped_in_heap)
+    st = pack_beside(p, w, &ho, err);
+  else if (st == VMEM_OK && (st = vmem_heap_pack_with(hb, p->count, &ho, &r, err)) == VMEM_OK) {
     p->used_bytes = r.heap_bytes > p->scoped_reservation_bytes ? r.heap_bytes : p->scoped_reservation_bytes;
     for (size_t i = 0; i < p->count; i++)
       p->buffers[i].offset = hb[i].offset;
@@ -556,6 +590,7 @@ vmem_status vmem_hlo_program_vmem(const vmem_hlo_module *m, const vmem_target *t
   if (alloc)
     out->alloc = *alloc;
   out->scheduled = m->is_scheduled;
+  out->scoped_in_heap = vmem_target_u64(t, VMEM_FACT_SCOPED_IN_HEAP) != 0;
   out->capacity_bytes = vmem_target_u64(t, VMEM_FACT_VMEM_BYTES);
   pg_walk w = {
       .m = m, .n = m->total_instrs, .err = err, .target = t, .opt = opt ? opt : &none, .alloc = alloc, .next_mark = -1};

@@ -37,6 +37,7 @@
  * it leaves free (tests/oracle records and probes, docs/fidelity.md "7x"). */
 #define ORACLE "libtpu 0.0.42.1, tests/oracle records (docs/fidelity.md)"
 #define KEEPS_WINDOWS F(PREFETCHES_INPUTS, 0, OBS, ORACLE ": no input is copied to S(1) before a kernel", NULL)
+#define SCOPED_UNDER F(SCOPED_IN_HEAP, 0, OBS, ORACLE " (S(1) rows): the VMEM allocation holds the values alone", NULL)
 #define SCRATCH_72K F(INTERNAL_SCRATCH_BYTES, 72 * KiB, DOC, XLAPI " default_internal_scratch_bytes", NULL)
 
 /* v2-v4 have 16 MiB of VMEM per jax tpu_info, the same as the flags guide's
@@ -69,6 +70,7 @@ static const vmem_target targets[] = {
         F(CORES_PER_CHIP, 2, DOC, JAXTI, NULL),
         F(MEGACORE, 0, DOC, JAXTI, NULL),
         KEEPS_WINDOWS,
+        SCOPED_UNDER,
         VREG_8x128}},
     {"v3", "v3,tpuv3", "TPU v3", 3, {
         F(VMEM_BYTES, 16 * MiB, DOC, JAXTI,
@@ -85,6 +87,7 @@ static const vmem_target targets[] = {
         F(CORES_PER_CHIP, 2, DOC, JAXTI, NULL),
         F(MEGACORE, 0, DOC, JAXTI, NULL),
         KEEPS_WINDOWS,
+        SCOPED_UNDER,
         VREG_8x128}},
     {"v4", "v4,tpuv4,v4p", "TPU v4", 4, {
         F(VMEM_BYTES, 16 * MiB, OBS, JAXTI "; OOM reports print 'of 16.00M vmem' on v4",
@@ -99,6 +102,7 @@ static const vmem_target targets[] = {
         F(CORES_PER_CHIP, 2, DOC, JAXTI, NULL),
         F(MEGACORE, 1, DOC, JAXTI, NULL),
         KEEPS_WINDOWS,
+        SCOPED_UNDER,
         VREG_8x128}},
     {"v5e", "v5e,v5litepod,v5lite,tpuv5e,tpuv5lite", "TPU v5 lite", 5, {
         F(VMEM_BYTES, 128 * MiB, DOC, JAXTI,
@@ -117,6 +121,7 @@ static const vmem_target targets[] = {
         F(CORES_PER_CHIP, 1, DOC, JAXTI, NULL),
         F(MEGACORE, 0, DOC, JAXTI, NULL),
         KEEPS_WINDOWS,
+        SCOPED_UNDER,
         VREG_8x128}},
     {"v5p", "v5p,tpuv5p,tpuv5", "TPU v5", 5, {
         F(VMEM_BYTES, 64 * MiB, DOC, JAXTI, NULL),
@@ -135,6 +140,7 @@ static const vmem_target targets[] = {
         F(CORES_PER_CHIP, 2, DOC, JAXTI, NULL),
         F(MEGACORE, 1, DOC, JAXTI, NULL),
         KEEPS_WINDOWS,
+        SCOPED_UNDER,
         VREG_8x128}},
     {"v6e", "v6e,trillium,v6lite,tpuv6e,tpuv6lite,v6", "TPU v6 lite", 6, {
         F(VMEM_BYTES, 128 * MiB, DOC, JAXTI "; MaxText tuning guide '128M for v6e'", NULL),
@@ -150,6 +156,7 @@ static const vmem_target targets[] = {
         F(CORES_PER_CHIP, 1, DOC, JAXTI, NULL),
         F(MEGACORE, 0, DOC, JAXTI, NULL),
         KEEPS_WINDOWS,
+        SCOPED_UNDER,
         VREG_8x128}},
     {"7x", "7x,v7x,tpu7x,ironwood,tpu7,v7", "TPU7x", 7, {
         F(VMEM_BYTES, 64 * MiB, DOC, JAXTI "; OOM reports print 'of 64.00M vmem'",
@@ -166,6 +173,9 @@ static const vmem_target targets[] = {
         F(CORES_PER_CHIP, 2, DOC, GCP("tpu7x"), NULL),
         F(MEGACORE, 0, DOC, JAXTI " (each TensorCore is its own device)", NULL),
         F(PREFETCHES_INPUTS, 1, OBS, ORACLE ": copy-start to S(1) before the kernel", NULL),
+        F(SCOPED_IN_HEAP, 1, OBS,
+          ORACLE " (S(1) rows): the VMEM allocation packs each instruction's requested scoped VMEM beside the values",
+          NULL),
         F(PREFETCH_RESERVE_BYTES, 10 * MiB, OBS,
           ORACLE ": with limits of 16, 32, 40 and 48 MiB, inputs of 38, 22, 14 and 6 MiB are prefetched, "
                  "40, 23, 16 and 10 MiB are not",
@@ -225,6 +235,7 @@ static const struct {
     [VMEM_FACT_VREG_LANES] = {"vreg_lanes", "count"},
     [VMEM_FACT_PREFETCHES_INPUTS] = {"prefetches_inputs", "bool"},
     [VMEM_FACT_PREFETCH_RESERVE_BYTES] = {"prefetch_reserve_bytes", "bytes"},
+    [VMEM_FACT_SCOPED_IN_HEAP] = {"scoped_in_heap", "bool"},
 };
 
 size_t vmem_target_count(void) { return NTARGETS; }

@@ -155,12 +155,12 @@ vmem_status vmem_program_check(const vmem_program *p, uint64_t alignment, vmem_e
       return broken(err, "a buffer's offset is not aligned", i, i);
     if (b->end < b->start || !ck_add(b->offset, b->bytes, &end) || end > (uint64_t)INT64_MAX)
       return broken(err, "a buffer's life or end is out of range", i, i);
-    if (b->offset < floor_of(p, b->start, b->end))
+    if (!p->scoped_in_heap && b->offset < floor_of(p, b->start, b->end))
       return broken(err, "a buffer sits below a scoped reservation of its life", i, i);
     top = end > top ? end : top;
   }
   uint64_t used = top > p->scoped_reservation_bytes ? top : p->scoped_reservation_bytes;
-  if (p->count && used != p->used_bytes)
+  if (p->count && (p->scoped_in_heap ? p->used_bytes < used : used != p->used_bytes))
     return broken(err, "used_bytes is not the top of the heap", 0, p->count);
   key *k = p->count ? vmem__alloc(&p->alloc, 2 * p->count * sizeof *k) : NULL;
   size_t *live = p->count ? vmem__alloc(&p->alloc, p->count * sizeof *live) : NULL;
