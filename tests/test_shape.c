@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "test.h"
+#include "../src/shape/shape.h"
 
 static char *print(const vmem_shape *s) {
   size_t n = vmem_shape_print(s, NULL, 0);
@@ -205,8 +206,41 @@ static void test_locate(void **state) {
   assert_int_equal(col, 3);
 }
 
+/* A split layout's largest chunk (SC(d:i,...)): each piece of dimension d
+ * between the cut points, sized with the array's own layout; malformed
+ * splits are not read. */
+static void test_split_chunk_size(void **state) {
+  (void)state;
+  static const struct {
+    const char *text;
+    bool split;
+    uint64_t bytes;
+  } cases[] = {
+      {"s32[4096]{0:T(1024)S(1)SC(0:2048)}", true, 8192},
+      {"s32[4096]{0:T(1024)S(1)SC(0:1024,3072)}", true, 8192}, /* 1024, 2048, 1024 */
+      {"s32[4096]{0:T(1024)S(1)SC(0:3000)}", true, 12288},     /* 3000 rounds up to 3 tiles */
+      {"f32[64,256]{1,0:T(8,128)SC(1:128)}", true, 32768},     /* 64 x 128 x 4 */
+      {"s32[4096]{0:T(1024)S(1)}", false, 0},
+      {"s32[4096]{0:T(1024)SC(1:2048)}", false, 0},      /* no dimension 1 */
+      {"s32[4096]{0:T(1024)SC(0:2048,1024)}", false, 0}, /* not increasing */
+      {"s32[4096]{0:T(1024)SC(0:4096)}", false, 0},      /* at the end */
+      {"s32[4096]{0:T(1024)SC(0:x)}", false, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    vmem_error err;
+    vmem_shape *s = vmem_shape_parse(cases[i].text, strlen(cases[i].text), NULL, &err);
+    if (!s)
+      fail_msg("%s: %s", cases[i].text, err.message);
+    vmem_size z = {0, 0};
+    assert_int_equal(shape_split_chunk_size(s, &z), cases[i].split);
+    assert_int_equal(z.bytes, cases[i].bytes);
+    vmem_shape_free(s);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_split_chunk_size),
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_accessors),
       cmocka_unit_test(test_dtypes),

@@ -333,6 +333,11 @@ static void size_leaves(pg_walk *w, const vmem_shape *s, size_t *v) {
   vmem_size z;
   vmem_error e;
   bool ok = vmem_shape_size(s, &z, &e) == VMEM_OK; /* not sizeable: an unbounded dimension */
+  /* A value in VMEM whose layout splits it (SC(d:i)) has one chunk in each
+   * core's VMEM: v5p's buffer assignment sizes an s32[4096] split at 2048
+   * at 8 KiB (the oracle's std_gather and std_scatter records). */
+  if (ok && vmem_shape_memory_space(s) == 1)
+    (void)shape_split_chunk_size(s, &z);
   w->vbytes[*v] = ok ? z.bytes : 0;
   w->vunpadded[*v] = ok ? z.unpadded_bytes : 0;
   w->vspace[*v] = ok ? vmem_shape_memory_space(s) : -1;

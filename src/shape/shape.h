@@ -69,6 +69,12 @@ size_t shape_minor(const vmem_shape *s, size_t i);
 /* ArraySize / ByteSizeOfElements for one array shape. */
 vmem_status shape_array_size(const vmem_shape *s, vmem_size *out, vmem_error *err);
 
+/* The largest chunk of an array whose layout splits it (SC(d:i1,i2,...):
+ * dimension d cut at those indices), sized as ArraySize sizes the array;
+ * false (and *out untouched) without a split config, or one that does not
+ * read as a dimension of the shape and increasing indices inside it. */
+bool shape_split_chunk_size(const vmem_shape *s, vmem_size *out);
+
 /* Fills default TPU tiling into an array shape without tiles (in place;
  * allocations from `a`). */
 vmem_status tiling_apply_default(arena *a, vmem_shape *s, const vmem_target *t, vmem_error *err);

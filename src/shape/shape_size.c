@@ -11,6 +11,8 @@
  *   the byte width. Sub-tiles are assumed to add no padding (XLA's comment).
  * Dynamic dimensions count at their bound; `?` has no size.
  */
+#include <stdlib.h>
+
 #include "shape.h"
 
 static vmem_status overflow(const vmem_shape *s, vmem_error *err) {
@@ -85,6 +87,40 @@ vmem_status shape_array_size(const vmem_shape *s, vmem_size *out, vmem_error *er
   if (out->bytes > (uint64_t)INT64_MAX)
     return overflow(s, err);
   return VMEM_OK;
+}
+
+/* split ::= int ':' int (',' int)* */
+bool shape_split_chunk_size(const vmem_shape *s, vmem_size *out) {
+  if (!s || s->tuple || !s->lay.present || !s->lay.split)
+    return false;
+  const char *p = s->lay.split;
+  char *end;
+  long long d = strtoll(p, &end, 10);
+  if (end == p || *end != ':' || d < 0 || (size_t)d >= s->rank)
+    return false;
+  int64_t extent = s->dims[d], prev = 0, most = 0;
+  for (p = end + 1;; p = end + 1) {
+    long long at = strtoll(p, &end, 10);
+    if (end == p || at <= prev || at >= extent)
+      return false;
+    most = at - prev > most ? at - prev : most;
+    prev = at;
+    if (*end != ',')
+      break;
+  }
+  if (*end != '\0')
+    return false;
+  most = extent - prev > most ? extent - prev : most;
+  int64_t dims[64];
+  if (s->rank > sizeof dims / sizeof *dims)
+    return false;
+  for (size_t i = 0; i < s->rank; i++)
+    dims[i] = s->dims[i];
+  dims[d] = most;
+  vmem_shape chunk = *s; /* the same layout over the chunk's extent */
+  chunk.dims = dims;
+  vmem_error err;
+  return shape_array_size(&chunk, out, &err) == VMEM_OK;
 }
 
 vmem_status vmem_shape_size(const vmem_shape *s, vmem_size *out, vmem_error *err) {
