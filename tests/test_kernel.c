@@ -154,6 +154,34 @@ static void test_inputs_prefetched_on_7x(void **state) {
   vmem_kernel_free(k);
 }
 
+/* Contiguity past leading ones (libtpu probes, 2026-12-04): a (1, 128, 128)
+ * block of bf16[2,4096,128] is one run of 128 rows, read in place on 7x; a
+ * (2, 128, 128) block is two runs, 8 MiB apart, and keeps its windows. */
+static void test_prefetched_block_runs(void **state) {
+  (void)state;
+  static const char fmt[] =
+      "{\"name\": \"runs\", \"grid_axes\": [%s\"j\"],"
+      " \"in_specs\": [{\"name\": \"x\", \"array\": \"bf16[2,4096,128]\", \"block\": [%d, 128, 128], \"index_map\": "
+      "[%s, \"j\", 0]}],"
+      " \"out_specs\": [{\"name\": \"o\", \"array\": \"bf16[2,4096,128]\", \"block\": [%d, 128, 128], \"index_map\": "
+      "[%s, \"j\", 0]}]}";
+  char buf[1024];
+  snprintf(buf, sizeof buf, fmt, "\"i\", ", 1, "\"i\"", 1, "\"i\"");
+  vmem_kernel *k = spec(buf);
+  vmem_footprint f = footprint(k, "7x");
+  assert_int_equal(f.scoped_bytes, 2 * 32768); /* the output's windows alone */
+  assert_int_equal(f.prefetched_bytes, 2097152);
+  vmem_footprint_free(&f);
+  vmem_kernel_free(k);
+  snprintf(buf, sizeof buf, fmt, "", 2, "0", 2, "0");
+  k = spec(buf);
+  f = footprint(k, "7x");
+  assert_int_equal(f.scoped_bytes, 4 * 65536); /* input and output windows */
+  assert_int_equal(f.prefetched_bytes, 0);
+  vmem_footprint_free(&f);
+  vmem_kernel_free(k);
+}
+
 static void test_double_buffered_windows_and_scratch(void **state) {
   (void)state;
   vmem_kernel *k = spec(matmul);
@@ -567,6 +595,7 @@ int main(void) {
       cmocka_unit_test(test_buffer_counts_as_jax_asserts),
       cmocka_unit_test(test_double_buffered_windows_and_scratch),
       cmocka_unit_test(test_inputs_prefetched_on_7x),
+      cmocka_unit_test(test_prefetched_block_runs),
       cmocka_unit_test(test_padding_by_generation),
       cmocka_unit_test(test_spaces_and_buffers),
       cmocka_unit_test(test_remedies),

@@ -301,6 +301,21 @@ def fixed_bias(m, n, bm, brows, barray, grid2=False):
     return fn, (_sds((m, n), jnp.float32), _sds((barray, n), jnp.float32))
 
 
+def runs(b, m, n, bb, bm, dtype):
+    """A (bb, bm, n) block of a (b, m, n) array: one contiguous run when bb is
+    1, bb runs otherwise (which 7x reads in place once the input is copied)."""
+    def fn(x):
+        if bb == 1:
+            spec = pl.BlockSpec((1, bm, n), lambda i, j: (i, j, 0))
+            grid = (b, m // bm)
+        else:
+            spec = pl.BlockSpec((bb, bm, n), lambda j: (0, j, 0))
+            grid = (m // bm,)
+        return pl.pallas_call(_scale_kernel, grid=grid, in_specs=[spec], out_specs=spec,
+                              out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+    return fn, [_sds((b, m, n), dtype)]
+
+
 def _mlp_kernel(x_ref, w_ref, o_ref):
     o_ref[...] = jnp.dot(x_ref[...], w_ref[...], preferred_element_type=jnp.float32).astype(o_ref.dtype)
 
@@ -403,3 +418,7 @@ _add("fixed_bias_part512_f32_8192x1024_bm512", functools.partial(fixed_bias, 819
 _add("fixed_bias_axis1_f32_8192x1024_bm512", functools.partial(fixed_bias, 8192, 1024, 512, 8, 8, grid2=True))
 _add("fixed_weight_bf16_8192x1024x1024_bm512", functools.partial(whole_weight, 8192, 1024, 1024, 512, BF16))
 _add("fixed_weight_f32_4096x512x2048_bm256", functools.partial(whole_weight, 4096, 512, 2048, 256, F32))
+# 7x: a block of leading ones over a 3-D input is one run (read in place), a
+# block with two whole leading rows is two runs (keeps its windows).
+for bb in (1, 2):
+    _add(f"runs_f32_2x4096x128_b{bb}x512", functools.partial(runs, 2, 4096, 128, bb, 512, F32))

@@ -18,13 +18,15 @@
  */
 #include "scoped.h"
 
+/* A block is one contiguous run of its array when, past its leading dims of
+ * one, only its first dim may be cut short and every later dim is whole:
+ * (1, 1, 128, 128) of (1, 2, 4096, 128) is one run of 128 rows; (2, 128, 128)
+ * of (2, 4096, 128) is two runs. */
 bool scoped_contiguous(const int64_t *block, const int64_t *array, size_t n) {
   size_t d = 0;
-  while (d < n && block[d] == 1 && array[d] > 1)
-    d++; /* leading dims of one (a squeezed batch) */
-  while (d < n && block[d] == array[d])
-    d++;                /* whole leading dims */
-  for (d++; d < n; d++) /* past the first dim cut short, only whole dims */
+  while (d < n && block[d] == 1)
+    d++;
+  for (d++; d < n; d++)
     if (block[d] != array[d])
       return false;
   return true;
