@@ -82,6 +82,39 @@ def vmemscope_kernels(tool, rec):
     return [op["kernel"] for op in doc.get("ops", []) if "kernel" in op], None
 
 
+def body_kind(alloc):
+    """What kind of body value a modelled allocation is, from its note."""
+    note = alloc.get("note", "")
+    if note.startswith("f32 copy"):
+        return "f32 copies"
+    if note.startswith("lhs"):
+        return "matmul lhs"
+    return "unrolled values" if alloc.get("alike", 1) > 1 else "kept values"
+
+
+def body_terms(kernels):
+    """The body model's charged values over the kernels: {kind: bytes}."""
+    terms = collections.OrderedDict()
+    for k in kernels:
+        for a in k.get("allocations", []):
+            if a["kind"] == "modelled" and a["bytes"]:
+                kind = body_kind(a)
+                terms[kind] = terms.get(kind, 0) + a["bytes"]
+    return terms
+
+
+def cause(kernels, extra):
+    """Why the compiler's figure is not windows + scratch: what the body model
+    charges for it (its kinds and bytes beside the compiler's extra), or that
+    nothing vmemscope models accounts for it."""
+    if extra < 0:
+        return "windows + scratch above the compiler's: a window rule"
+    terms = body_terms(kernels)
+    if not terms:
+        return "not modelled"
+    return "body " + ", ".join(terms) + f" {sum(terms.values()):+d} B"
+
+
 def inside(x, interval):
     return interval[0] <= x <= interval[1]
 
@@ -187,7 +220,7 @@ def compare(tool, rec):
         theirs = sum(exact)
         figure = str(theirs)
         if ours != theirs:
-            notes.append(f"compiler {theirs - ours:+d} B beside windows + scratch")
+            notes.append(f"compiler {theirs - ours:+d} B beside windows + scratch; {cause(kernels, theirs - ours)}")
     elif size is not None:
         figure = f"~{(size[0] + size[1]) / 2:.0f}"
         if len(kernels) == 1 and not inside(ours, size):
@@ -249,7 +282,19 @@ def summary(rows):
     out.append(f"  {'all':20} {a:4}/{n:<4} {100.0 * a / max(n, 1):5.1f}%")
     skipped = sum(1 for r in rows if r[2] == "n/a")
     out.append(f"  ({skipped} records with no kernel figure: did not lower, or a compile error that is not about memory)")
-    return "\n".join(out) + "\n" + body_model_summary(rows)
+    return "\n".join(out) + "\n" + cause_summary(rows) + body_model_summary(rows)
+
+
+def cause_summary(rows):
+    """The Pallas rows that disagree, counted by cause (the note's last part)."""
+    causes = collections.Counter()
+    for t, c, v, a, b, n, *_ in rows:
+        if v == "DISAGREE" and not c.startswith("std_") and not c.endswith(":S(1)"):
+            part = n.split("; ", 1)[1] if "beside windows + scratch; " in n else n
+            causes[re.sub(r" [-+][0-9]+ B$", "", part)] += 1
+    out = ["", "Pallas rows that disagree, by cause:"]
+    out += [f"  {n:4}  {c}" for c, n in sorted(causes.items(), key=lambda x: (-x[1], x[0]))]
+    return "\n".join(out) + "\n"
 
 
 def body_model_summary(rows):
