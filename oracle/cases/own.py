@@ -316,6 +316,32 @@ def runs(b, m, n, bb, bm, dtype):
     return fn, [_sds((b, m, n), dtype)]
 
 
+def _bcast_kernel(rows):
+    """x combined with `rows` rows of b, each broadcast down x's block (a
+    sublane broadcast); rows 0 broadcasts b's first column along the lanes."""
+    def kern(x_ref, b_ref, o_ref):
+        if rows == 0:
+            o_ref[...] = x_ref[...] + b_ref[:, 0:1]
+            return
+        v = x_ref[...] + b_ref[0:1, :]
+        for r in range(1, rows):
+            v = v * b_ref[r:r + 1, :] if r % 2 else v - b_ref[r:r + 1, :]
+        o_ref[...] = v
+    return kern
+
+
+def bcast(m, n, bm, rows, dtype):
+    """Row broadcasts of a fixed (8, n) bias block (or, rows 0, a (bm, 128)
+    column block broadcast along the lanes): what the compiler holds for them."""
+    bblock = (bm, 128) if rows == 0 else (8, n)
+    def fn(x, b):
+        return pl.pallas_call(
+            _bcast_kernel(rows), out_shape=_sds(x.shape, x.dtype), grid=(m // bm,),
+            in_specs=[_row_spec(bm, n), pl.BlockSpec(bblock, lambda i: (0, 0))],
+            out_specs=_row_spec(bm, n))(x, b)
+    return fn, (_sds((m, n), dtype), _sds(bblock, dtype))
+
+
 def _mlp_kernel(x_ref, w_ref, o_ref):
     o_ref[...] = jnp.dot(x_ref[...], w_ref[...], preferred_element_type=jnp.float32).astype(o_ref.dtype)
 
@@ -422,3 +448,11 @@ _add("fixed_weight_f32_4096x512x2048_bm256", functools.partial(whole_weight, 409
 # block with two whole leading rows is two runs (keeps its windows).
 for bb in (1, 2):
     _add(f"runs_f32_2x4096x128_b{bb}x512", functools.partial(runs, 2, 4096, 128, bb, 512, F32))
+# Row broadcasts (v2-v4 hold a tile of rows of each): lanes past one vreg,
+# several broadcasts, bf16 rows, and a broadcast along the lanes (none).
+for name, n, bm, rows, dt in (("f32_8192x128_bm256", 128, 256, 1, F32), ("f32_8192x256_bm64", 256, 64, 1, F32),
+                              ("f32_8192x4096_bm8", 4096, 8, 1, F32), ("two_f32_8192x1024_bm64", 1024, 64, 2, F32),
+                              ("three_f32_8192x1024_bm64", 1024, 64, 3, F32),
+                              ("bf16_8192x1024_bm64", 1024, 64, 1, BF16),
+                              ("lanes_f32_8192x1024_bm64", 1024, 64, 0, F32)):
+    _add(f"bcast_{name}", functools.partial(bcast, 8192, n, bm, rows, dt))

@@ -204,7 +204,8 @@ typedef struct bscan {
     size_t start, end;
   } * loops;
   size_t nloops, lcap;
-  size_t mcap; /* k->modelled's room */
+  size_t mcap;   /* k->modelled's room */
+  size_t nbcast; /* row broadcasts recorded */
   bool ok;
 } bscan;
 
@@ -335,6 +336,80 @@ static bool bf16_in_f32(const char *name, size_t len, const char *p, const char 
          src == VMEM_BF16;
 }
 
+/* A bf16 block as loaded (a load, or a view of one with its type): not a
+ * value computed, broadcast or sliced. */
+static bool loaded_bf16(const bscan *b, int i) {
+  const bval *v = &b->v[i], *r = &b->v[v->root];
+  return v->dt == VMEM_BF16 && !r->computed && op_is(r->op, r->oplen, loads, sizeof loads / sizeof *loads) &&
+         v->t.rank == r->t.rank && !memcmp(v->t.dims, r->t.dims, v->t.rank * sizeof *v->t.dims);
+}
+
+/* The f32 copies a bf16 op makes on a VPU without bf16, at its line: one
+ * for each distinct bf16 block it reads as loaded (x + y over two loaded
+ * blocks holds two, as the records of share_add2 and constant_window show),
+ * else one of its result (x * 2 over a value already computed, a widening,
+ * a transpose). Copies past the first at a line are marked `beside`: the
+ * registers spare only one (src/scoped/footprint.c). */
+static void record_f32_copies(bscan *b, const char *name, size_t len, const char *end, size_t ln, const vtype *t,
+                              const char *res, size_t rlen) {
+  char note[160];
+  int seen[4];
+  size_t n = 0;
+  bool arith =
+      !named(name, len, "arith.extf") && !named(name, len, "vector.transpose") && !named(name, len, "tpu.transpose");
+  for (const char *p = name + len; arith && p < end && n < 4; p++) {
+    if (*p != '%')
+      continue;
+    const char *s = ++p;
+    while (p < end && is_ident(*p))
+      p++;
+    int i = lookup(b, s, (size_t)(p - s));
+    bool dup = false;
+    for (size_t j = 0; j < n; j++)
+      dup |= b->v[seen[j]].root == (i >= 0 ? b->v[i].root : -1);
+    if (i < 0 || dup || !loaded_bf16(b, i))
+      continue;
+    seen[n++] = i;
+    snprintf(note, sizeof note, "f32 copy of %%%.*s read by %.*s, line %zu", (int)b->v[i].nlen, b->v[i].name, (int)len,
+             name, ln);
+    size_t at = b->k->nmodelled;
+    b->ok = b->ok && record(b, VALUE_BF16_F32, &b->v[i].t, VMEM_F32, ln, ln, note);
+    if (b->ok && b->k->nmodelled > at)
+      b->k->modelled[at].beside = n > 1;
+  }
+  if (n)
+    return;
+  snprintf(note, sizeof note, "f32 copy of %%%.*s = %.*s, line %zu", (int)rlen, res, (int)len, name, ln);
+  b->ok = b->ok && record(b, VALUE_BF16_F32, t, VMEM_F32, ln, ln, note);
+}
+
+/* A broadcast of a row down the sublanes: the source's second-minor dim
+ * is 1 (or it has rank 1), the result's is more, the lanes are the same.
+ * A broadcast along the lanes ((m, 1) to (m, n)) is not one: the records
+ * charge nothing for it on any target. */
+static bool row_broadcast(const char *name, size_t len, const vtype *src, const vtype *res) {
+  if (!named(name, len, "vector.broadcast") || res->rank < 2 || !src->rank)
+    return false;
+  int64_t rows = src->rank >= 2 ? src->dims[src->rank - 2] : 1;
+  return rows == 1 && res->dims[res->rank - 2] > 1 && src->dims[src->rank - 1] == res->dims[res->rank - 1];
+}
+
+/* On v2-v4 the compiler charges a row broadcast about one tile of rows of
+ * the result, to the body's end (probes of x + b[0:1, :] on libtpu 0.0.42.1;
+ * that the broadcast is materialised there is our reading): recorded as
+ * that tile, [tile rows, lanes]. */
+static void record_row_broadcast(bscan *b, const vtype *res, vmem_dtype dt, size_t ln, const char *res_name,
+                                 size_t rlen) {
+  int bits = vmem_dtype_bits(dt);
+  vtype rows = {.rank = 2, .dims = {bits >= 8 && bits <= 32 ? 256 / bits : 8, res->dims[res->rank - 1]}};
+  char note[160];
+  snprintf(note, sizeof note, "row broadcast %%%.*s = vector.broadcast, line %zu", (int)rlen, res_name, ln);
+  size_t at = b->k->nmodelled;
+  b->ok = b->ok && record(b, VALUE_ROW_BCAST, &rows, dt, ln, ln, note);
+  if (b->ok && b->k->nmodelled > at)
+    b->k->modelled[at].first_bcast = b->nbcast++ == 0;
+}
+
 /* One line: its op's work, its regions, the uses it makes, the value it
  * defines; one pass over the body gives the cost and the values. */
 static void value_line(bscan *b, const char *p, const char *end, size_t ln, body_cost *cost) {
@@ -373,10 +448,10 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
   vmem_dtype dt;
   if (!res || !vt || !read_vector(vt, end, &t) || !vector_dtype(vt, end, &dt) || b->n == b->cap)
     return;
-  if (bf16_in_f32(name, len, p, end, dt)) {
-    snprintf(note, sizeof note, "f32 copy of %%%.*s = %.*s, line %zu", (int)rlen, res, (int)len, name, ln);
-    b->ok = b->ok && record(b, VALUE_BF16_F32, &t, VMEM_F32, ln, ln, note);
-  }
+  if (first >= 0 && row_broadcast(name, len, &b->v[first].t, &t))
+    record_row_broadcast(b, &t, dt, ln, res, rlen);
+  if (bf16_in_f32(name, len, p, end, dt))
+    record_f32_copies(b, name, len, end, ln, &t, res, rlen);
   bval *v = &b->v[b->n];
   memset(v, 0, sizeof *v);
   v->name = res;
@@ -476,7 +551,7 @@ bool body_read(vmem_kernel *k, const char *body, size_t len, body_cost *cost) {
   for (b.hcap = 16; b.hcap < 2 * b.cap; b.hcap *= 2) {
   }
   b.lcap = b.cap;
-  b.mcap = 3 * b.cap; /* per line at most an lhs and a bf16 copy, per value one kept */
+  b.mcap = 6 * b.cap; /* per line at most an lhs, a broadcast, four f32 copies; per value one kept */
   b.v = arena_alloc(&k->a, b.cap * sizeof *b.v);
   b.hash = arena_alloc(&k->a, b.hcap * sizeof *b.hash);
   b.loops = arena_alloc(&k->a, b.lcap * sizeof *b.loops);
@@ -492,5 +567,8 @@ bool body_read(vmem_kernel *k, const char *body, size_t len, body_cost *cost) {
     value_line(&b, p, le, ln, cost);
     p = le + 1;
   }
+  for (size_t m = 0; m < k->nmodelled; m++)
+    if (k->modelled[m].kind == VALUE_ROW_BCAST)
+      k->modelled[m].end = lines;
   return finish(&b);
 }

@@ -148,6 +148,30 @@ static uint64_t vreg_file_bytes(const vmem_target *t) {
          4;
 }
 
+/* A row broadcast on v2-v4: its tile of rows (padded), and on the body's
+ * first one of 32-bit rows wider than a vreg, 36 KiB more. Probes of
+ * x + b[0:1, :] on libtpu 0.0.42.1 (f32, 128 to 4096 lanes, 8 to 1024 rows
+ * of x; the same on v2 and v4): the compiler's extra is 32 bytes a lane, plus
+ * 36,864 past 128 lanes; a second broadcast adds its tile, a third more than
+ * that (the rule is under there); bf16 rows add their tile alone. None of it
+ * on v5e and later. */
+enum { ROW_BCAST_FIXED = 36864 };
+
+static uint64_t row_broadcast_charge(const kernel_modelled *m, const vmem_target *t, uint64_t padded) {
+  if (vmem_target_generation(t) > 4)
+    return 0;
+  uint64_t vreg = vmem_target_u64(t, VMEM_FACT_VREG_SUBLANES) * vmem_target_u64(t, VMEM_FACT_VREG_LANES) * 4;
+  bool wide = padded > vreg; /* as the lanes are in fit's blocks, not the kernel's own */
+  return m->first_bcast && wide && vmem_dtype_bits(m->shape->dtype) == 32 ? padded + ROW_BCAST_FIXED : padded;
+}
+
+/* v2/v3's f32 copies of bf16 blocks: the compiler charges a copy less
+ * 64 to 80 KiB (68 KiB, 17 vregs, on every record of one elementwise op:
+ * rows_bf16 at five widths, prefetch_bf16; within 12 KiB on widenings,
+ * transposes and two-operand ops), and 4 KiB for a copy smaller than that
+ * (rows_bf16 bm24, squeezed_bf16). */
+enum { F32_COPY_SPARED = 69632, F32_COPY_LEAST = 4096 };
+
 /* Which values count on t: the f32 copies only where the VPU has no bf16;
  * a matmul's lhs only when its K exceeds twice the MXU's width (the records:
  * K = 512 costs nothing on the 256-wide MXUs of v6e and 7x, and costs about
@@ -160,6 +184,10 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
   int64_t mxu = (int64_t)vmem_target_u64(t, VMEM_FACT_MXU_DIM);
   if (m->kind == VALUE_BF16_F32 && vmem_target_generation(t) > 3)
     return 0;
+  if (m->kind == VALUE_ROW_BCAST)
+    return row_broadcast_charge(m, t, padded);
+  if (m->kind == VALUE_BF16_F32)
+    return m->beside ? padded : padded > F32_COPY_SPARED ? padded - F32_COPY_SPARED : F32_COPY_LEAST;
   if (m->kind == VALUE_MXU_LHS && (contracted <= 2 * mxu || columns <= mxu))
     return 0; /* nor when N fits one MXU pass: a re-compile at bn = 256 on v6e showed no staging */
   uint64_t file = vreg_file_bytes(t);
@@ -170,8 +198,11 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
   return m->kind == VALUE_MXU_LHS ? padded / 4 * 5 : padded;
 }
 
+/* Kept values and row broadcasts live over their lines; the others at their own. */
+static bool spans(const kernel_modelled *m) { return m->kind == VALUE_KEPT || m->kind == VALUE_ROW_BCAST; }
+
 static bool live_at(const kernel_modelled *m, size_t line) {
-  return m->kind == VALUE_KEPT ? m->start <= line && line <= m->end : m->start == line;
+  return spans(m) ? m->start <= line && line <= m->end : m->start == line;
 }
 
 /* A charge as two 32-bit halves summed apart, so that adding and removing
@@ -254,7 +285,7 @@ bool scoped_body_peak(const vmem_kernel *k, const uint64_t *charge, size_t *memb
     if (charge[j]) {
       const kernel_modelled *m = &k->modelled[j];
       ev[ne++] = (peak_event){m->start, j, false};
-      ev[ne++] = (peak_event){(m->kind == VALUE_KEPT ? m->end : m->start) + 1, j, true};
+      ev[ne++] = (peak_event){(spans(m) ? m->end : m->start) + 1, j, true};
     }
   if (ok)
     qsort(ev, ne, sizeof *ev, by_line);

@@ -115,8 +115,20 @@ def fp8():
     return call(k, [S((4096, 1024), jnp.float8_e4m3fn)], S((4096, 1024), jnp.float8_e4m3fn), 1024)
 
 
+def bcast():
+    """x + a row of a fixed bias block, broadcast down x's rows."""
+    def k(x_ref, b_ref, o_ref):
+        o_ref[...] = x_ref[...] + b_ref[0:1, :]
+    def fn(x, b):
+        return pl.pallas_call(k, grid=(4,), in_specs=[pl.BlockSpec((1024, 1024), lambda i: (i, 0)),
+                                                      pl.BlockSpec((8, 1024), lambda i: (0, 0))],
+                              out_specs=pl.BlockSpec((1024, 1024), lambda i: (i, 0)),
+                              out_shape=S((4096, 1024), jnp.float32))(x, b)
+    return fn, [S((4096, 1024), jnp.float32), S((8, 1024), jnp.float32)]
+
+
 KINDS = {"transpose": transpose, "widen": widen, "reshape": reshape, "reduction": reduction, "matmul": matmul,
-         "attention": attention, "heads": heads, "fp8": fp8}
+         "attention": attention, "heads": heads, "fp8": fp8, "bcast": bcast}
 
 
 def body_of(text):
