@@ -89,6 +89,8 @@ def body_kind(alloc):
         return "f32 copies"
     if note.startswith("lhs"):
         return "matmul lhs"
+    if note.startswith("row broadcast"):
+        return "row broadcasts"
     return "unrolled values" if alloc.get("alike", 1) > 1 else "kept values"
 
 
@@ -259,27 +261,40 @@ def render(rows):
     return "\n".join(lines) + "\n"
 
 
+def predicted_exact(row):
+    """Whether the figure vmemscope predicts with the body's modelled values
+    (windows + scratch + body) equals the compiler's, as well as the verdict."""
+    if row[2] == "agree":
+        return True
+    model = row[6] if len(row) > 6 else None
+    return bool(model and model[0] is not None and model[1] == model[0] and model[3])
+
+
 def tally(rows, key):
+    """{key: (rows that agree, rows whose prediction with the body is exact, rows)}."""
     per = collections.OrderedDict()
-    for t, c, v, *_ in rows:
+    for row in rows:
+        t, c, v = row[:3]
         if v == "n/a":
             continue
-        agree, total = per.get(key(t, c), (0, 0))
-        per[key(t, c)] = (agree + (v == "agree"), total + 1)
+        agree, body, total = per.get(key(t, c), (0, 0, 0))
+        per[key(t, c)] = (agree + (v == "agree"), body + predicted_exact(row), total + 1)
     return per
 
 
 def summary(rows):
-    out = ["", "agreement per target:"]
-    for tgt, (a, n) in tally(rows, lambda t, c: t).items():
-        out.append(f"  {tgt:20} {a:4}/{n:<4} {100.0 * a / n:5.1f}%")
+    head = f"  {'':20} {'agree':>9} {'':6} {'with body':>9}"
+    out = ["", "agreement per target (agree: windows + scratch exact; with body: the prediction exact):", head]
+    for tgt, (a, b, n) in tally(rows, lambda t, c: t).items():
+        out.append(f"  {tgt:20} {a:4}/{n:<4} {100.0 * a / n:5.1f}% {b:4}/{n:<4} {100.0 * b / n:5.1f}%")
     per = tally(rows, lambda t, c: family(c))
-    out += ["", "agreement per family:"]
-    for fam, (a, n) in sorted(per.items()):
-        out.append(f"  {fam:20} {a:4}/{n:<4} {100.0 * a / n:5.1f}%")
-    a = sum(x for x, _ in per.values())
-    n = sum(y for _, y in per.values())
-    out.append(f"  {'all':20} {a:4}/{n:<4} {100.0 * a / max(n, 1):5.1f}%")
+    out += ["", "agreement per family:", head]
+    for fam, (a, b, n) in sorted(per.items()):
+        out.append(f"  {fam:20} {a:4}/{n:<4} {100.0 * a / n:5.1f}% {b:4}/{n:<4} {100.0 * b / n:5.1f}%")
+    a = sum(x for x, _, _ in per.values())
+    b = sum(y for _, y, _ in per.values())
+    n = sum(z for _, _, z in per.values())
+    out.append(f"  {'all':20} {a:4}/{n:<4} {100.0 * a / max(n, 1):5.1f}% {b:4}/{n:<4} {100.0 * b / max(n, 1):5.1f}%")
     skipped = sum(1 for r in rows if r[2] == "n/a")
     out.append(f"  ({skipped} records with no kernel figure: did not lower, or a compile error that is not about memory)")
     return "\n".join(out) + "\n" + cause_summary(rows) + body_model_summary(rows)
