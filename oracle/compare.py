@@ -117,6 +117,15 @@ def cause(kernels, extra):
     return "body " + ", ".join(terms) + f" {sum(terms.values()):+d} B"
 
 
+def module_kernels(tool, rec):
+    """The kernels of the record's compiled module (kept where XLA placed a
+    kernel's result in VMEM): vmemscope on it sees the operands in S(1)."""
+    doc, err = check_json(tool, rec["target"], rec["compiled_module"], ".hlo")
+    if doc is None:
+        return None
+    return [i["kernel"] for c in doc.get("computations", []) for i in c.get("instructions", []) if "kernel" in i]
+
+
 def inside(x, interval):
     return interval[0] <= x <= interval[1]
 
@@ -222,7 +231,13 @@ def compare(tool, rec):
         theirs = sum(exact)
         figure = str(theirs)
         if ours != theirs:
-            notes.append(f"compiler {theirs - ours:+d} B beside windows + scratch; {cause(kernels, theirs - ours)}")
+            why = cause(kernels, theirs - ours)
+            placed = module_kernels(tool, rec) if "compiled_module" in rec else None
+            if placed:  # the compiled module says which operands are in VMEM; the input cannot
+                mine = sum(k["scoped_bytes"] for k in placed)
+                why = "XLA placed operands in VMEM (S(1)), read in place: on the compiled module " + (
+                    "exact" if mine == theirs else f"{theirs - mine:+d} B")
+            notes.append(f"compiler {theirs - ours:+d} B beside windows + scratch; {why}")
     elif size is not None:
         figure = f"~{(size[0] + size[1]) / 2:.0f}"
         if len(kernels) == 1 and not inside(ours, size):

@@ -84,6 +84,18 @@ def custom_calls(compiled_text):
     return out
 
 
+def result_in_vmem(compiled_text):
+    """Whether XLA placed some tpu_custom_call's result in VMEM (S(1) in the
+    result's layout): what the kernel allocates then depends on the compiled
+    module, whose S(1) operands and results it reads and writes in place."""
+    for line in compiled_text.splitlines():
+        if 'custom_call_target="tpu_custom_call"' in line:
+            result = line.split(" = ", 1)[-1].split(" custom-call(", 1)[0]
+            if "S(1)" in result:
+                return True
+    return False
+
+
 def error_kind(text):
     if "E1001" in text or "while allocating on stack" in text:
         return "scoped_vmem_oom"
@@ -209,6 +221,8 @@ def record_one(name, target, mesh):
     if name in standard.CASES:  # what vmemscope sizes: the scheduled HLO with its scoped configs
         rec["compiled_hlo"] = text
         rec["vmem_assignment"] = assigned_vmem(lowered)  # what its planner is held to
+    elif result_in_vmem(text):  # the kernel's operands placed in VMEM are known from the module alone
+        rec["compiled_module"] = text
     return rec, seconds
 
 

@@ -111,7 +111,9 @@ def check_kernel(dom, k):
     sections = [a for a in dom.find("section") if a.get("data-kernel") == k["name"]]
     assert sections, "no section for kernel " + k["name"]
     rects = dom.find("rect", **{"class": "alloc"})
-    assert len(rects) >= len(k["allocations"]), (len(rects), len(k["allocations"]))
+    # An operand XLA placed in VMEM is program-scoped: no rectangle on the stack.
+    stacked = [a for a in k["allocations"] if a["kind"] != "prefetched"]
+    assert len(rects) >= len(stacked), (len(rects), len(stacked))
 
 
 def attention(browser):

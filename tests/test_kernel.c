@@ -154,6 +154,26 @@ static void test_inputs_prefetched_on_7x(void **state) {
   vmem_kernel_free(k);
 }
 
+/* Every target reads a laid-out operand whose memory space is S(1) in
+ * place: XLA put it in VMEM (paged attention's q and output on v5e and v6e,
+ * libtpu 0.0.42.1). An output too; one without S(1) keeps its windows. */
+static void test_s1_operands_in_place_everywhere(void **state) {
+  (void)state;
+  vmem_kernel *k = spec(bias_spec("f32[8,1024]", 8, 1024, 0));
+  vmem_error err;
+  assert_int_equal(vmem_kernel_set_array(k, "x", "f32[8192,1024]{1,0:T(8,128)}", &err), VMEM_OK);
+  assert_int_equal(vmem_kernel_set_array(k, "b", "f32[8,1024]{1,0:T(8,128)S(1)}", &err), VMEM_OK);
+  assert_int_equal(vmem_kernel_set_array(k, "o", "f32[8192,1024]{1,0:T(8,128)S(1)}", &err), VMEM_OK);
+  vmem_footprint f = footprint(k, "v6e");
+  assert_int_equal(f.scoped_bytes, 2 * 2097152); /* x's windows alone */
+  assert_int_equal(prefetched_of(&f, 0), 0);
+  assert_int_equal(prefetched_of(&f, 1), 32768);
+  assert_int_equal(prefetched_of(&f, 2), 33554432);
+  assert_int_equal(f.prefetched_bytes, 32768 + 33554432);
+  vmem_footprint_free(&f);
+  vmem_kernel_free(k);
+}
+
 /* Contiguity past leading ones (libtpu probes, 2026-12-04): a (1, 128, 128)
  * block of bf16[2,4096,128] is one run of 128 rows, read in place on 7x; a
  * (2, 128, 128) block is two runs, 8 MiB apart, and keeps its windows. */
@@ -596,6 +616,7 @@ int main(void) {
       cmocka_unit_test(test_double_buffered_windows_and_scratch),
       cmocka_unit_test(test_inputs_prefetched_on_7x),
       cmocka_unit_test(test_prefetched_block_runs),
+      cmocka_unit_test(test_s1_operands_in_place_everywhere),
       cmocka_unit_test(test_padding_by_generation),
       cmocka_unit_test(test_spaces_and_buffers),
       cmocka_unit_test(test_remedies),

@@ -107,7 +107,7 @@ static void print_allocations(const kreport *r) {
     table_add(&tb, num, o->name, role, space_name(o->space), blk ? blk : "semaphore", windowed ? idx : "",
               al && !pre ? buf : "-", al ? cli_human(by, sizeof by, al->bytes) : "-",
               al ? cli_human(un, sizeof un, al->unpadded_bytes) : "-",
-              pre  ? "prefetched"
+              pre  ? (o->role == VMEM_ROLE_OUTPUT ? "in VMEM" : "prefetched")
               : al ? (snprintf(of, sizeof of, "%" PRIu64, al->offset), of)
                    : "-");
     free(blk);
@@ -142,11 +142,13 @@ static void print_totals(const kreport *r) {
               cli_bytes(b, sizeof b, al->bytes), al->offset);
     if (al->kind == VMEM_ALLOC_PREFETCHED) {
       const vmem_operand *po = vmem_kernel_operand(r->k, al->operand);
+      bool out = po->role == VMEM_ROLE_OUTPUT;
       if (po->array && vmem_shape_has_tiles(po->array)) /* the module's own layout says it */
         fprintf(CLI_OUT,
-                "prefetched: %s (%s) is in VMEM (S(1)) before the kernel, as the module lays it out, and read in "
-                "place, no window  [program-scoped, not in the scoped figure]\n",
-                po->name, cli_bytes(b, sizeof b, al->bytes));
+                "%s: %s (%s) is in VMEM (S(1)) %s the kernel, as the module lays it out, and %s in place, no window  "
+                "[program-scoped, not in the scoped figure]\n",
+                out ? "in VMEM" : "prefetched", po->name, cli_bytes(b, sizeof b, al->bytes), out ? "after" : "before",
+                out ? "written" : "read");
       else
         fprintf(CLI_OUT,
                 "prefetched: %s (%s) is copied whole into VMEM before the kernel and read in place, no window, as "

@@ -247,7 +247,9 @@ static void alloc_table(FILE *f, const json_t *allocs) {
             (int64_t)json_integer_value(json_object_get(a, "buffers")), jbytes(a, "bytes"),
             human(b, sizeof b, jbytes(a, "bytes")), jbytes(a, "offset"),
             !strcmp(jstr(a, "kind"), "prefetched")
-                ? "program-scoped, copied in before the kernel (not in the scoped figure)"
+                ? (!strcmp(jstr(a, "role"), "output")
+                       ? "program-scoped, written in place and in VMEM after the kernel (not in the scoped figure)"
+                       : "program-scoped, in VMEM before the kernel and read in place (not in the scoped figure)")
             : jtrue(a, "exact") ? "exact"
                                 : "<span class=\"model\">modelled</span>");
   }

@@ -43,7 +43,7 @@ static bool add_mul(uint64_t *acc, uint64_t a, uint64_t b) {
   return ck_mul(a, b, &p) && ck_add(*acc, p, acc);
 }
 
-/* The inputs read in place (in_place[i]): copied before the kernel by
+/* The operands read or written in place (in_place[i]): in VMEM whole by
  * prefetch.c's rule, with a block that is one contiguous run of the array. */
 static vmem_status prefetch_plan(arena *scratch, const vmem_kernel *k, const vmem_target *t,
                                  const vmem_plan_options *opt, bool *in_place, vmem_error *err) {
@@ -56,7 +56,8 @@ static vmem_status prefetch_plan(arena *scratch, const vmem_kernel *k, const vme
   for (size_t i = 0; i < k->nops; i++) {
     const vmem_operand *o = &k->ops[i].pub;
     vmem_size z;
-    if (o->role != VMEM_ROLE_INPUT || !o->block || !o->array || vmem_shape_rank(o->block) != vmem_shape_rank(o->array))
+    bool io = o->role == VMEM_ROLE_INPUT || o->role == VMEM_ROLE_OUTPUT;
+    if (!io || !o->block || !o->array || vmem_shape_rank(o->block) != vmem_shape_rank(o->array))
       continue;
     vmem_status st = buffer_size(scratch, o->array, t, false, &z, err);
     if (st != VMEM_OK)
@@ -92,7 +93,7 @@ static vmem_status operand_alloc(arena *scratch, const vmem_kernel *k, size_t i,
   int n = scratch_buf ? 1 : o->buffers;
   if (n <= 0)
     return VMEM_OK;
-  if (in_place) { /* the whole array, copied in before the kernel (prefetch_plan) */
+  if (in_place) { /* the whole array, in VMEM before or after the kernel (prefetch_plan) */
     vmem_size whole;
     if ((st = buffer_size(scratch, o->array, t, false, &whole, err)) != VMEM_OK)
       return st;

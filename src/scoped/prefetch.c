@@ -11,10 +11,15 @@
  * VMEM_FACT_PREFETCH_RESERVE_BYTES (limits of 16, 32, 40 and 48 MiB copy
  * inputs of 38, 22, 14 and 6 MiB, not 40, 23, 16 and 10). A copied input
  * whose block is one contiguous run of it is read in place, with no window;
- * one whose block is a tile keeps its windows. Where the array is laid out
- * (a compiled module), its S(1) says whether it was copied, budget aside;
- * elsewhere the input is taken for an entry parameter, which one inside a
- * larger program may not be.
+ * one whose block is a tile keeps its windows. Elsewhere the input is taken
+ * for an entry parameter, which one inside a larger program may not be.
+ *
+ * Every target: where the array is laid out (a compiled module), its S(1)
+ * says it is in VMEM, for an input or an output, budget aside. XLA's
+ * memory-space assignment puts small values there on v5e and v6e too (paged
+ * attention's f32 q and its output, libtpu 0.0.42.1), and the kernel then
+ * reads or writes a contiguous block of them in place: on v6e the compiler's
+ * figure is the windows of the others alone (docs/fidelity.md).
  */
 #include "scoped.h"
 
@@ -42,19 +47,20 @@ void scoped_prefetch(const vmem_kernel *k, const vmem_target *t, uint64_t limit,
                      bool *copied) {
   for (size_t i = 0; i < k->nops; i++)
     copied[i] = false;
-  if (!vmem_target_u64(t, VMEM_FACT_PREFETCHES_INPUTS))
-    return;
+  bool predicts = vmem_target_u64(t, VMEM_FACT_PREFETCHES_INPUTS) != 0;
   uint64_t phys = vmem_target_u64(t, VMEM_FACT_VMEM_BYTES), keep = vmem_target_u64(t, VMEM_FACT_PREFETCH_RESERVE_BYTES);
   uint64_t budget = limit < phys && phys - limit > keep ? phys - limit - keep : 0, used = 0;
   for (size_t i = 0; i < k->nops; i++) {
     const vmem_operand *o = &k->ops[i].pub;
-    if (o->role != VMEM_ROLE_INPUT || o->space != VMEM_SPACE_VMEM || !o->block || !o->array || o->buffers <= 0 ||
-        !array_bytes[i])
+    bool io = o->role == VMEM_ROLE_INPUT || o->role == VMEM_ROLE_OUTPUT;
+    if (!io || o->space != VMEM_SPACE_VMEM || !o->block || !o->array || o->buffers <= 0 || !array_bytes[i])
       continue;
     if (vmem_shape_has_tiles(o->array)) { /* a compiled module says where the operand is */
       copied[i] = vmem_shape_memory_space(o->array) == 1;
       continue;
     }
+    if (!predicts || o->role != VMEM_ROLE_INPUT)
+      continue;
     if (array_bytes[i] > budget - used)
       continue; /* does not fit what is left: not copied (a later, smaller one may be) */
     used += array_bytes[i];

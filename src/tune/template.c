@@ -248,14 +248,16 @@ static double kernel_total_flops(const vmem_kernel *k, const vmem_cost_options *
   return *src = VMEM_FLOPS_NONE, -1;
 }
 
-/* Which inputs the target copies whole into VMEM before the kernel
- * (prefetch.c's rule), on the template's arrays, which no candidate changes. */
+/* Which operands are in VMEM whole (prefetch.c's rule: 7x's copies of the
+ * inputs, or S(1) in a compiled module), on the template's arrays, which no
+ * candidate changes. */
 static void plan_prefetch(vmem_template *tpl, const vmem_kernel *k, const vmem_plan_options *plan) {
   uint64_t bytes[MAX_OPS] = {0}, b;
   bool copied[MAX_OPS];
   for (size_t i = 0; i < tpl->nops; i++) {
     const tpl_operand *o = &tpl->ops[i];
-    if (o->role == VMEM_ROLE_INPUT && o->has_array && o->tile_bits && padded_bytes(tpl, o, o->array, &b))
+    bool io = o->role == VMEM_ROLE_INPUT || o->role == VMEM_ROLE_OUTPUT;
+    if (io && o->has_array && o->tile_bits && padded_bytes(tpl, o, o->array, &b))
       bytes[i] = b;
   }
   scoped_prefetch(k, tpl->t, scoped_limit(k, tpl->t, plan), bytes, copied);
@@ -539,7 +541,7 @@ static void shape_blocks(const vmem_template *tpl, const int64_t *values, eval_c
     cx->steps *= (double)(cx->grid[g] > 0 ? cx->grid[g] : 1);
 }
 
-/* An input copied whole into VMEM before the kernel (ops[i].prefetch, as
+/* An operand whole in VMEM (ops[i].prefetch, as
  * footprint.c's prefetch_plan decides) whose block at this candidate is one
  * contiguous run of it is read in place: no window; its array goes to
  * program_bytes, and its one transfer from HBM to hbm_bytes. */
@@ -550,7 +552,7 @@ static bool read_in_place(const vmem_template *tpl, size_t i, const eval_ctx *cx
   uint64_t b;
   if (!padded_bytes(tpl, o, o->array, &b) || !ck_add(out->program_bytes, b, &out->program_bytes))
     return false;
-  double whole = (double)o->elem_bytes_hbm; /* copied in once, before the kernel */
+  double whole = (double)o->elem_bytes_hbm; /* moved once, before or after the kernel */
   for (size_t d = 0; d < o->rank; d++)
     whole *= (double)o->array[d];
   out->hbm_bytes += whole;
