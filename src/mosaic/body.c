@@ -180,6 +180,7 @@ typedef struct bval {
   const char *name;
   size_t nlen;
   int root;       /* the value it is a view of (itself if none) */
+  int src;        /* the value of its first operand, -1 if none known */
   bool computed;  /* not a load, a view of one or a splat */
   bool whole_use; /* used by an op that needs all of it */
   size_t uses, start, end;
@@ -410,6 +411,37 @@ static void record_row_broadcast(bscan *b, const vtype *res, vmem_dtype dt, size
     b->k->modelled[at].first_bcast = b->nbcast++ == 0;
 }
 
+/* MLIR folds truncf(extf(x)) to x when x has the result's type (arith's
+ * TruncFOp folder, mlir/lib/Dialect/Arith/IR/ArithOps.cpp), and Mosaic
+ * canonicalizes before it lays out vectors: JAX's paged attention widens
+ * and narrows each bf16 kv block so, and libtpu charges nothing for it. The
+ * index of x, or -1. */
+static int round_trip(const bscan *b, const char *name, size_t len, int first, const vtype *t, vmem_dtype dt) {
+  if (!named(name, len, "arith.truncf") || first < 0)
+    return -1;
+  const bval *e = &b->v[first];
+  if (!named(e->op, e->oplen, "arith.extf") || e->src < 0)
+    return -1;
+  const bval *x = &b->v[e->src];
+  bool same = x->dt == dt && x->t.rank == t->rank && !memcmp(x->t.dims, t->dims, t->rank * sizeof *t->dims);
+  return same ? e->src : -1;
+}
+
+/* A folded extf whose only use was the truncf makes no f32 copy: drop the
+ * one record_f32_copies made at its line (no kept value, whose group
+ * indices would move, is recorded before finish). */
+static void drop_folded_copy(bscan *b, const bval *e) {
+  vmem_kernel *k = b->k;
+  if (e->uses != 1)
+    return;
+  for (size_t m = k->nmodelled; m-- > 0;)
+    if (k->modelled[m].kind == VALUE_BF16_F32 && k->modelled[m].start == e->start) {
+      memmove(&k->modelled[m], &k->modelled[m + 1], (k->nmodelled - m - 1) * sizeof *k->modelled);
+      k->nmodelled--;
+      return;
+    }
+}
+
 /* One line: its op's work, its regions, the uses it makes, the value it
  * defines; one pass over the body gives the cost and the values. */
 static void value_line(bscan *b, const char *p, const char *end, size_t ln, body_cost *cost) {
@@ -462,9 +494,14 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
   v->dt = dt;
   v->op = name;
   v->oplen = len;
-  bool is_view = op_is(name, len, views, sizeof views / sizeof *views);
+  v->src = first;
+  int x = round_trip(b, name, len, first, &t, dt);
+  bool is_view = x >= 0 || op_is(name, len, views, sizeof views / sizeof *views);
   v->computed = !is_view && !op_is(name, len, loads, sizeof loads / sizeof *loads);
-  if (is_view && first >= 0)
+  if (x >= 0) {
+    drop_folded_copy(b, &b->v[first]);
+    v->root = b->v[x].root;
+  } else if (is_view && first >= 0)
     v->root = b->v[first].root;
   insert(b, (int)b->n++);
 }
