@@ -56,8 +56,7 @@ static vmem_status prefetch_plan(arena *scratch, const vmem_kernel *k, const vme
   for (size_t i = 0; i < k->nops; i++) {
     const vmem_operand *o = &k->ops[i].pub;
     vmem_size z;
-    bool io = o->role == VMEM_ROLE_INPUT || o->role == VMEM_ROLE_OUTPUT;
-    if (!io || !o->block || !o->array || vmem_shape_rank(o->block) != vmem_shape_rank(o->array))
+    if (!scoped_io(o->role) || !o->block || !o->array || vmem_shape_rank(o->block) != vmem_shape_rank(o->array))
       continue;
     vmem_status st = buffer_size(scratch, o->array, t, false, &z, err);
     if (st != VMEM_OK)

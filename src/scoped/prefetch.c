@@ -52,8 +52,8 @@ void scoped_prefetch(const vmem_kernel *k, const vmem_target *t, uint64_t limit,
   uint64_t budget = limit < phys && phys - limit > keep ? phys - limit - keep : 0, used = 0;
   for (size_t i = 0; i < k->nops; i++) {
     const vmem_operand *o = &k->ops[i].pub;
-    bool io = o->role == VMEM_ROLE_INPUT || o->role == VMEM_ROLE_OUTPUT;
-    if (!io || o->space != VMEM_SPACE_VMEM || !o->block || !o->array || o->buffers <= 0 || !array_bytes[i])
+    if (!scoped_io(o->role) || o->space != VMEM_SPACE_VMEM || !o->block || !o->array || o->buffers <= 0 ||
+        !array_bytes[i])
       continue;
     if (vmem_shape_has_tiles(o->array)) { /* a compiled module says where the operand is */
       copied[i] = vmem_shape_memory_space(o->array) == 1;

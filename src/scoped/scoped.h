@@ -29,9 +29,14 @@ bool scoped_contiguous(const int64_t *block, const int64_t *array, size_t n);
  * vmem_limit_bytes, else the target's default. */
 uint64_t scoped_limit(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *opt);
 
-/* Which inputs of k target t copies whole into VMEM before the kernel under
- * `limit` (copied[i], k->nops of them), given each input's laid-out array
- * size (array_bytes[i]; 0: not a candidate). prefetch.c has the rule. */
+/* An input or an output: the roles that have windows, and that may be
+ * whole in VMEM instead (prefetch.c). */
+static inline bool scoped_io(vmem_operand_role r) { return r == VMEM_ROLE_INPUT || r == VMEM_ROLE_OUTPUT; }
+
+/* Which operands of k are whole in VMEM under `limit` (copied[i], k->nops
+ * of them): 7x's copies of inputs, or S(1) in a compiled module; given each
+ * operand's laid-out array size (array_bytes[i]; 0: not a candidate).
+ * prefetch.c has the rule. */
 void scoped_prefetch(const vmem_kernel *k, const vmem_target *t, uint64_t limit, const uint64_t *array_bytes,
                      bool *copied);
 

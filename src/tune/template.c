@@ -256,8 +256,7 @@ static void plan_prefetch(vmem_template *tpl, const vmem_kernel *k, const vmem_p
   bool copied[MAX_OPS];
   for (size_t i = 0; i < tpl->nops; i++) {
     const tpl_operand *o = &tpl->ops[i];
-    bool io = o->role == VMEM_ROLE_INPUT || o->role == VMEM_ROLE_OUTPUT;
-    if (io && o->has_array && o->tile_bits && padded_bytes(tpl, o, o->array, &b))
+    if (scoped_io(o->role) && o->has_array && o->tile_bits && padded_bytes(tpl, o, o->array, &b))
       bytes[i] = b;
   }
   scoped_prefetch(k, tpl->t, scoped_limit(k, tpl->t, plan), bytes, copied);
@@ -290,7 +289,7 @@ vmem_template *vmem_template_new(const vmem_kernel *k, const vmem_target *t, con
     compile_operand(&tpl->ops[i], &k->ops[i]);
     const vmem_operand *o = &k->ops[i].pub;
     if (k->never_moving_rule && o->block && o->space == VMEM_SPACE_VMEM && !o->buffers_given && o->buffers > 0 &&
-        (o->role == VMEM_ROLE_INPUT || o->role == VMEM_ROLE_OUTPUT)) {
+        scoped_io(o->role)) {
       tpl->ops[i].auto_buffers = tpl->any_auto = true; /* the rule decides per candidate grid (never_moving) */
       tpl->ops[i].buffers = 2;
     }
