@@ -91,6 +91,8 @@ def body_kind(alloc):
         return "matmul lhs"
     if note.startswith("row broadcast"):
         return "row broadcasts"
+    if note.startswith("one-row tiles"):
+        return "one-row relayouts"
     return "unrolled values" if alloc.get("alike", 1) > 1 else "kept values"
 
 
@@ -235,8 +237,10 @@ def compare(tool, rec):
             placed = module_kernels(tool, rec) if "compiled_module" in rec else None
             if placed:  # the compiled module says which operands are in VMEM; the input cannot
                 mine = sum(k["scoped_bytes"] for k in placed)
+                body = sum(k.get("predicted_bytes", k["scoped_bytes"]) for k in placed)
                 why = "XLA placed operands in VMEM (S(1)), read in place: on the compiled module " + (
-                    "exact" if mine == theirs else f"{theirs - mine:+d} B")
+                    "exact" if mine == theirs else "exact with the body's values" if body == theirs
+                    else f"{theirs - mine:+d} B")
             notes.append(f"compiler {theirs - ours:+d} B beside windows + scratch; {why}")
     elif size is not None:
         figure = f"~{(size[0] + size[1]) / 2:.0f}"
@@ -256,7 +260,7 @@ def compare(tool, rec):
 def family(case):
     if case.endswith(":S(1)"):
         return "program_S(1)"
-    return case.split("_")[0] if not case.startswith(("ops_", "std_")) else "_".join(case.split("_")[:2])
+    return case.split("_")[0] if not case.startswith(("ops_", "std_", "one_")) else "_".join(case.split("_")[:2])
 
 
 def load(folder):

@@ -11,27 +11,37 @@
 
 #include "vmemscope.h"
 
-/* One kernel func over a 4-step grid with bf16 x[1024,1024] and y, and an
- * f32 output block [1024,1024]; `body` is its ops. */
-static vmem_kernel *kernel_with(const char *body) {
-  static const char head[] =
-      "func.func @k(%arg0: i32, %arg1: memref<1024x1024xbf16, #tpu.memory_space<vmem>>, %arg2: memref<1024x1024xbf16, "
-      "#tpu.memory_space<vmem>>, %arg3: memref<1024x1024xf32, #tpu.memory_space<vmem>>) attributes "
-      "{dimension_semantics = [#tpu.dimension_semantics<parallel>], iteration_bounds = array<i64: 4>, "
-      "scalar_prefetch = 0 : i64, scratch_operands = 0 : i64, window_params = [{transform_indices = @t, "
-      "window_bounds = array<i64: 1024, 1024>}, {transform_indices = @t, window_bounds = array<i64: 1024, 1024>}, "
-      "{transform_indices = @t, window_bounds = array<i64: 1024, 1024>}]} {\n"
-      "  %c0 = arith.constant 0 : index\n";
-  static const char tail[] =
-      "  return\n}\nfunc.func @t(%arg0: i32) -> (i32, i32) {\n  %c0_i32 = arith.constant 0 : i32\n"
-      "  return %arg0, %c0_i32 : i32, i32\n}\n";
+/* One kernel func over a 4-step grid: `args` its refs after the step
+ * (%arg1...), `bounds` the window_bounds of each, `body` its ops. */
+static vmem_kernel *kernel_of(const char *args, const char *const *bounds, size_t nb, const char *body) {
   static char text[16384];
-  snprintf(text, sizeof text, "%s%s%s", head, body, tail);
+  int n = snprintf(text, sizeof text,
+                   "func.func @k(%%arg0: i32, %s) attributes {dimension_semantics = "
+                   "[#tpu.dimension_semantics<parallel>], iteration_bounds = array<i64: 4>, scalar_prefetch = 0 : "
+                   "i64, scratch_operands = 0 : i64, window_params = [",
+                   args);
+  for (size_t i = 0; i < nb; i++) /* @t4 for a 4-D window */
+    n += snprintf(text + n, sizeof text - (size_t)n, "%s{transform_indices = @t%s, window_bounds = array<i64: %s>}",
+                  i ? ", " : "", strchr(strchr(bounds[i], ',') + 1, ',') ? "4" : "", bounds[i]);
+  snprintf(text + n, sizeof text - (size_t)n,
+           "]} {\n  %%c0 = arith.constant 0 : index\n%s  return\n}\nfunc.func @t(%%arg0: i32) -> (i32, i32) {\n"
+           "  %%c0_i32 = arith.constant 0 : i32\n  return %%arg0, %%c0_i32 : i32, i32\n}\n"
+           "func.func @t4(%%arg0: i32) -> (i32, i32, i32, i32) {\n  %%c0_i32 = arith.constant 0 : i32\n"
+           "  return %%c0_i32, %%arg0, %%c0_i32, %%c0_i32 : i32, i32, i32, i32\n}\n",
+           body);
   vmem_error err;
   vmem_kernel *k = vmem_kernel_from_mlir(text, strlen(text), NULL, &err);
   if (!k)
     fail_msg("%s at %zu", err.message, err.offset);
   return k;
+}
+
+/* bf16 x[1024,1024] and y, and an f32 output block [1024,1024]. */
+static vmem_kernel *kernel_with(const char *body) {
+  static const char *const bounds[] = {"1024, 1024", "1024, 1024", "1024, 1024"};
+  return kernel_of("%arg1: memref<1024x1024xbf16, #tpu.memory_space<vmem>>, %arg2: memref<1024x1024xbf16, "
+                   "#tpu.memory_space<vmem>>, %arg3: memref<1024x1024xf32, #tpu.memory_space<vmem>>",
+                   bounds, 3, body);
 }
 
 /* The modelled bytes on target t, and the notes of the values charged. */
@@ -109,8 +119,9 @@ static void test_two_loaded_operands_two_copies(void **state) {
   "vector<" rows "x" cols "xf32>\n"
 
 /* A row broadcast down the sublanes holds a tile of rows, (8, 1024) f32 =
- * 32 KiB, to the body's end on v2-v4, the first one 36 KiB more; a second
- * adds its tile; a broadcast along the lanes holds nothing; none on v5e. */
+ * 32 KiB, to the body's end on v2-v4, and its row, loaded as one row, is
+ * relaid out (36 KiB, once); a second adds its tile; a broadcast along the
+ * lanes holds nothing; none on v5e. */
 static void test_row_broadcasts_on_v4(void **state) {
   (void)state;
   vmem_kernel *k = kernel_with(
@@ -274,6 +285,84 @@ static void test_a_round_trip_folds(void **state) {
   vmem_kernel_free(b);
 }
 
+/* A q block [1, 2, 1, 128] f32 (%arg1), its output in the same tiles
+ * (%arg2), and a native output [2, 128] (%arg3), as paged attention's. */
+static vmem_kernel *kernel_rows(const char *body) {
+  static const char *const bounds[] = {"1, 2, 1, 128", "1, 2, 1, 128", "2, 128"};
+  return kernel_of("%arg1: memref<1x2x1x128xf32, #tpu.memory_space<vmem>>, %arg2: memref<1x2x1x128xf32, "
+                   "#tpu.memory_space<vmem>>, %arg3: memref<2x128xf32, #tpu.memory_space<vmem>>",
+                   bounds, 3, body);
+}
+
+#define Q_ROWS                                                                                                   \
+  "  %0 = \"vector.load\"(%arg1, %c0, %c0, %c0, %c0) : (memref<1x2x1x128xf32, #tpu.memory_space<vmem>>, index, " \
+  "index, index, index) -> vector<1x2x1x128xf32>\n"                                                              \
+  "  %1 = \"vector.shape_cast\"(%0) : (vector<1x2x1x128xf32>) -> vector<2x128xf32>\n"
+#define DOUBLE "  %2 = \"arith.mulf\"(%1, %1) : (vector<2x128xf32>, vector<2x128xf32>) -> vector<2x128xf32>\n"
+#define SUM_ROWS(v)                                                                                              \
+  "  %acc = arith.constant dense<0.000000e+00> : vector<2xf32>\n"                                                \
+  "  %s = \"vector.multi_reduction\"(" v ", %acc) {kind = #vector.kind<add>, reduction_dims = array<i64: 1>} : " \
+  "(vector<2x128xf32>, vector<2xf32>) -> vector<2xf32>\n"
+#define BACK(v)                                                                                         \
+  "  %o = \"vector.shape_cast\"(" v ") : (vector<2x128xf32>) -> vector<1x2x1x128xf32>\n"                \
+  "  tpu.vector_store %o, %arg2[%c0, %c0, %c0, %c0] : memref<1x2x1x128xf32, #tpu.memory_space<vmem>>, " \
+  "vector<1x2x1x128xf32>\n"
+#define NATIVE(v) \
+  "  tpu.vector_store " v ", %arg3[%c0, %c0] : memref<2x128xf32, #tpu.memory_space<vmem>>, vector<2x128xf32>\n"
+
+/* A value in one-row tiles (a [1, G, 1, 128] f32 block, G > 1) that an op
+ * needs in native tiles costs a fixed 36 KiB, once, on v2 to v5p, none on
+ * v6e: a reduction, also of an elementwise result of it, a store into a
+ * native ref (a narrowing to bf16 on v2-v4 only); elementwise ops and a
+ * store back into one-row tiles cost nothing, and neither does a bf16 block
+ * widened to f32. */
+static void test_one_row_tiles_relaid_out(void **state) {
+  (void)state;
+  static const char *const bodies[] = {Q_ROWS SUM_ROWS("%1"), Q_ROWS DOUBLE SUM_ROWS("%2"), Q_ROWS NATIVE("%1"),
+                                       Q_ROWS DOUBLE SUM_ROWS("%1") SUM_ROWS("%2") NATIVE("%2")};
+  char notes[512];
+  for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++) {
+    vmem_kernel *k = kernel_rows(bodies[i]);
+    assert_int_equal(modelled(k, "v5p", notes, sizeof notes), 36864);
+    assert_non_null(strstr(notes, "one-row tiles of %"));
+    assert_int_equal(modelled(k, "v4", NULL, 0), 36864);
+    assert_int_equal(modelled(k, "v6e", NULL, 0), 0);
+    vmem_kernel_free(k);
+  }
+  vmem_kernel *k = kernel_rows(Q_ROWS DOUBLE BACK("%2"));
+  assert_int_equal(modelled(k, "v5p", NULL, 0), 0);
+  vmem_kernel_free(k);
+  k = kernel_rows(Q_ROWS "  %n = \"arith.truncf\"(%1) : (vector<2x128xf32>) -> vector<2x128xbf16>\n");
+  assert_int_equal(modelled(k, "v4", NULL, 0), 36864); /* narrowing: v2-v4 alone */
+  assert_int_equal(modelled(k, "v5p", NULL, 0), 0);
+  vmem_kernel_free(k);
+  static const char *const bounds[] = {"1, 2, 1, 128", "1, 2, 1, 128", "2, 128"};
+  k = kernel_of("%arg1: memref<1x2x1x128xbf16, #tpu.memory_space<vmem>>, %arg2: memref<1x2x1x128xf32, "
+                "#tpu.memory_space<vmem>>, %arg3: memref<2x128xf32, #tpu.memory_space<vmem>>",
+                bounds, 3,
+                "  %b = \"vector.load\"(%arg1, %c0, %c0, %c0, %c0) : (memref<1x2x1x128xbf16, "
+                "#tpu.memory_space<vmem>>, index, index, index, index) -> vector<1x2x1x128xbf16>\n"
+                "  %w = \"arith.extf\"(%b) : (vector<1x2x1x128xbf16>) -> vector<1x2x1x128xf32>\n"
+                "  %1 = \"vector.shape_cast\"(%w) : (vector<1x2x1x128xf32>) -> vector<2x128xf32>\n" SUM_ROWS("%1"));
+  assert_int_equal(modelled(k, "v5p", NULL, 0), 0);
+  vmem_kernel_free(k);
+}
+
+/* A row broadcast of a row sliced from a block loaded whole holds its
+ * tile alone on v4, without the 36 KiB of a row loaded as one row. */
+static void test_a_sliced_row_needs_no_relayout(void **state) {
+  (void)state;
+  vmem_kernel *k = kernel_with(
+      ROW("%r", "8",
+          "1024") "  %s = \"vector.extract_strided_slice\"(%r) {offsets = [0, 0], sizes = [1, 1024], "
+                  "strides = [1, 1]} : (vector<8x1024xf32>) -> vector<1x1024xf32>\n"
+                  "  %b = \"vector.broadcast\"(%s) : (vector<1x1024xf32>) -> vector<1024x1024xf32>\n" STORE("%b"));
+  char notes[512];
+  assert_int_equal(modelled(k, "v4", notes, sizeof notes), 32768);
+  assert_null(strstr(notes, "one-row tiles"));
+  vmem_kernel_free(k);
+}
+
 /* A JSON spec has no body: nothing modelled, and the kernel says so. */
 static void test_a_spec_has_no_body(void **state) {
   (void)state;
@@ -293,11 +382,17 @@ static void test_a_spec_has_no_body(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_streaming_costs_nothing), cmocka_unit_test(test_two_loaded_operands_two_copies),
-      cmocka_unit_test(test_row_broadcasts_on_v4),    cmocka_unit_test(test_kept_value_and_lhs_staging),
-      cmocka_unit_test(test_a_loop_extends_liveness), cmocka_unit_test(test_small_values_stay_in_registers),
-      cmocka_unit_test(test_a_spec_has_no_body),      cmocka_unit_test(test_unrolled_copies_are_held_at_once),
+      cmocka_unit_test(test_streaming_costs_nothing),
+      cmocka_unit_test(test_two_loaded_operands_two_copies),
+      cmocka_unit_test(test_row_broadcasts_on_v4),
+      cmocka_unit_test(test_kept_value_and_lhs_staging),
+      cmocka_unit_test(test_a_loop_extends_liveness),
+      cmocka_unit_test(test_small_values_stay_in_registers),
+      cmocka_unit_test(test_a_spec_has_no_body),
+      cmocka_unit_test(test_unrolled_copies_are_held_at_once),
       cmocka_unit_test(test_a_round_trip_folds),
+      cmocka_unit_test(test_one_row_tiles_relaid_out),
+      cmocka_unit_test(test_a_sliced_row_needs_no_relayout),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -318,10 +318,14 @@ def runs(b, m, n, bb, bm, dtype):
 
 def _bcast_kernel(rows):
     """x combined with `rows` rows of b, each broadcast down x's block (a
-    sublane broadcast); rows 0 broadcasts b's first column along the lanes."""
+    sublane broadcast); rows 0 broadcasts b's first column along the lanes;
+    rows -1 slices b's first row from b loaded whole."""
     def kern(x_ref, b_ref, o_ref):
         if rows == 0:
             o_ref[...] = x_ref[...] + b_ref[:, 0:1]
+            return
+        if rows < 0:
+            o_ref[...] = x_ref[...] + b_ref[...][0:1, :]
             return
         v = x_ref[...] + b_ref[0:1, :]
         for r in range(1, rows):
@@ -333,13 +337,52 @@ def _bcast_kernel(rows):
 def bcast(m, n, bm, rows, dtype):
     """Row broadcasts of a fixed (8, n) bias block (or, rows 0, a (bm, 128)
     column block broadcast along the lanes): what the compiler holds for them."""
-    bblock = (bm, 128) if rows == 0 else (8, n)
+    bblock = (bm, 128) if rows == 0 else (8, n)  # rows -1: (8, n) too
     def fn(x, b):
         return pl.pallas_call(
             _bcast_kernel(rows), out_shape=_sds(x.shape, x.dtype), grid=(m // bm,),
             in_specs=[_row_spec(bm, n), pl.BlockSpec(bblock, lambda i: (0, 0))],
             out_specs=_row_spec(bm, n))(x, b)
     return fn, (_sds((m, n), dtype), _sds(bblock, dtype))
+
+
+def _one_row_kernel(g, d, use):
+    """q, a [1, g, 1, d] f32 block (Mosaic tiles it (1, 128): a row to a
+    vreg), as [g, d]: through a matmul and back (`matmul`), stored into a
+    native [g, d] block (`native`), doubled and stored back in its own tiles
+    (`scale`), narrowed to bf16 for the matmul (`narrow`), summed along the
+    lanes and broadcast back (`sum`)."""
+    def kern(q_ref, k_ref, o_ref):
+        q = q_ref[...].reshape(g, d)
+        k = k_ref[...]
+        dims = (((1,), (1,)), ((), ()))
+        if use == "native":
+            o_ref[...] = q
+            return
+        if use == "scale":
+            r = q * 2.0
+        elif use == "sum":
+            r = jnp.broadcast_to(jnp.sum(q, axis=1, keepdims=True), (g, d))
+        else:
+            s = jax.lax.dot_general(q.astype(jnp.bfloat16) if use == "narrow" else q, k, dims,
+                                    preferred_element_type=jnp.float32)
+            r = jax.lax.dot_general(s, k, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32)
+        o_ref[...] = r.reshape(o_ref.shape)
+    return kern
+
+
+def one_row(g, d, use, t=64):
+    """Paged attention's q blocks: [1, g, 1, d] f32 over 8 x 8 steps, with a
+    bf16 k block [t, d]; what relaying the one-row tiles out costs."""
+    out = (g, d) if use == "native" else (1, g, 1, d)
+    omap = (lambda b, h: (b * 8 + h, 0)) if use == "native" else (lambda b, h: (b, h, 0, 0))
+    oshape = (64 * g, d) if use == "native" else (8, 8 * g, 1, d)
+    def fn(q, k):
+        return pl.pallas_call(
+            _one_row_kernel(g, d, use), out_shape=_sds(oshape, jnp.float32), grid=(8, 8),
+            in_specs=[pl.BlockSpec((1, g, 1, d), lambda b, h: (b, h, 0, 0)), pl.BlockSpec((t, d), lambda b, h: (h, 0))],
+            out_specs=pl.BlockSpec(out, omap))(q, k)
+    return fn, (_sds((8, 8 * g, 1, d), jnp.float32), _sds((8 * t, d), jnp.bfloat16))
 
 
 def _mlp_kernel(x_ref, w_ref, o_ref):
@@ -456,3 +499,10 @@ for name, n, bm, rows, dt in (("f32_8192x128_bm256", 128, 256, 1, F32), ("f32_81
                               ("bf16_8192x1024_bm64", 1024, 64, 1, BF16),
                               ("lanes_f32_8192x1024_bm64", 1024, 64, 0, F32)):
     _add(f"bcast_{name}", functools.partial(bcast, 8192, n, bm, rows, dt))
+_add("bcast_sliced_f32_8192x256_bm64", functools.partial(bcast, 8192, 256, 64, -1, F32))
+# One-row tiles ([1, g, 1, d] f32 blocks, as paged attention's q) relaid out
+# for a matmul or a native store: 36 KiB once on v2-v5p; none for elementwise
+# ops, a narrowing, or one tile (g = 1).
+for g, d, use in ((2, 128, "matmul"), (8, 128, "matmul"), (1, 128, "matmul"), (4, 256, "matmul"),
+                  (8, 128, "native"), (2, 128, "scale"), (2, 128, "narrow"), (2, 128, "sum")):
+    _add(f"one_row_{use}_f32_g{g}_d{d}", functools.partial(one_row, g, d, use))

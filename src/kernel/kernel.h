@@ -31,10 +31,11 @@ typedef struct kernel_operand {
  * (read by src/mosaic/body.c, charged by src/scoped/body_model.c; not
  * exact, docs/kernels.md "Body values"). Lines are the body's, 1-based. */
 typedef enum kernel_value_kind {
-  VALUE_KEPT,     /* computed, used again after a use that needs all of it: kept whole in VMEM */
-  VALUE_MXU_LHS,  /* a matmul's lhs, staged for the MXU during the matmul */
-  VALUE_BF16_F32, /* a bf16 arithmetic result, computed in f32 where the VPU has no bf16 */
-  VALUE_ROW_BCAST /* a row broadcast down the sublanes: one tile of rows of it, held to the body's end (v2-v4) */
+  VALUE_KEPT,      /* computed, used again after a use that needs all of it: kept whole in VMEM */
+  VALUE_MXU_LHS,   /* a matmul's lhs, staged for the MXU during the matmul */
+  VALUE_BF16_F32,  /* a bf16 arithmetic result, computed in f32 where the VPU has no bf16 */
+  VALUE_ROW_BCAST, /* a row broadcast down the sublanes: one tile of rows of it, held to the body's end (v2-v4) */
+  VALUE_RELAYOUT   /* one-row tiles relaid out to native ones: a fixed charge, once per kernel, the whole body */
 } kernel_value_kind;
 
 typedef struct kernel_modelled {
@@ -49,7 +50,7 @@ typedef struct kernel_modelled {
   int contracted_param;            /* the parameter K follows, or -1 */
   size_t repeats;                  /* VALUE_KEPT: values alike in the body (same op and type; 0 or 1: none) */
   size_t group;                    /* 1 + the index of the first of them in k->modelled; 0 when alone */
-  bool first_bcast;                /* VALUE_ROW_BCAST: the body's first (it carries the fixed part) */
+  int upto_generation;             /* VALUE_RELAYOUT: the last generation that charges it */
   bool beside;                     /* VALUE_BF16_F32: a second copy at its line (the registers spare none of it) */
 } kernel_modelled;
 

@@ -183,6 +183,7 @@ typedef struct bval {
   int src;        /* the value of its first operand, -1 if none known */
   bool computed;  /* not a load, a view of one or a splat */
   bool whole_use; /* used by an op that needs all of it */
+  bool row_tiles; /* 32-bit, in one-row tiles, more than one tile ("one-row tiles" below) */
   size_t uses, start, end;
   vmem_dtype dt;
   vtype t;
@@ -205,8 +206,8 @@ typedef struct bscan {
     size_t start, end;
   } * loops;
   size_t nloops, lcap;
-  size_t mcap;   /* k->modelled's room */
-  size_t nbcast; /* row broadcasts recorded */
+  size_t mcap;  /* k->modelled's room */
+  int relayout; /* k->modelled's one-row-tile relayout, -1 until one is seen */
   bool ok;
 } bscan;
 
@@ -283,9 +284,11 @@ static bool record(bscan *b, kernel_value_kind kind, const vtype *t, vmem_dtype 
   return true;
 }
 
-/* Uses: every known %name after the results (the first one is a matmul's lhs). */
-static void uses(bscan *b, const char *p, const char *end, size_t ln, bool whole, int *first) {
+/* Uses: every known %name after the results (the first one is a matmul's
+ * lhs); *tiled whether any is in one-row tiles. */
+static void uses(bscan *b, const char *p, const char *end, size_t ln, bool whole, int *first, bool *tiled) {
   *first = -1;
+  *tiled = false;
   for (; p < end; p++) {
     if (*p != '%')
       continue;
@@ -301,6 +304,7 @@ static void uses(bscan *b, const char *p, const char *end, size_t ln, bool whole
     b->v[r].uses++;
     b->v[r].end = ln;
     b->v[r].whole_use |= whole;
+    *tiled |= b->v[r].row_tiles;
   }
 }
 
@@ -405,10 +409,94 @@ static void record_row_broadcast(bscan *b, const vtype *res, vmem_dtype dt, size
   vtype rows = {.rank = 2, .dims = {bits >= 8 && bits <= 32 ? 256 / bits : 8, res->dims[res->rank - 1]}};
   char note[160];
   snprintf(note, sizeof note, "row broadcast %%%.*s = vector.broadcast, line %zu", (int)rlen, res_name, ln);
-  size_t at = b->k->nmodelled;
   b->ok = b->ok && record(b, VALUE_ROW_BCAST, &rows, dt, ln, ln, note);
-  if (b->ok && b->k->nmodelled > at)
-    b->k->modelled[at].first_bcast = b->nbcast++ == 0;
+}
+
+/* ---- one-row tiles ---------------------------------------------------------
+ *
+ * Mosaic tiles a 32-bit ref whose second-minor dim is 1 as (1, 128), and a
+ * value loaded from it keeps those tiles: one row to a vreg. Elementwise ops
+ * and stores into such a ref keep them; an op that needs the native (8, 128)
+ * tiles (a reduction, a matmul, a transpose, a store into a ref tiled so)
+ * relays the value out. When it is more than one tile, libtpu 0.0.42.1
+ * charges 36 KiB more for that, once per kernel, on v2 to v5p and not on
+ * v6e or 7x (probes of [1, G, 1, D] f32 blocks, G 2 to 64, D 128 to 512, one
+ * to three such blocks, reductions along either axis, matmuls, transposes,
+ * stores; JAX's paged attention at 2 and 4 q heads per kv head). On v2-v4 a
+ * row broadcast down the sublanes of a 32-bit row loaded as one row
+ * (b_ref[0:1, :]) wider than one tile charges the same 36 KiB, and so does
+ * narrowing one-row tiles to bf16 (none on v5); one of each in a kernel
+ * charges it once; a row sliced from a block loaded whole charges none
+ * (oracle/cases/own.py one_row_*, bcast_sliced_*; docs/fidelity.md). The
+ * relayout is recorded once, with the last generation that charges it. */
+enum { TILE_LANES = 128 };         /* the lanes of a tile, the same on every target */
+enum { UPTO_V5 = 5, UPTO_V4 = 4 }; /* the last generation that charges a relayout */
+
+/* Whether the first memref on the line has a second-minor dim of 1. */
+static bool ref_one_row(const char *p, const char *end) {
+  const char *m = find(p, end, "memref<");
+  vtype r;
+  return m && read_vector(m, end, &r) && r.rank >= 2 && r.dims[r.rank - 2] == 1;
+}
+
+static bool is_load(const char *name, size_t len) { return op_is(name, len, loads, sizeof loads / sizeof *loads); }
+
+static bool is_store(const char *name, size_t len) {
+  static const char *const stores[] = {"tpu.vector_store", "vector.store", "tpu.store", "vector.transfer_write"};
+  return op_is(name, len, stores, sizeof stores / sizeof *stores);
+}
+
+/* A value loaded in one-row tiles, more than one tile of it. */
+static bool loads_row_tiles(const char *name, size_t len, const char *end, const vtype *t, vmem_dtype dt) {
+  return is_load(name, len) && vmem_dtype_bits(dt) == 32 && t->elems > TILE_LANES && ref_one_row(name + len, end);
+}
+
+/* A row broadcast whose row was loaded as one row (not sliced from a
+ * block), 32-bit and wider than a tile: v2-v4's relayout. */
+static bool loaded_wide_row(const bscan *b, int src) {
+  const bval *v = &b->v[src], *r = &b->v[v->root];
+  bool one_row = r->t.rank < 2 || r->t.dims[r->t.rank - 2] == 1;
+  return !r->computed && is_load(r->op, r->oplen) && one_row && vmem_dtype_bits(v->dt) == 32 && v->t.rank &&
+         v->t.dims[v->t.rank - 1] > TILE_LANES;
+}
+
+static void record_relayout(bscan *b, int upto, const bval *v, size_t ln, const char *op, size_t oplen) {
+  if (b->relayout >= 0) {
+    kernel_modelled *m = &b->k->modelled[b->relayout];
+    m->upto_generation = m->upto_generation > upto ? m->upto_generation : upto;
+    return;
+  }
+  char note[160];
+  snprintf(note, sizeof note, "one-row tiles of %%%.*s relaid out for %.*s, line %zu", (int)v->nlen, v->name,
+           (int)oplen, op, ln);
+  size_t at = b->k->nmodelled;
+  b->ok = b->ok && record(b, VALUE_RELAYOUT, &v->t, v->dt, 1, ln, note);
+  if (b->ok && b->k->nmodelled > at) {
+    b->relayout = (int)at;
+    b->k->modelled[at].upto_generation = upto;
+  }
+}
+
+/* The relayouts an op makes of the values it reads (tiled: one of them is
+ * in one-row tiles): see above. */
+static void relayouts(bscan *b, const char *name, size_t len, const char *end, size_t ln, int first, bool tiled,
+                      const vtype *res) {
+  if (first < 0)
+    return;
+  bool whole = op_is(name, len, wholes, sizeof wholes / sizeof *wholes);
+  if (tiled && (whole || (is_store(name, len) && !ref_one_row(name + len, end))))
+    record_relayout(b, UPTO_V5, &b->v[first], ln, name, len);
+  else if (tiled && named(name, len, "arith.truncf"))
+    record_relayout(b, UPTO_V4, &b->v[first], ln, name, len);
+  else if (res && row_broadcast(name, len, &b->v[first].t, res) && loaded_wide_row(b, first))
+    record_relayout(b, UPTO_V4, &b->v[first], ln, name, len);
+}
+
+/* An elementwise 32-bit op keeps one-row tiles as it finds them. */
+static bool keeps_row_tiles(const char *name, size_t len, bool tiled, vmem_dtype dt) {
+  bool elementwise =
+      (starts(name, name + len, "arith.") && !is_data_op(name, len)) || starts(name, name + len, "math.");
+  return tiled && elementwise && vmem_dtype_bits(dt) == 32;
 }
 
 /* MLIR folds truncf(extf(x)) to x when x has the result's type (arith's
@@ -438,6 +526,7 @@ static void drop_folded_copy(bscan *b, const bval *e) {
     if (k->modelled[m].kind == VALUE_BF16_F32 && k->modelled[m].start == e->start) {
       memmove(&k->modelled[m], &k->modelled[m + 1], (k->nmodelled - m - 1) * sizeof *k->modelled);
       k->nmodelled--;
+      b->relayout -= b->relayout > (int)m;
       return;
     }
 }
@@ -462,8 +551,8 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
       rlen++;
   }
   int first;
-  bool matmul = is_matmul(name, len);
-  uses(b, name + len, end, ln, op_is(name, len, wholes, sizeof wholes / sizeof *wholes), &first);
+  bool matmul = is_matmul(name, len), tiled;
+  uses(b, name + len, end, ln, op_is(name, len, wholes, sizeof wholes / sizeof *wholes), &first, &tiled);
   char note[160];
   if (matmul && first >= 0 && vmem_dtype_bits(b->v[first].dt) <= 16) { /* f32 lhs: not staged (the records) */
     const bval *l = &b->v[first];
@@ -478,7 +567,9 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
   }
   vtype t;
   vmem_dtype dt;
-  if (!res || !vt || !read_vector(vt, end, &t) || !vector_dtype(vt, end, &dt) || b->n == b->cap)
+  bool typed = vt && read_vector(vt, end, &t) && vector_dtype(vt, end, &dt);
+  relayouts(b, name, len, end, ln, first, tiled, typed ? &t : NULL);
+  if (!res || !typed || b->n == b->cap)
     return;
   if (first >= 0 && row_broadcast(name, len, &b->v[first].t, &t))
     record_row_broadcast(b, &t, dt, ln, res, rlen);
@@ -497,7 +588,8 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
   v->src = first;
   int x = round_trip(b, name, len, first, &t, dt);
   bool is_view = x >= 0 || op_is(name, len, views, sizeof views / sizeof *views);
-  v->computed = !is_view && !op_is(name, len, loads, sizeof loads / sizeof *loads);
+  v->computed = !is_view && !is_load(name, len);
+  v->row_tiles = loads_row_tiles(name, len, end, &t, dt) || (v->computed && keeps_row_tiles(name, len, tiled, dt));
   if (x >= 0) {
     drop_folded_copy(b, &b->v[first]);
     v->root = b->v[x].root;
@@ -583,12 +675,12 @@ bool body_read(vmem_kernel *k, const char *body, size_t len, body_cost *cost) {
   size_t lines = 1;
   for (size_t i = 0; i < len; i++)
     lines += body[i] == '\n';
-  bscan b = {.k = k, .ok = true};
+  bscan b = {.k = k, .ok = true, .relayout = -1};
   b.cap = lines < MAX_VALUES ? lines : MAX_VALUES;
   for (b.hcap = 16; b.hcap < 2 * b.cap; b.hcap *= 2) {
   }
   b.lcap = b.cap;
-  b.mcap = 6 * b.cap; /* per line at most an lhs, a broadcast, four f32 copies; per value one kept */
+  b.mcap = 6 * b.cap + 1; /* per line at most an lhs, a broadcast, four f32 copies; per value one kept; a relayout */
   b.v = arena_alloc(&k->a, b.cap * sizeof *b.v);
   b.hash = arena_alloc(&k->a, b.hcap * sizeof *b.hash);
   b.loops = arena_alloc(&k->a, b.lcap * sizeof *b.loops);
@@ -605,7 +697,7 @@ bool body_read(vmem_kernel *k, const char *body, size_t len, body_cost *cost) {
     p = le + 1;
   }
   for (size_t m = 0; m < k->nmodelled; m++)
-    if (k->modelled[m].kind == VALUE_ROW_BCAST)
+    if (k->modelled[m].kind == VALUE_ROW_BCAST || k->modelled[m].kind == VALUE_RELAYOUT)
       k->modelled[m].end = lines;
   return finish(&b);
 }

@@ -148,22 +148,22 @@ static uint64_t vreg_file_bytes(const vmem_target *t) {
          4;
 }
 
-/* A row broadcast on v2-v4: its tile of rows (padded), and on the body's
- * first one of 32-bit rows wider than a vreg, 36 KiB more. Probes of
+/* A row broadcast on v2-v4: its tile of rows (padded). Probes of
  * x + b[0:1, :] on libtpu 0.0.42.1 (f32, 128 to 4096 lanes, 8 to 1024 rows
- * of x; the same on v2 and v4): the compiler's extra is 32 bytes a lane, plus
- * 36,864 past 128 lanes; a second broadcast adds its tile, a third more than
- * that (the rule is under there); bf16 rows add their tile alone. None of it
- * on v5e and later. */
-enum { ROW_BCAST_FIXED = 36864 };
-
-static uint64_t row_broadcast_charge(const kernel_modelled *m, const vmem_target *t, uint64_t padded) {
-  if (vmem_target_generation(t) > 4)
-    return 0;
-  uint64_t vreg = vmem_target_u64(t, VMEM_FACT_VREG_SUBLANES) * vmem_target_u64(t, VMEM_FACT_VREG_LANES) * 4;
-  bool wide = padded > vreg; /* as the lanes are in fit's blocks, not the kernel's own */
-  return m->first_bcast && wide && vmem_dtype_bits(m->shape->dtype) == 32 ? padded + ROW_BCAST_FIXED : padded;
+ * of x; the same on v2 and v4): the compiler's extra is 32 bytes a lane (and
+ * the relayout below past 128 lanes); a second broadcast adds its tile, a
+ * third more than that (the rule is under there); bf16 rows add their tile
+ * alone. None of it on v5e and later. */
+static uint64_t row_broadcast_charge(const vmem_target *t, uint64_t padded) {
+  return vmem_target_generation(t) > 4 ? 0 : padded;
 }
+
+/* One-row tiles relaid out to native ones (src/mosaic/body.c, "one-row
+ * tiles"): a fixed 36 KiB, once per kernel, up to the generation the body
+ * recorded (v5p for reductions, matmuls, transposes and stores; v4 for row
+ * broadcasts and narrowings to bf16). 36,864 bytes in every probe and
+ * record, whatever the value's size. */
+enum { RELAYOUT_FIXED = 36864 };
 
 /* v2/v3's f32 copies of bf16 blocks: the compiler charges a copy less
  * 64 to 80 KiB (68 KiB, 17 vregs, on every record of one elementwise op:
@@ -185,7 +185,9 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
   if (m->kind == VALUE_BF16_F32 && vmem_target_generation(t) > 3)
     return 0;
   if (m->kind == VALUE_ROW_BCAST)
-    return row_broadcast_charge(m, t, padded);
+    return row_broadcast_charge(t, padded);
+  if (m->kind == VALUE_RELAYOUT)
+    return vmem_target_generation(t) <= m->upto_generation ? RELAYOUT_FIXED : 0;
   if (m->kind == VALUE_BF16_F32)
     return m->beside ? padded : padded > F32_COPY_SPARED ? padded - F32_COPY_SPARED : F32_COPY_LEAST;
   if (m->kind == VALUE_MXU_LHS && (contracted <= 2 * mxu || columns <= mxu))
@@ -198,8 +200,8 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
   return m->kind == VALUE_MXU_LHS ? padded / 4 * 5 : padded;
 }
 
-/* Kept values and row broadcasts live over their lines; the others at their own. */
-static bool spans(const kernel_modelled *m) { return m->kind == VALUE_KEPT || m->kind == VALUE_ROW_BCAST; }
+/* Kept values, row broadcasts and relayouts live over their lines; the others at their own. */
+static bool spans(const kernel_modelled *m) { return m->kind != VALUE_MXU_LHS && m->kind != VALUE_BF16_F32; }
 
 static bool live_at(const kernel_modelled *m, size_t line) {
   return spans(m) ? m->start <= line && line <= m->end : m->start == line;
