@@ -248,6 +248,32 @@ static void test_model_elementwise(void **state) {
   assert_int_equal(s.whole_bytes, 3 * (4 << 20)); /* in one step: each 4 MiB array once */
 }
 
+/* Values already on the chip need no window: in VMEM (S(1)) or in v4's
+ * CMEM (S(3)), an add reads and writes them in place; a pad's scalar
+ * padding value is a register's, so the pad streams its operand and
+ * result alone (the oracle's std_* records: 0 used, where a tile each
+ * was the least). */
+static void test_model_on_chip_and_scalars(void **state) {
+  (void)state;
+  static const char *const spaces[] = {"S(1)", "S(3)"};
+  char text[512];
+  for (size_t i = 0; i < 2; i++) {
+    snprintf(text, sizeof text,
+             "HloModule m\nENTRY %%e (a: f32[1024,1024]) -> f32[1024,1024] {\n"
+             "  %%a = f32[1024,1024]{1,0:T(8,128)%s} parameter(0)\n"
+             "  ROOT %%x = f32[1024,1024]{1,0:T(8,128)%s} add(%%a, %%a)\n}\n",
+             spaces[i], spaces[i]);
+    vmem_std_scoped s = model_of(text, "x");
+    assert_true(s.applies);
+    assert_int_equal(s.min_bytes, 0);
+  }
+  vmem_std_scoped s = model_of("HloModule m\nENTRY %e (a: f32[1024,1024]) -> f32[1032,1024] {\n"
+                               "  %a = f32[1024,1024]{1,0} parameter(0)\n  %z = f32[] constant(0)\n"
+                               "  ROOT %p = f32[1032,1024]{1,0} pad(%a, %z), padding=0_8x0_0\n}\n",
+                               "p");
+  assert_int_equal(s.min_bytes, 4 * 4096);
+}
+
 /* The choice above the minimum: whole arrays when they fit a quarter of
  * the limit; else the minimum doubled while it fits that quarter (24 KiB
  * -> 3 MiB under 16 MiB, 192 KiB under 1 MiB); the minimum itself when not
@@ -429,6 +455,7 @@ int main(void) {
       cmocka_unit_test(test_model_reduce_window),
       cmocka_unit_test(test_model_fusion),
       cmocka_unit_test(test_model_likely),
+      cmocka_unit_test(test_model_on_chip_and_scalars),
       cmocka_unit_test(test_model_calibration),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

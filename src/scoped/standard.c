@@ -112,12 +112,18 @@ static bool window_bytes(rule_ctx *c, const vmem_shape *s, const int64_t *ext, u
   return window_bytes2(c, s, ext, bytes, NULL);
 }
 
+/* A value already on the chip: in VMEM (S(1)), or in v4's CMEM (S(3)),
+ * which the oracle's records show read and written in place as VMEM is
+ * (slices, selects, a pad and an iota with every operand and the result in
+ * S(3) use no scoped VMEM on v4; libtpu 0.0.42.1). */
+static bool on_chip(const vmem_shape *s) { return s->lay.memory_space == 1 || s->lay.memory_space == 3; }
+
 /* Adds a window with its buffers; the largest names the dominant one. A
  * window as large as its whole array is fetched once, not streamed: one
  * buffer. */
 static bool add(rule_ctx *c, const vmem_shape *s, const int64_t *ext, int buffers, int64_t who) {
-  if (!s->tuple && s->lay.memory_space == 1)
-    return true; /* already in VMEM: read in place, no span */
+  if (!s->tuple && (on_chip(s) || (who >= 0 && s->rank == 0)))
+    return true; /* read or written in place, no span; a scalar operand is a register's */
   uint64_t b, whole;
   if (!window_bytes2(c, s, ext, &b, &whole))
     return false;
