@@ -871,8 +871,8 @@ VMEM_API const char *vmem_alloc_kind_name(vmem_alloc_kind kind);
  * One decision for the CLI, the JSON, the report and Python: a kernel's
  * footprint against the limit in force and against SMEM. */
 typedef enum vmem_verdict_code {
-  VMEM_VERDICT_FITS,         /* with the internal scratch and the body's modelled values */
-  VMEM_VERDICT_AT_RISK,      /* fits with the modelled values, not with the internal scratch as well */
+  VMEM_VERDICT_FITS,         /* with the body's modelled values (the internal scratch lies beside the limit) */
+  VMEM_VERDICT_AT_RISK,      /* fits with the modelled values, by less than they are: their estimate decides */
   VMEM_VERDICT_LIKELY_E1001, /* the exact part fits; with the body's modelled values it does not */
   VMEM_VERDICT_E1001         /* the exact part (windows + scratch) exceeds the limit */
 } vmem_verdict_code;
@@ -884,7 +884,7 @@ typedef struct vmem_verdict {
                                     capacity, "Used X of Y vmem") */
   uint64_t exact_bytes;         /* windows + scratch: the figure the compiler prints */
   uint64_t predicted_bytes;     /* exact + the body's modelled values */
-  uint64_t needed_bytes;        /* predicted + internal scratch: what a limit must hold */
+  uint64_t needed_bytes;        /* what a limit must hold: predicted (the internal scratch is beside it) */
   uint64_t smem_bytes;          /* scalar prefetch, SMEM operands and scratch */
   uint64_t smem_capacity_bytes; /* the target's SMEM; 0 when unknown (then never over) */
   bool smem_over;               /* smem_bytes > smem_capacity_bytes: "Ran out of memory in memory space smem" */

@@ -194,14 +194,14 @@ static void print_verdict(const kreport *r) {
             cli_human(c, sizeof c, r->f.modelled_bytes), cli_human(d, sizeof d, s + r->f.modelled_bytes - lim));
   } else if (r->v.scoped == VMEM_VERDICT_AT_RISK) {
     fprintf(CLI_OUT,
-            "%s: %sfits by %s with the body's modelled values, but not with the internal scratch "
-            "(%s) counted — at risk%s\n",
+            "%s: %sfits by %s with the body's values (%s, modelled), less than they are — at risk: their "
+            "estimate decides it%s\n",
             head, cli_tone(CLI_WARN), cli_human(b, sizeof b, lim - s - r->f.modelled_bytes),
-            cli_human(c, sizeof c, r->f.internal_scratch_bytes), cli_tone(CLI_RESET));
+            cli_human(c, sizeof c, r->f.modelled_bytes), cli_tone(CLI_RESET));
   } else {
-    fprintf(CLI_OUT, "%s: %sfits%s, %s to spare (internal scratch and modelled values included)\n", head,
-            cli_tone(CLI_OK), cli_tone(CLI_RESET),
-            cli_human(b, sizeof b, lim - s - r->f.internal_scratch_bytes - r->f.modelled_bytes));
+    fprintf(CLI_OUT, "%s: %sfits%s, %s to spare (%s; the internal scratch lies beside the limit)\n", head,
+            cli_tone(CLI_OK), cli_tone(CLI_RESET), cli_human(b, sizeof b, lim - s - r->f.modelled_bytes),
+            r->f.modelled_bytes ? "modelled values included" : "no modelled values");
   }
   if (!vmem_kernel_body_modelled(r->k) && r->v.scoped != VMEM_VERDICT_E1001)
     fprintf(CLI_OUT, "(the body is not modelled: a spec has none, so values it computes in VMEM are not counted)\n");
@@ -240,7 +240,7 @@ static void print_remedies(const kreport *r) {
           "\nremedies, in this order: smaller blocks, a per-kernel limit, Buffered(1), coloring, the global flag:\n");
   if (r->v.scoped == VMEM_VERDICT_LIKELY_E1001)
     print_body_remedy(r);
-  fprintf(CLI_OUT, "1. smaller blocks (each alone fits the limit with the internal scratch counted):\n");
+  fprintf(CLI_OUT, "1. smaller blocks (each alone fits the limit with the body's modelled values):\n");
   if (!m->nshrink)
     fprintf(CLI_OUT, "   none found by halving a block dimension alone; combine them, or use the steps below\n");
   for (size_t i = 0; i < m->nshrink; i++) {
@@ -256,7 +256,7 @@ static void print_remedies(const kreport *r) {
   }
   fprintf(CLI_OUT,
           "2. request the limit this kernel needs: pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # %s: "
-          "windows + scratch + internal scratch%s, rounded up to a MiB; %s\n",
+          "windows + scratch%s, rounded up to a MiB; %s\n",
           m->request_bytes, cli_human(c, sizeof c, m->request_bytes),
           r->f.modelled_bytes ? " + the body's modelled values" : "",
           m->request_within_physical ? "within physical VMEM"

@@ -213,8 +213,8 @@ vmem_status vmem_kernel_remedies(const vmem_kernel *k, const vmem_target *t, con
   out->limit_bytes = limit;
   /* The body's modelled values stay what they are when blocks shrink (their
    * shapes are the body's): they come off the budget, and go into the
-   * request, as the internal scratch does. */
-  uint64_t extra = f.internal_scratch_bytes + f.modelled_bytes;
+   * request. The internal scratch lies beside the limit (verdict.c). */
+  uint64_t extra = f.modelled_bytes;
   out->needed_bytes = f.scoped_bytes + extra;
   uint64_t budget = limit > extra ? limit - extra : 0;
   shrinks(k, t, &f, budget, out);
