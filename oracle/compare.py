@@ -61,13 +61,22 @@ def compiler_figures(rec):
     return exact, size, limit, False
 
 
-def check_json(tool, target, text, suffix):
-    """`vmemscope check --json` on text: (document, None), or (None, its error line) on bad input."""
+def flag_text(flags):
+    """A record's compiler options as libtpu flags (vmemscope check --flags)."""
+    return " ".join(f"--{k}={v}" for k, v in sorted((flags or {}).items()))
+
+
+def check_json(tool, target, text, suffix, flags=None):
+    """`vmemscope check --json` on text, under the record's compiler options:
+    (document, None), or (None, its error line) on bad input."""
     with tempfile.NamedTemporaryFile("w", suffix=suffix, delete=False) as fh:
         fh.write(text)
         path = fh.name
+    cmd = [tool, "check", "--json", "--no-env", "--target", target, path]
+    if flags:
+        cmd += ["--flags", flag_text(flags)]
     try:
-        run = subprocess.run([tool, "check", "--json", "--target", target, path], capture_output=True, text=True)
+        run = subprocess.run(cmd, capture_output=True, text=True)
     finally:
         os.unlink(path)
     if run.returncode == 2:
@@ -76,7 +85,7 @@ def check_json(tool, target, text, suffix):
 
 
 def vmemscope_kernels(tool, rec):
-    doc, err = check_json(tool, rec["target"], rec["input"], ".mlir")
+    doc, err = check_json(tool, rec["target"], rec["input"], ".mlir", rec.get("flags"))
     if doc is None:
         return None, err
     return [op["kernel"] for op in doc.get("ops", []) if "kernel" in op], None
@@ -122,7 +131,7 @@ def cause(kernels, extra):
 def module_kernels(tool, rec):
     """The kernels of the record's compiled module (kept where XLA placed a
     kernel's result in VMEM): vmemscope on it sees the operands in S(1)."""
-    doc, err = check_json(tool, rec["target"], rec["compiled_module"], ".hlo")
+    doc, err = check_json(tool, rec["target"], rec["compiled_module"], ".hlo", rec.get("flags"))
     if doc is None:
         return None
     return [i["kernel"] for c in doc.get("computations", []) for i in c.get("instructions", []) if "kernel" in i]
@@ -217,6 +226,9 @@ def compare(tool, rec):
         return (target, case, "n/a", "-", "-", "did not lower: " + rec["error"].splitlines()[0][:60])
     if rec["status"] == "compile_error" and rec["error_kind"] == "other_error":
         return (target, case, "n/a", "-", "-", "compile error: " + rec["error"].splitlines()[0][:60])
+    if rec["status"] == "compile_error" and rec["error_kind"] == "compiler_crash":
+        # libtpu aborted (a CHECK failure): no verdict on the kernel to hold vmemscope to
+        return (target, case, "n/a", "-", "-", "compiler aborted: " + rec["error"].split(": ", 1)[-1][:70])
     kernels, err = vmemscope_kernels(tool, rec)
     if kernels is None:
         return (target, case, "DISAGREE", "-", "-", "vmemscope: " + err[:60])
@@ -251,7 +263,8 @@ def compare(tool, rec):
     if limit is not None and len(kernels) == 1 and not inside(kernels[0]["limit_bytes"], limit):
         notes.append(f"limit {kernels[0]['limit_bytes']} not the E1001's")
     if fits != compiled:
-        notes.append("vmemscope says fits" if fits else "vmemscope says over")
+        notes.append(("vmemscope says fits, at risk" if any(k.get("at_risk") for k in kernels) else
+                      "vmemscope says fits") if fits else "vmemscope says over")
     predicted = sum(k.get("predicted_bytes", k["scoped_bytes"]) for k in kernels)
     model = (sum(exact) if exact is not None else None, predicted, ours, fits == compiled)
     return (target, case, "agree" if not notes else "DISAGREE", figure, str(ours), "; ".join(notes), model)
@@ -301,7 +314,13 @@ def tally(rows, key):
     return per
 
 
+def is_edge(case):
+    return case.startswith("edge_")
+
+
 def summary(rows):
+    edge_rows = [r for r in rows if is_edge(r[1])]
+    rows = [r for r in rows if not is_edge(r[1])]  # the edges repeat their cases' figures: apart below
     head = f"  {'':20} {'agree':>9} {'':6} {'with body':>9}"
     out = ["", "agreement per target (agree: windows + scratch exact; with body: the prediction exact):", head]
     for tgt, (a, b, n) in tally(rows, lambda t, c: t).items():
@@ -316,7 +335,23 @@ def summary(rows):
     out.append(f"  {'all':20} {a:4}/{n:<4} {100.0 * a / max(n, 1):5.1f}% {b:4}/{n:<4} {100.0 * b / max(n, 1):5.1f}%")
     skipped = sum(1 for r in rows if r[2] == "n/a")
     out.append(f"  ({skipped} records with no kernel figure: did not lower, or a compile error that is not about memory)")
-    return "\n".join(out) + "\n" + cause_summary(rows) + body_model_summary(rows)
+    return "\n".join(out) + "\n" + cause_summary(rows) + body_model_summary(rows) + edge_summary(edge_rows)
+
+
+def edge_summary(rows):
+    """The verdicts at the edge of the limit (oracle/cases/edges.py): each
+    kernel compiled at its own figure and 4 KiB under it."""
+    judged = [r for r in rows if r[2] != "n/a"]
+    fits = [r for r in judged if "vmemscope says fits" in r[5]]
+    risky = [r for r in fits if "at risk" in r[5]]
+    over = [r for r in judged if "vmemscope says over" in r[5]]
+    out = ["", "verdicts at the edge of the limit (each kernel at the compiler's figure and 4 KiB under):",
+           f"  right: {len(judged) - len(fits) - len(over)}/{len(judged)}; 'fits' where the compiler failed: "
+           f"{len(fits)} ({len(risky)} of them 'at risk'); 'over' where it compiled: {len(over)}; "
+           f"aborted or no figure: {len(rows) - len(judged)}"]
+    out += [f"    fits{', at risk' if r in risky else ''}, failed: {r[0]} {r[1]}" for r in fits]
+    out += [f"    over, compiled: {r[0]} {r[1]}" for r in over]
+    return "\n".join(out) + "\n"
 
 
 def cause_summary(rows):

@@ -16,6 +16,7 @@ import fnmatch
 import json
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,8 +34,15 @@ import numpy as np  # noqa: E402
 from jax.experimental import topologies  # noqa: E402
 from jax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402
 
+# No Python frames in the ops' locations: they carry the line numbers of the
+# case files (and of JAX's), which would change every record below a line
+# edited there, in the StableHLO, the Mosaic bytecode and the compiled HLO
+# alike. vmemscope reads none of them; without them a record depends on the
+# case and the versions alone, and re-recording gives the same bytes.
+jax.config.update("jax_traceback_in_locations_limit", 0)
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cases import jaxops, own, standard  # noqa: E402
+from cases import edges, jaxops, own, standard  # noqa: E402
 
 # vmemscope's target name -> the topology name libtpu takes.
 TOPOLOGIES = {
@@ -44,7 +52,7 @@ TOPOLOGIES = {
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-ALL_CASES = {**own.CASES, **jaxops.CASES, **standard.CASES}
+ALL_CASES = {**own.CASES, **jaxops.CASES, **standard.CASES, **edges.CASES}
 
 _NAME = re.compile(r'^\s*(?:ROOT\s+)?%([^\s=]+)\s*=')
 _USED = re.compile(r'"used_scoped_memory_configs":(\[[^\]]*\])')
@@ -185,26 +193,34 @@ def clip(text):
     return text[:MAX_ERROR] + f"\n[... {len(text) - MAX_ERROR} more bytes of the error cut by record.py]\n"
 
 
-def record_one(name, target, mesh):
+def lower_case(name, mesh):
+    """The case lowered for the mesh's device, as jit lowers it."""
     os.environ["VMEMSCOPE_ORACLE_DEVICE_KIND"] = mesh.devices.flat[0].device_kind
     fn, args = ALL_CASES[name]()
     shard = NamedSharding(mesh, PartitionSpec())
     args = [jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=shard) for a in args]
+    jitted = jax.jit(fn, in_shardings=tuple(shard for _ in args))
+    # Pallas asks the device it lowers for its kind (tpu_info); without the
+    # mesh's abstract device in context it would find the CPU host's.
+    with jax.sharding.use_abstract_mesh(mesh.abstract_mesh):
+        return jitted.lower(*args)
+
+
+def record_one(name, target, mesh):
     rec = {"case": name, "target": target, "topology": TOPOLOGIES[target],
            "versions": versions()}
-    jitted = jax.jit(fn, in_shardings=tuple(shard for _ in args))
     try:
-        # Pallas asks the device it lowers for its kind (tpu_info); without the
-        # mesh's abstract device in context it would find the CPU host's.
-        with jax.sharding.use_abstract_mesh(mesh.abstract_mesh):
-            lowered = jitted.lower(*args)
+        lowered = lower_case(name, mesh)
     except Exception as e:  # a case that does not lower is recorded as such
         rec.update(status="lower_error", error=f"{type(e).__name__}: {e}")
         return rec, 0.0
     rec["input"] = lowered.as_text()
+    options = edges.FLAGS.get(name)  # a case compiled at the edge of a limit
+    if options:
+        rec["flags"] = options
     t0 = time.perf_counter()
     try:
-        compiled = lowered.compile()
+        compiled = lowered.compile(compiler_options=options) if options else lowered.compile()
     except Exception as e:
         seconds = time.perf_counter() - t0
         text = str(e) or type(e).__name__
@@ -226,11 +242,37 @@ def record_one(name, target, mesh):
     return rec, seconds
 
 
+def record_apart(name, target, mesh):
+    """record_one in a process of its own: a case compiled under flags can
+    make libtpu abort (a CHECK failure kills the process, which no except
+    clause catches), and the abort is then the record, as a compile error
+    of its own kind with the compiler's first fatal line."""
+    with tempfile.TemporaryDirectory() as out:
+        run = subprocess.run([sys.executable, os.path.abspath(__file__), "--target", target, "--out", out,
+                              "--apart", name], capture_output=True, text=True)
+        path = os.path.join(out, "records", target, name + ".json")
+        if run.returncode == 0 and os.path.exists(path):
+            with open(path) as fh:
+                rec = json.load(fh)
+            with open(os.path.join(out, "timings", f"{target}.json")) as fh:
+                return rec, json.load(fh)[name]
+    # its first fatal line, less the time and thread that prefix it
+    fatal = [re.sub(r"^F\d{4} \S+\s+\d+ ", "", line) for line in run.stderr.splitlines()
+             if re.match(r"^F\d{4} ", line)]
+    rec = {"case": name, "target": target, "topology": TOPOLOGIES[target], "versions": versions(),
+           "input": lower_case(name, mesh).as_text(), "flags": edges.FLAGS.get(name),
+           "status": "compile_error", "error_kind": "compiler_crash",
+           "error": clip(f"the compiler process ended with status {run.returncode}: " +
+                         (fatal[0] if fatal else run.stderr.strip()[-2000:]))}
+    return rec, 0.0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--target", action="append", required=True,
                     help="vmemscope target name (repeatable): " + ", ".join(TOPOLOGIES))
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "tests", "oracle"))
+    ap.add_argument("--apart", action="store_true", help=argparse.SUPPRESS)  # record_apart's child
     ap.add_argument("cases", nargs="*", default=["*"], help="case names or globs (default: all)")
     opts = ap.parse_args(argv)
     names = sorted(n for n in ALL_CASES if any(fnmatch.fnmatch(n, g) for g in opts.cases))
@@ -254,7 +296,10 @@ def main(argv=None):
             with open(timings_path) as fh:
                 timings = json.load(fh)
         for name in names:
-            rec, seconds = record_one(name, target, mesh)
+            if target not in edges.TARGETS.get(name, (target,)):
+                continue  # a case of one target's limits
+            apart = name in edges.FLAGS and not opts.apart
+            rec, seconds = record_apart(name, target, mesh) if apart else record_one(name, target, mesh)
             with open(os.path.join(folder, name + ".json"), "w") as fh:
                 json.dump(rec, fh, indent=1, sort_keys=True)
                 fh.write("\n")
