@@ -74,6 +74,12 @@ static void test_precedence_and_duplicates(void **state) {
   assert_true(has_warning(&l, VMEM_WARN_DASHES));
   l = resolve("v6e", "--xla_tpu_scoped_vmem_limit_kib=1024", NULL, NULL, -1);
   assert_true(has_warning(&l, VMEM_WARN_BELOW_RANGE));
+  /* libtpu aborts on a reduce-window at 4096 KiB and compiles at 4097 */
+  l = resolve("v6e", "--xla_tpu_scoped_vmem_limit_kib=4096", NULL, NULL, -1);
+  assert_true(has_warning(&l, VMEM_WARN_BELOW_RANGE));
+  assert_non_null(strstr(l.warnings[0].message, "reduce-window"));
+  l = resolve("v6e", "--xla_tpu_scoped_vmem_limit_kib=4097", NULL, NULL, -1);
+  assert_false(has_warning(&l, VMEM_WARN_BELOW_RANGE));
 }
 
 static void test_kernel_request(void **state) {

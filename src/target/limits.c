@@ -149,9 +149,16 @@ static void pick_flag(vmem_limits *out, const flag_hit *opt, const flag_hit *lib
   out->has_flag = true;
   out->flag_applied = use != xla;
   out->flag_bytes = use->kib * 1024;
-  if (use->kib < 4096)
+  /* The global limit reaches the program's standard ops too, and libtpu
+   * 0.0.42.1's reduce-window emitter takes it less 4 MiB: at 4096 KiB or
+   * less the compiler aborts (a CHECK failure, no error) on any reduce-window
+   * in the program, on every generation (probes of jnp.cumsum at 4096 and
+   * 4097 KiB; the oracle's edge record of megablox gmm, docs/fidelity.md). */
+  if (use->kib <= 4096)
     warn(out, VMEM_WARN_BELOW_RANGE,
-         "%" PRIu64 " KiB is below the 4096 KiB the flags guide gives as the smallest candidate", use->kib);
+         "%" PRIu64 " KiB: at 4096 KiB or less libtpu aborts on any reduce-window (cumsum, pooling) in the program "
+         "(its emitter takes the limit less 4 MiB); for one kernel, set vmem_limit_bytes",
+         use->kib);
   if (out->flag_applied)
     check_physical(out, out->flag_bytes, "the flag's limit");
 }
