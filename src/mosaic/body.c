@@ -477,18 +477,16 @@ static void record_relayout(bscan *b, int upto, const bval *v, size_t ln, const 
   }
 }
 
-/* The relayouts an op makes of the values it reads (tiled: one of them is
- * in one-row tiles): see above. */
+/* The relayout an op makes of a value it reads in one-row tiles (tiled;
+ * `whole`: the op needs all of it): see above. Row broadcasts are
+ * value_line's, beside the tile of rows they hold. */
 static void relayouts(bscan *b, const char *name, size_t len, const char *end, size_t ln, int first, bool tiled,
-                      const vtype *res) {
-  if (first < 0)
+                      bool whole) {
+  if (first < 0 || !tiled)
     return;
-  bool whole = op_is(name, len, wholes, sizeof wholes / sizeof *wholes);
-  if (tiled && (whole || (is_store(name, len) && !ref_one_row(name + len, end))))
+  if (whole || (is_store(name, len) && !ref_one_row(name + len, end)))
     record_relayout(b, UPTO_V5, &b->v[first], ln, name, len);
-  else if (tiled && named(name, len, "arith.truncf"))
-    record_relayout(b, UPTO_V4, &b->v[first], ln, name, len);
-  else if (res && row_broadcast(name, len, &b->v[first].t, res) && loaded_wide_row(b, first))
+  else if (named(name, len, "arith.truncf"))
     record_relayout(b, UPTO_V4, &b->v[first], ln, name, len);
 }
 
@@ -551,8 +549,8 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
       rlen++;
   }
   int first;
-  bool matmul = is_matmul(name, len), tiled;
-  uses(b, name + len, end, ln, op_is(name, len, wholes, sizeof wholes / sizeof *wholes), &first, &tiled);
+  bool matmul = is_matmul(name, len), whole = op_is(name, len, wholes, sizeof wholes / sizeof *wholes), tiled;
+  uses(b, name + len, end, ln, whole, &first, &tiled);
   char note[160];
   if (matmul && first >= 0 && vmem_dtype_bits(b->v[first].dt) <= 16) { /* f32 lhs: not staged (the records) */
     const bval *l = &b->v[first];
@@ -567,12 +565,14 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
   }
   vtype t;
   vmem_dtype dt;
-  bool typed = vt && read_vector(vt, end, &t) && vector_dtype(vt, end, &dt);
-  relayouts(b, name, len, end, ln, first, tiled, typed ? &t : NULL);
-  if (!res || !typed || b->n == b->cap)
+  relayouts(b, name, len, end, ln, first, tiled, whole);
+  if (!res || !vt || !read_vector(vt, end, &t) || !vector_dtype(vt, end, &dt) || b->n == b->cap)
     return;
-  if (first >= 0 && row_broadcast(name, len, &b->v[first].t, &t))
+  if (first >= 0 && row_broadcast(name, len, &b->v[first].t, &t)) {
+    if (loaded_wide_row(b, first))
+      record_relayout(b, UPTO_V4, &b->v[first], ln, name, len);
     record_row_broadcast(b, &t, dt, ln, res, rlen);
+  }
   if (bf16_in_f32(name, len, p, end, dt))
     record_f32_copies(b, name, len, end, ln, &t, res, rlen);
   bval *v = &b->v[b->n];
