@@ -100,6 +100,8 @@ def body_kind(alloc):
         return "matmul lhs"
     if note.startswith("row broadcast"):
         return "row broadcasts"
+    if note.startswith("transpose"):
+        return "transposes"
     if note.startswith("one-row tiles"):
         return "one-row relayouts"
     return "unrolled values" if alloc.get("alike", 1) > 1 else "kept values"

@@ -453,6 +453,11 @@ _add("rows_bf16_1000x384_bm200", functools.partial(rows, 1000, 384, 200, BF16))
 _add("rows_bf16_4096x640_bm24", functools.partial(rows, 4096, 640, 24, BF16))
 _add("squeezed_bf16_8x512x256_bm64", functools.partial(squeezed, 8, 512, 256, 64, BF16))
 _add("transpose_bf16_4096x4096_1024x1024", functools.partial(transpose, 4096, 4096, 1024, 1024, BF16))
+# 16-bit transposes spill a 128-lane strip of the result past what the
+# registers keep (docs/fidelity.md): wide, narrow, one-tile-of-rows and int8.
+for (m, n, bm, bn, dt, tag) in ((2048, 4096, 256, 2048, BF16, "bf16"), (2048, 3072, 512, 768, BF16, "bf16"),
+                                (4096, 4096, 128, 1024, BF16, "bf16"), (4096, 4096, 1024, 1024, I8, "i8")):
+    _add(f"transpose_{tag}_{m}x{n}_{bm}x{bn}", functools.partial(transpose, m, n, bm, bn, dt))
 _add("matmul_acc_f32_2048_256x512x256", functools.partial(matmul_acc, 2048, 2048, 2048, 256, 512, 256, F32))
 _add("prefetch_bf16_8192x1024_bm512", functools.partial(prefetch, 8192, 1024, 512, BF16))
 _add("constant_window_bf16_8192x1024_bm512", functools.partial(constant_window, 8192, 1024, 512, BF16))

@@ -35,7 +35,9 @@ typedef enum kernel_value_kind {
   VALUE_MXU_LHS,   /* a matmul's lhs, staged for the MXU during the matmul */
   VALUE_BF16_F32,  /* a bf16 arithmetic result, computed in f32 where the VPU has no bf16 */
   VALUE_ROW_BCAST, /* a row broadcast down the sublanes: one tile of rows of it, held to the body's end (v2-v4) */
-  VALUE_RELAYOUT   /* one-row tiles relaid out to native ones: a fixed charge, once per kernel, the whole body */
+  VALUE_RELAYOUT,  /* one-row tiles relaid out to native ones: a fixed charge, once per kernel, the whole body */
+  VALUE_TRANSPOSE, /* a 16-bit transpose: one 128-lane column strip of its result, less what the registers hold */
+  VALUE_TRANSPOSE8 /* an 8-bit transpose: its result, which v2-v4 transpose in a wider type */
 } kernel_value_kind;
 
 typedef struct kernel_modelled {

@@ -412,6 +412,33 @@ static void record_row_broadcast(bscan *b, const vtype *res, vmem_dtype dt, size
   b->ok = b->ok && record(b, VALUE_ROW_BCAST, &rows, dt, ln, ln, note);
 }
 
+/* A transpose of a 16-bit block of more than 128 rows: recorded as one
+ * 128-lane column strip of its result, [result rows, 128] (the input's
+ * minor dim by 128 of its rows), which the footprint model charges less what
+ * the vector registers hold. Probes of o_ref[...] = x_ref[...].T on libtpu
+ * 0.0.42.1 (bf16, 128 to 2048 rows by 256 to 4096 lanes; v4, v5e, v5p, v6e,
+ * 7x) grow with the input's lanes and hardly with its rows, and charge
+ * nothing at 128 rows or for f32. An 8-bit transpose is recorded whole: v2-v4
+ * transpose it in a wider type (the footprint model says which). A batched
+ * transpose (leading dims past 1) is not recorded: no probe has one. */
+static void record_transpose(bscan *b, const char *name, size_t len, const vtype *t, vmem_dtype dt, size_t ln,
+                             const char *res, size_t rlen) {
+  static const char *const transposes[] = {"vector.transpose", "tpu.transpose"};
+  int bits = vmem_dtype_bits(dt);
+  if (!op_is(name, len, transposes, 2) || (bits != 16 && bits != 8) || t->rank < 2)
+    return;
+  for (size_t i = 0; i + 2 < t->rank; i++)
+    if (t->dims[i] != 1)
+      return;
+  vtype strip = {.rank = 2, .dims = {t->dims[t->rank - 2], bits == 8 ? t->dims[t->rank - 1] : 128}};
+  if (bits == 16 && t->dims[t->rank - 1] <= 128)
+    return;
+  char note[160];
+  snprintf(note, sizeof note, "transpose %s of %%%.*s = %.*s, line %zu", bits == 8 ? "widened" : "strip", (int)rlen,
+           res, (int)len, name, ln);
+  b->ok = b->ok && record(b, bits == 8 ? VALUE_TRANSPOSE8 : VALUE_TRANSPOSE, &strip, dt, ln, ln, note);
+}
+
 /* ---- one-row tiles ---------------------------------------------------------
  *
  * Mosaic tiles a 32-bit ref whose second-minor dim is 1 as (1, 128), and a
@@ -575,6 +602,7 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
   }
   if (bf16_in_f32(name, len, p, end, dt))
     record_f32_copies(b, name, len, end, ln, &t, res, rlen);
+  record_transpose(b, name, len, &t, dt, ln, res, rlen);
   bval *v = &b->v[b->n];
   memset(v, 0, sizeof *v);
   v->name = res;
@@ -680,7 +708,9 @@ bool body_read(vmem_kernel *k, const char *body, size_t len, body_cost *cost) {
   for (b.hcap = 16; b.hcap < 2 * b.cap; b.hcap *= 2) {
   }
   b.lcap = b.cap;
-  b.mcap = 6 * b.cap + 1; /* per line at most an lhs, a broadcast, four f32 copies; per value one kept; a relayout */
+  b.mcap =
+      7 * b.cap +
+      1; /* per line at most an lhs, a broadcast, four f32 copies, a transpose strip; per value one kept; a relayout */
   b.v = arena_alloc(&k->a, b.cap * sizeof *b.v);
   b.hash = arena_alloc(&k->a, b.hcap * sizeof *b.hash);
   b.loops = arena_alloc(&k->a, b.lcap * sizeof *b.loops);

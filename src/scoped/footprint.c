@@ -165,12 +165,46 @@ static uint64_t row_broadcast_charge(const vmem_target *t, uint64_t padded) {
  * record, whatever the value's size. */
 enum { RELAYOUT_FIXED = 36864 };
 
+/* A 16-bit transpose's column strip (src/mosaic/body.c), less what the
+ * registers keep of it: the least allowance over the probes of each
+ * generation, so that the charge is at or above every probe's extra (v6e
+ * and 7x: exact at 1024 to 4096 lanes, 24 KiB over at 896; v5e and v5p: up
+ * to 84 KiB over; v4: up to 64 KiB over past 512 lanes). v2 and v3 hold the
+ * whole transpose in f32 instead (VALUE_BF16_F32), with nothing beside it. */
+static uint64_t transpose_charge(const vmem_target *t, uint64_t padded) {
+  int gen = vmem_target_generation(t);
+  uint64_t kept = gen <= 3 ? padded : gen == 4 ? 40 * 1024 : gen == 5 ? 144 * 1024 : 200 * 1024;
+  return padded > kept ? padded - kept : 0;
+}
+
+/* An 8-bit transpose (src/mosaic/body.c): v2 and v3 charge its result as
+ * 32-bit less 52 KiB, v4 as 16-bit less 40 KiB, at least 4 KiB; later
+ * generations nothing. Probes of o_ref[...] = x_ref[...].T (int8, 128x128
+ * to 2048x256 and 1024x1024): v2/v3 exact on 5 of 9 shapes and up to 8 KiB
+ * above; v4 exact on 7 of 9, 8 KiB under at 256x2048. */
+static uint64_t transpose8_charge(const vmem_target *t, uint64_t padded) {
+  int gen = vmem_target_generation(t);
+  if (gen > 4 || padded > UINT64_MAX / 4)
+    return 0;
+  uint64_t wide = padded * (gen <= 3 ? 4 : 2), spared = gen <= 3 ? 52 * 1024 : 40 * 1024;
+  return wide > spared + 4096 ? wide - spared : 4096;
+}
+
 /* v2/v3's f32 copies of bf16 blocks: the compiler charges a copy less
  * 64 to 80 KiB (68 KiB, 17 vregs, on every record of one elementwise op:
  * rows_bf16 at five widths, prefetch_bf16; within 12 KiB on widenings,
  * transposes and two-operand ops), and 4 KiB for a copy smaller than that
  * (rows_bf16 bm24, squeezed_bf16). */
 enum { F32_COPY_SPARED = 69632, F32_COPY_LEAST = 4096 };
+
+/* A value kept whole on v6e and 7x: the compiler charges it less 204 KiB
+ * (51 of the 64 vregs), not less nothing once it passes the register file.
+ * heads_bf16_h1: 256x256 f32 logits (256 KiB) cost 52 KiB on both targets,
+ * exactly this; 512x512 ones (1 MiB) cost 804 to 812 KiB, this is 8 to 16 KiB
+ * above; flash attention's kept blocks move 204 KiB closer to the records.
+ * v4 and v5 records fit no such allowance (v5e charges the 256 KiB logits
+ * nothing, v4 124 KiB of them), so there the register file is the rule. */
+enum { KEPT_SPARED = 204 * 1024 };
 
 /* Which values count on t: the f32 copies only where the VPU has no bf16;
  * a matmul's lhs only when its K exceeds twice the MXU's width (the records:
@@ -186,6 +220,10 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
     return 0;
   if (m->kind == VALUE_ROW_BCAST)
     return row_broadcast_charge(t, padded);
+  if (m->kind == VALUE_TRANSPOSE)
+    return transpose_charge(t, padded);
+  if (m->kind == VALUE_TRANSPOSE8)
+    return transpose8_charge(t, padded);
   if (m->kind == VALUE_RELAYOUT)
     return vmem_target_generation(t) <= m->upto_generation ? RELAYOUT_FIXED : 0;
   if (m->kind == VALUE_BF16_F32)
@@ -195,13 +233,18 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
   uint64_t file = vreg_file_bytes(t);
   if (m->kind == VALUE_KEPT && m->repeats > 1) /* unrolled copies: the file holds part of them all */
     return padded > file / m->repeats ? padded - file / m->repeats : 0;
+  if (m->kind == VALUE_KEPT && vmem_target_generation(t) >= 6) /* the registers spare part of one (KEPT_SPARED) */
+    return padded > KEPT_SPARED ? padded - KEPT_SPARED : 0;
   if (padded <= file)
     return 0;
   return m->kind == VALUE_MXU_LHS ? padded / 4 * 5 : padded;
 }
 
 /* Kept values, row broadcasts and relayouts live over their lines; the others at their own. */
-static bool spans(const kernel_modelled *m) { return m->kind != VALUE_MXU_LHS && m->kind != VALUE_BF16_F32; }
+static bool spans(const kernel_modelled *m) {
+  return m->kind != VALUE_MXU_LHS && m->kind != VALUE_BF16_F32 && m->kind != VALUE_TRANSPOSE &&
+         m->kind != VALUE_TRANSPOSE8;
+}
 
 static bool live_at(const kernel_modelled *m, size_t line) {
   return spans(m) ? m->start <= line && line <= m->end : m->start == line;
