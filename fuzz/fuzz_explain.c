@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     abort(); /* only out of memory may fail, and libFuzzer's limit is far */
   for (size_t i = 0; i < vmem_log_error_count(r); i++) {
     const vmem_log_error *e = vmem_log_error_at(r, i);
-    if ((unsigned)e->kind > VMEM_OOM_LISTING || e->offset > size || e->count < 1)
+    if ((unsigned)e->kind > VMEM_OOM_EMITTER_ABORT || e->offset > size || e->count < 1)
       abort();
     if (e->forms >> VMEM_FORM_COUNT || e->derived > 7 || ((e->derived & VMEM_DERIVED_SIZE) && !e->size.present) ||
         ((e->derived & VMEM_DERIVED_EXCESS) && !e->excess.present))

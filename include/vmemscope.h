@@ -958,7 +958,8 @@ typedef enum vmem_oom_kind {
   VMEM_OOM_SMEM,
   VMEM_OOM_HBM,
   VMEM_OOM_NOT_COMPILER, /* another tool's estimate in the compiler's wording */
-  VMEM_OOM_LISTING       /* an allocation listing whose header is not in the log */
+  VMEM_OOM_LISTING,      /* an allocation listing whose header is not in the log */
+  VMEM_OOM_EMITTER_ABORT /* libtpu aborted (a CHECK): the global scoped limit leaves a standard op's emitter no VMEM */
 } vmem_oom_kind;
 
 /** A size as printed ("36.25M") and the closed byte interval it stands for. */

@@ -84,6 +84,21 @@ def check_json(tool, target, text, suffix, flags=None):
     return json.loads(run.stdout), None
 
 
+def explain_abort(tool, rec):
+    """What `vmemscope explain` reads in an abort's message: its kind, and
+    the global limit it derives against the record's flag."""
+    run = subprocess.run([tool, "explain", "--json", "-"], input=rec["error"], capture_output=True, text=True)
+    errors = json.loads(run.stdout).get("errors", []) if run.returncode in (0, 1) else []
+    if not errors:
+        return "explain finds nothing"
+    e, kib = errors[0], (rec.get("flags") or {}).get("xla_tpu_scoped_vmem_limit_kib")
+    if e["kind"] != "emitter_abort":
+        return "explain reads " + e["kind"]
+    if kib is not None and e["limit_bytes"] == kib * 1024:
+        return "explain: emitter_abort at the flag's %d KiB" % kib
+    return "explain: emitter_abort, limit %s against the flag's %s KiB" % (e["limit_bytes"], kib)
+
+
 def vmemscope_kernels(tool, rec):
     doc, err = check_json(tool, rec["target"], rec["input"], ".mlir", rec.get("flags"))
     if doc is None:
@@ -230,7 +245,8 @@ def compare(tool, rec):
         return (target, case, "n/a", "-", "-", "compile error: " + rec["error"].splitlines()[0][:60])
     if rec["status"] == "compile_error" and rec["error_kind"] == "compiler_crash":
         # libtpu aborted (a CHECK failure): no verdict on the kernel to hold vmemscope to
-        return (target, case, "n/a", "-", "-", "compiler aborted: " + rec["error"].split(": ", 1)[-1][:70])
+        return (target, case, "n/a", "-", "-",
+                "compiler aborted: " + rec["error"].split(": ", 1)[-1][:70] + "; " + explain_abort(tool, rec))
     kernels, err = vmemscope_kernels(tool, rec)
     if kernels is None:
         return (target, case, "DISAGREE", "-", "-", "vmemscope: " + err[:60])

@@ -97,6 +97,30 @@ static void test_program_listing(void **state) {
   vmem_log_report_free(r);
 }
 
+/* libtpu's reduce-window CHECK at a global limit of 4 MiB or less: its own
+ * kind, a standard op, and the limit derived from the emitter's budget
+ * (the limit in KiB less 4096). A budget that names no positive limit
+ * derives none. */
+static void test_emitter_abort(void **state) {
+  (void)state;
+  vmem_log_report *r = explain("F1204 22:10:01.123456 7 reduce_window_emitter.cc:642] Check failed: "
+                               "maximum_vmem_usage_kib > 0 (-2164 vs. 0) Reduce window emitter needs VMEM\n"
+                               "*** Check failure stack trace: ***\n");
+  assert_int_equal(vmem_log_error_count(r), 1);
+  const vmem_log_error *e = vmem_log_error_at(r, 0);
+  assert_int_equal(e->kind, VMEM_OOM_EMITTER_ABORT);
+  assert_string_equal(vmem_oom_kind_name(e->kind), "emitter_abort");
+  assert_int_equal(e->custom_kernel, 0);
+  assert_true(e->limit.present && (e->derived & VMEM_DERIVED_LIMIT));
+  assert_int_equal(e->limit.lo, 1932u * 1024);
+  assert_int_equal(e->limit.hi, 1932u * 1024);
+  vmem_log_report_free(r);
+  r = explain("Check failed: maximum_vmem_usage_kib > 0 (-4096 vs. 0)\n");
+  assert_int_equal(vmem_log_error_count(r), 1);
+  assert_false(vmem_log_error_at(r, 0)->limit.present); /* a limit of 0 KiB is no limit */
+  vmem_log_report_free(r);
+}
+
 static void test_other_kinds(void **state) {
   (void)state;
   static const struct {
@@ -291,6 +315,7 @@ int main(void) {
       cmocka_unit_test(test_mentions_fold),
       cmocka_unit_test(test_program_listing),
       cmocka_unit_test(test_other_kinds),
+      cmocka_unit_test(test_emitter_abort),
       cmocka_unit_test(test_pasted_forms_read_as_the_clean_log),
       cmocka_unit_test(test_a_missing_figure_is_derived),
       cmocka_unit_test(test_abbreviated_figures),

@@ -51,6 +51,8 @@ static const char *kind_title(vmem_oom_kind k) {
     return "HBM (not VMEM)";
   case VMEM_OOM_NOT_COMPILER:
     return "not from the compiler: another tool's estimate in the compiler's words";
+  case VMEM_OOM_EMITTER_ABORT:
+    return "the compiler aborted: the global scoped VMEM limit leaves the reduce-window emitter none";
   default:
     return "an allocation listing whose header is not in the log";
   }
@@ -521,7 +523,10 @@ static void print_error(const vmem_log_error *e, size_t i, size_t n, size_t line
             e->evidence, e->kernel ? "; kernel " : "", e->kernel ? e->kernel : "");
   const char *sum = "size = limit + excess";
   print_printed("size", &e->size, e->derived & VMEM_DERIVED_SIZE ? sum : NULL);
-  print_printed("limit", &e->limit, e->derived & VMEM_DERIVED_LIMIT ? sum : NULL);
+  print_printed("limit", &e->limit,
+                !(e->derived & VMEM_DERIVED_LIMIT)  ? NULL
+                : e->kind == VMEM_OOM_EMITTER_ABORT ? "the emitter's budget + 4096 KiB"
+                                                    : sum);
   print_printed("used", &e->used, NULL);
   print_printed(e->kind == VMEM_OOM_HBM && !e->used.present ? "has" : "capacity", &e->capacity, NULL);
   print_printed("excess", &e->excess,
@@ -572,6 +577,13 @@ static void print_error(const vmem_log_error *e, size_t i, size_t n, size_t line
     fprintf(CLI_OUT,
             "  the compiler prints sizes as 16.00M; 'MB' with decimals is another tool's estimate (e.g. an autotuner's "
             "pre-check), not a compile result\n");
+    break;
+  case VMEM_OOM_EMITTER_ABORT:
+    fprintf(CLI_OUT,
+            "  not an E1001: libtpu's reduce-window emitter (any reduce-window: cumsum, pooling) takes the global "
+            "--xla_tpu_scoped_vmem_limit_kib less 4096 KiB and aborts when nothing is left; raise the flag above 4096 "
+            "and give a kernel that needs less its own vmem_limit_bytes, which does not reach standard ops "
+            "(docs/limits.md)\n");
     break;
   default:
     break;

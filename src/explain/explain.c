@@ -639,6 +639,30 @@ static void read_requirement(const char *p, const char *end, vmem_log_error *e) 
     printed_after(p + at, p + (n - at > 400 ? at + 400 : n), "scoped", &e->requirement_scoped);
 }
 
+/* abort ::= ... 'Check failed: maximum_vmem_usage_kib > 0 (' N ' vs. 0)' ...
+ * libtpu 0.0.42.1's reduce-window emitter takes the global scoped limit
+ * less 4 MiB and aborts the process when that is not positive (probes of
+ * jnp.cumsum on every generation: abort at 4096 KiB, compile at 4097; N is
+ * the limit in KiB less 4096). The limit is derived back from N. */
+enum { EMITTER_RESERVE_KIB = 4096 };
+
+static void read_emitter_abort(vmem_log_error *e, const char *p, const char *end) {
+  e->kind = VMEM_OOM_EMITTER_ABORT;
+  e->opcode = "reduce-window";
+  const char *k = after(p, end, "maximum_vmem_usage_kib > 0 (");
+  bool neg = k && k < end && *k == '-';
+  long long n = k ? number_at(k + neg, end) : -1;
+  if (n < 0 || (neg ? -n : n) + EMITTER_RESERVE_KIB <= 0)
+    return;
+  long long kib = (neg ? -n : n) + EMITTER_RESERVE_KIB;
+  int w = snprintf(e->limit.text, sizeof e->limit.text, "%lldK", kib);
+  if (w <= 0 || (size_t)w >= sizeof e->limit.text)
+    return;
+  e->limit.lo = e->limit.hi = (uint64_t)kib * 1024;
+  e->limit.present = true;
+  e->derived |= VMEM_DERIVED_LIMIT;
+}
+
 /* Classifies and reads one report from a cleaned region that starts at
  * its trigger line. */
 static void read_report(explainer *x, vmem_log_error *e, const char *p, const char *end) {
@@ -651,7 +675,9 @@ static void read_report(explainer *x, vmem_log_error *e, const char *p, const ch
     e->kind = VMEM_OOM_NOT_COMPILER;
     return;
   }
-  if (find(p, rend, "would exceed memory (size=")) {
+  if (find(p, first_end, "maximum_vmem_usage_kib")) {
+    read_emitter_abort(e, p, first_end);
+  } else if (find(p, rend, "would exceed memory (size=")) {
     read_request(x, e, p, rend);
   } else if (find(p, rend, "allocating on stack for") || find(p, rend, "Scoped allocation with size")) {
     e->kind = VMEM_OOM_SCOPED_VMEM;
@@ -725,7 +751,8 @@ static const char *const triggers[] = {
     "at the bottom of memory", /* "Attempting to reserve X at the bottom of memory" */
     "Allocation type:",
     "Largest program allocations in", /* a listing's header, the older profile's too */
-    "Used ", /* a report's figures on a line of their own, or quoted: "(Used 71.20M of 63.94M)" */
+    "Used ",                  /* a report's figures on a line of their own, or quoted: "(Used 71.20M of 63.94M)" */
+    "maximum_vmem_usage_kib", /* libtpu's reduce-window CHECK at a global limit of 4 MiB or less */
 };
 enum { TRIGGER_USED = 9 };
 /* Triggers that belong to the report before them (a "Scoped allocation"
@@ -735,9 +762,9 @@ enum { NTRIGGERS = sizeof triggers / sizeof *triggers };
 
 /* The log is searched once per anchor, not once per trigger: each trigger
  * holds one of these short anchors, and a hit is then checked against the
- * triggers that hold it. Three passes instead of eight keep explain within
+ * triggers that hold it. Five passes instead of eleven keep explain within
  * a few times a plain newline scan on a 100 MB log. */
-static const char *const anchors[] = {"memory", "llocat", "Hbm usage", "Used "};
+static const char *const anchors[] = {"memory", "llocat", "Hbm usage", "Used ", "vmem_usage_kib"};
 enum { NANCHORS = sizeof anchors / sizeof *anchors };
 
 /* The start of the line holding `p`. */
@@ -1149,8 +1176,9 @@ void vmem_log_report_free(vmem_log_report *r) {
 }
 
 const char *vmem_oom_kind_name(vmem_oom_kind kind) {
-  static const char *const names[] = {"scoped_vmem",  "program_vmem", "vmem_request_exceeds_memory", "smem", "hbm",
-                                      "not_compiler", "listing"};
+  static const char *const names[] = {"scoped_vmem", "program_vmem", "vmem_request_exceeds_memory",
+                                      "smem",        "hbm",          "not_compiler",
+                                      "listing",     "emitter_abort"};
   return (unsigned)kind < sizeof names / sizeof *names ? names[kind] : "invalid";
 }
 

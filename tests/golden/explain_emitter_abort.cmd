@@ -1,0 +1,1 @@
+$VMEMSCOPE explain explain_emitter_abort.log
