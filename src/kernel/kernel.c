@@ -210,13 +210,19 @@ static int param_of_value(const vmem_kernel *k, int64_t v) {
   return found;
 }
 
+/* Whether dim d of a body value is set by the hardware, not the blocks:
+ * a transpose strip's 128 lanes, a row broadcast's tile of rows. */
+static bool fixed_dim(const kernel_modelled *v, size_t d) {
+  return (v->kind == VALUE_TRANSPOSE && d == 1) || (v->kind == VALUE_ROW_BCAST && d == 0);
+}
+
 /* A body value's dim follows the parameter that has its size, when one
  * alone does (the logits [bq, bk] follow bq and bk); else it stays. */
 static void follow_values(vmem_kernel *k) {
   for (size_t m = 0; m < k->nmodelled; m++) {
     kernel_modelled *v = &k->modelled[m];
     for (size_t d = 0; d < v->shape->rank && d < VMEM_KERNEL_MAX_RANK; d++)
-      if (v->param[d] < 0)
+      if (v->param[d] < 0 && !fixed_dim(v, d))
         v->param[d] = param_of_value(k, v->shape->dims[d]);
     if (v->kind == VALUE_MXU_LHS && v->contracted_param < 0)
       v->contracted_param = param_of_value(k, v->contracted);
