@@ -113,6 +113,8 @@ def body_kind(alloc):
         return "f32 copies"
     if note.startswith("lhs"):
         return "matmul lhs"
+    if note.startswith("lane broadcast"):
+        return "lane broadcast stores"
     if note.startswith("row broadcast"):
         return "row broadcasts"
     if note.startswith("transpose"):

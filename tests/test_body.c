@@ -350,6 +350,26 @@ static void test_one_row_tiles_relaid_out(void **state) {
   vmem_kernel_free(k);
 }
 
+/* The row sums of a one-row block broadcast back along the lanes and
+ * stored into one-row tiles: on v2-v4 a vreg (4 KiB) a row beside the
+ * relayout, none on v5p; the same broadcast stored natively, nothing. */
+static void test_a_lane_broadcast_into_one_row_tiles(void **state) {
+  (void)state;
+#define LANES_BACK                                                          \
+  "  %c = \"vector.shape_cast\"(%s) : (vector<2xf32>) -> vector<2x1xf32>\n" \
+  "  %b = \"vector.broadcast\"(%c) : (vector<2x1xf32>) -> vector<2x128xf32>\n"
+  vmem_kernel *k = kernel_rows(Q_ROWS SUM_ROWS("%1") LANES_BACK BACK("%b"));
+  char notes[512];
+  assert_int_equal(modelled(k, "v4", notes, sizeof notes), 36864 + 2 * 4096);
+  assert_non_null(strstr(notes, "lane broadcast %o stored into one-row tiles"));
+  assert_int_equal(modelled(k, "v5p", NULL, 0), 36864);
+  vmem_kernel_free(k);
+  k = kernel_rows(Q_ROWS SUM_ROWS("%1") LANES_BACK NATIVE("%b"));
+  assert_int_equal(modelled(k, "v4", NULL, 0), 36864);
+  vmem_kernel_free(k);
+#undef LANES_BACK
+}
+
 /* A row broadcast of a row sliced from a block loaded whole holds its
  * tile alone on v4, without the 36 KiB of a row loaded as one row. */
 static void test_a_sliced_row_needs_no_relayout(void **state) {
@@ -431,6 +451,7 @@ int main(void) {
       cmocka_unit_test(test_one_row_tiles_relaid_out),
       cmocka_unit_test(test_a_sliced_row_needs_no_relayout),
       cmocka_unit_test(test_a_16bit_transpose_spills_a_strip),
+      cmocka_unit_test(test_a_lane_broadcast_into_one_row_tiles),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

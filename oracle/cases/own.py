@@ -507,7 +507,8 @@ for name, n, bm, rows, dt in (("f32_8192x128_bm256", 128, 256, 1, F32), ("f32_81
 _add("bcast_sliced_f32_8192x256_bm64", functools.partial(bcast, 8192, 256, 64, -1, F32))
 # One-row tiles ([1, g, 1, d] f32 blocks, as paged attention's q) relaid out
 # for a matmul or a native store: 36 KiB once on v2-v5p; none for elementwise
-# ops, a narrowing, or one tile (g = 1).
+# ops, a narrowing, or one tile (g = 1). The sums broadcast back along the
+# lanes and stored into one-row tiles add a vreg a row on v2-v4.
 for g, d, use in ((2, 128, "matmul"), (8, 128, "matmul"), (1, 128, "matmul"), (4, 256, "matmul"),
-                  (8, 128, "native"), (2, 128, "scale"), (2, 128, "narrow"), (2, 128, "sum")):
+                  (8, 128, "native"), (2, 128, "scale"), (2, 128, "narrow"), (2, 128, "sum"), (16, 256, "sum")):
     _add(f"one_row_{use}_f32_g{g}_d{d}", functools.partial(one_row, g, d, use))

@@ -211,9 +211,11 @@ static int param_of_value(const vmem_kernel *k, int64_t v) {
 }
 
 /* Whether dim d of a body value is set by the hardware, not the blocks:
- * a transpose strip's 128 lanes, a row broadcast's tile of rows. */
+ * a transpose strip's 128 lanes, a row broadcast's tile of rows, a lane
+ * store's tiles. */
 static bool fixed_dim(const kernel_modelled *v, size_t d) {
-  return (v->kind == VALUE_TRANSPOSE && d == 1) || (v->kind == VALUE_ROW_BCAST && d == 0);
+  return (v->kind == VALUE_TRANSPOSE && d == 1) || (v->kind == VALUE_ROW_BCAST && d == 0) ||
+         v->kind == VALUE_LANE_BCAST;
 }
 
 /* A body value's dim follows the parameter that has its size, when one

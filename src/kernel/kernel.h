@@ -31,13 +31,14 @@ typedef struct kernel_operand {
  * (read by src/mosaic/body.c, charged by src/scoped/body_model.c; not
  * exact, docs/kernels.md "Body values"). Lines are the body's, 1-based. */
 typedef enum kernel_value_kind {
-  VALUE_KEPT,      /* computed, used again after a use that needs all of it: kept whole in VMEM */
-  VALUE_MXU_LHS,   /* a matmul's lhs, staged for the MXU during the matmul */
-  VALUE_BF16_F32,  /* a bf16 arithmetic result, computed in f32 where the VPU has no bf16 */
-  VALUE_ROW_BCAST, /* a row broadcast down the sublanes: one tile of rows of it, held to the body's end (v2-v4) */
-  VALUE_RELAYOUT,  /* one-row tiles relaid out to native ones: a fixed charge, once per kernel, the whole body */
-  VALUE_TRANSPOSE, /* a 16-bit transpose: one 128-lane column strip of its result, less what the registers hold */
-  VALUE_TRANSPOSE8 /* an 8-bit transpose: its result, which v2-v4 transpose in a wider type */
+  VALUE_KEPT,       /* computed, used again after a use that needs all of it: kept whole in VMEM */
+  VALUE_MXU_LHS,    /* a matmul's lhs, staged for the MXU during the matmul */
+  VALUE_BF16_F32,   /* a bf16 arithmetic result, computed in f32 where the VPU has no bf16 */
+  VALUE_ROW_BCAST,  /* a row broadcast down the sublanes: one tile of rows of it, held to the body's end (v2-v4) */
+  VALUE_RELAYOUT,   /* one-row tiles relaid out to native ones: a fixed charge, once per kernel, the whole body */
+  VALUE_TRANSPOSE,  /* a 16-bit transpose: one 128-lane column strip of its result, less what the registers hold */
+  VALUE_TRANSPOSE8, /* an 8-bit transpose: its result, which v2-v4 transpose in a wider type */
+  VALUE_LANE_BCAST  /* a lane broadcast stored into one-row tiles: a vreg a row (v2-v4) */
 } kernel_value_kind;
 
 typedef struct kernel_modelled {

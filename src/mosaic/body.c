@@ -179,11 +179,12 @@ enum { MAX_VALUES = 4096, MAX_DEPTH = 64 };
 typedef struct bval {
   const char *name;
   size_t nlen;
-  int root;       /* the value it is a view of (itself if none) */
-  int src;        /* the value of its first operand, -1 if none known */
-  bool computed;  /* not a load, a view of one or a splat */
-  bool whole_use; /* used by an op that needs all of it */
-  bool row_tiles; /* 32-bit, in one-row tiles, more than one tile ("one-row tiles" below) */
+  int root;        /* the value it is a view of (itself if none) */
+  int src;         /* the value of its first operand, -1 if none known */
+  bool computed;   /* not a load, a view of one or a splat */
+  bool whole_use;  /* used by an op that needs all of it */
+  bool row_tiles;  /* 32-bit, in one-row tiles, more than one tile ("one-row tiles" below) */
+  bool lane_bcast; /* a 32-bit broadcast along the lanes ((m, 1) to (m, n)), or a shape_cast of one */
   size_t uses, start, end;
   vmem_dtype dt;
   vtype t;
@@ -517,6 +518,35 @@ static void relayouts(bscan *b, const char *name, size_t len, const char *end, s
     record_relayout(b, UPTO_V4, &b->v[first], ln, name, len);
 }
 
+/* A 32-bit broadcast along the lanes, (m, 1) to (m, n). */
+static bool lane_broadcast(const char *name, size_t len, const vtype *src, const vtype *res, vmem_dtype dt) {
+  return named(name, len, "vector.broadcast") && vmem_dtype_bits(dt) == 32 && src->rank >= 2 && res->rank >= 2 &&
+         src->dims[src->rank - 1] == 1 && res->dims[res->rank - 1] > 1;
+}
+
+/* A lane broadcast stored into a ref in one-row tiles: on v2-v4 the
+ * compiler charges 4 KiB, a vreg, for each row of it (one_row_sum: G x 4
+ * KiB for G = 2 to 64 q rows, whatever their lanes; v5e and later nothing).
+ * Recorded as that many 8-row f32 tiles. Paged attention's store of its
+ * matmul's result into the same tiles costs nothing: not a broadcast. */
+static void record_lane_store(bscan *b, const char *name, size_t len, const char *end, size_t ln, int first) {
+  if (first < 0 || !b->v[first].lane_bcast || !is_store(name, len) || !ref_one_row(name + len, end))
+    return;
+  const bval *v = &b->v[first];
+  int64_t lanes = v->t.rank ? v->t.dims[v->t.rank - 1] : 1, rows = 1;
+  for (size_t i = 0; i + 1 < v->t.rank; i++)
+    if (v->t.dims[i] < 1 || rows > INT64_MAX / 8 / v->t.dims[i])
+      return;
+    else
+      rows *= v->t.dims[i];
+  if (lanes < 1)
+    return;
+  vtype tiles = {.rank = 2, .dims = {rows * 8, TILE_LANES}};
+  char note[160];
+  snprintf(note, sizeof note, "lane broadcast %%%.*s stored into one-row tiles, line %zu", (int)v->nlen, v->name, ln);
+  b->ok = b->ok && record(b, VALUE_LANE_BCAST, &tiles, VMEM_F32, ln, ln, note);
+}
+
 /* An elementwise 32-bit op keeps one-row tiles as it finds them. */
 static bool keeps_row_tiles(const char *name, size_t len, bool tiled, vmem_dtype dt) {
   bool elementwise =
@@ -593,6 +623,7 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
   vtype t;
   vmem_dtype dt;
   relayouts(b, name, len, end, ln, first, tiled, whole);
+  record_lane_store(b, name, len, end, ln, first);
   if (!res || !vt || !read_vector(vt, end, &t) || !vector_dtype(vt, end, &dt) || b->n == b->cap)
     return;
   if (first >= 0 && row_broadcast(name, len, &b->v[first].t, &t)) {
@@ -618,6 +649,8 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
   bool is_view = x >= 0 || op_is(name, len, views, sizeof views / sizeof *views);
   v->computed = !is_view && !is_load(name, len);
   v->row_tiles = loads_row_tiles(name, len, end, &t, dt) || (v->computed && keeps_row_tiles(name, len, tiled, dt));
+  v->lane_bcast = first >= 0 && (lane_broadcast(name, len, &b->v[first].t, &t, dt) ||
+                                 (named(name, len, "vector.shape_cast") && b->v[first].lane_bcast));
   if (x >= 0) {
     drop_folded_copy(b, &b->v[first]);
     v->root = b->v[x].root;
@@ -708,9 +741,8 @@ bool body_read(vmem_kernel *k, const char *body, size_t len, body_cost *cost) {
   for (b.hcap = 16; b.hcap < 2 * b.cap; b.hcap *= 2) {
   }
   b.lcap = b.cap;
-  b.mcap =
-      7 * b.cap +
-      1; /* per line at most an lhs, a broadcast, four f32 copies, a transpose strip; per value one kept; a relayout */
+  /* per line at most an lhs, a broadcast, four f32 copies, a transpose, a lane store; per value one kept; a relayout */
+  b.mcap = 8 * b.cap + 1;
   b.v = arena_alloc(&k->a, b.cap * sizeof *b.v);
   b.hash = arena_alloc(&k->a, b.hcap * sizeof *b.hash);
   b.loops = arena_alloc(&k->a, b.lcap * sizeof *b.loops);

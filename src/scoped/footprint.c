@@ -224,6 +224,8 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
     return transpose_charge(t, padded);
   if (m->kind == VALUE_TRANSPOSE8)
     return transpose8_charge(t, padded);
+  if (m->kind == VALUE_LANE_BCAST) /* src/mosaic/body.c, record_lane_store */
+    return vmem_target_generation(t) <= 4 ? padded : 0;
   if (m->kind == VALUE_RELAYOUT)
     return vmem_target_generation(t) <= m->upto_generation ? RELAYOUT_FIXED : 0;
   if (m->kind == VALUE_BF16_F32)
@@ -243,7 +245,7 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
 /* Kept values, row broadcasts and relayouts live over their lines; the others at their own. */
 static bool spans(const kernel_modelled *m) {
   return m->kind != VALUE_MXU_LHS && m->kind != VALUE_BF16_F32 && m->kind != VALUE_TRANSPOSE &&
-         m->kind != VALUE_TRANSPOSE8;
+         m->kind != VALUE_TRANSPOSE8 && m->kind != VALUE_LANE_BCAST;
 }
 
 static bool live_at(const kernel_modelled *m, size_t line) {
