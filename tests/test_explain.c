@@ -119,6 +119,18 @@ static void test_emitter_abort(void **state) {
   assert_int_equal(vmem_log_error_count(r), 1);
   assert_false(vmem_log_error_at(r, 0)->limit.present); /* a limit of 0 KiB is no limit */
   vmem_log_report_free(r);
+  static const char *const bad[] = {"Check failed: maximum_vmem_usage_kib > 0 (4611686018427387000 vs. 0)\n",
+                                    "Check failed: maximum_vmem_usage_kib > 0 (-99999999999999999999999 vs. 0)\n",
+                                    "Check failed: maximum_vmem_usage_kib > 0 ("};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    r = explain(bad[i]);
+    assert_int_equal(vmem_log_error_count(r), 1);
+    assert_false(vmem_log_error_at(r, 0)->limit.present);
+    vmem_log_report_free(r);
+  }
+  r = explain("Check failed: maximum_vmem_usage_kib > 0 (0 vs. 0)\n"); /* a limit of exactly 4096 KiB */
+  assert_int_equal(vmem_log_error_at(r, 0)->limit.lo, 4096u * 1024);
+  vmem_log_report_free(r);
 }
 
 static void test_other_kinds(void **state) {

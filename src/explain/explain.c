@@ -643,7 +643,8 @@ static void read_requirement(const char *p, const char *end, vmem_log_error *e) 
  * libtpu 0.0.42.1's reduce-window emitter takes the global scoped limit
  * less 4 MiB and aborts the process when that is not positive (probes of
  * jnp.cumsum on every generation: abort at 4096 KiB, compile at 4097; N is
- * the limit in KiB less 4096). The limit is derived back from N. */
+ * the limit in KiB less 4096). The limit is derived back from N; a
+ * positive N, which does not fail the CHECK, derives none. */
 enum { EMITTER_RESERVE_KIB = 4096 };
 
 static void read_emitter_abort(vmem_log_error *e, const char *p, const char *end) {
@@ -652,9 +653,9 @@ static void read_emitter_abort(vmem_log_error *e, const char *p, const char *end
   const char *k = after(p, end, "maximum_vmem_usage_kib > 0 (");
   bool neg = k && k < end && *k == '-';
   long long n = k ? number_at(k + neg, end) : -1;
-  if (n < 0 || (neg ? -n : n) + EMITTER_RESERVE_KIB <= 0)
-    return;
-  long long kib = (neg ? -n : n) + EMITTER_RESERVE_KIB;
+  if (n < 0 || (!neg && n != 0) || n >= EMITTER_RESERVE_KIB)
+    return; /* the CHECK fails on a budget of 0 or less only: the limit is 1 to 4096 KiB */
+  long long kib = EMITTER_RESERVE_KIB - n;
   int w = snprintf(e->limit.text, sizeof e->limit.text, "%lldK", kib);
   if (w <= 0 || (size_t)w >= sizeof e->limit.text)
     return;
