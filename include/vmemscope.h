@@ -846,11 +846,13 @@ typedef struct vmem_footprint {
   vmem_allocation *allocs; /* owned by the footprint */
   uint64_t scoped_bytes;   /* windows + scratch: the compiler-comparable figure */
   uint64_t internal_scratch_bytes;
-  uint64_t modelled_bytes;
-  uint64_t prefetched_bytes; /* VMEM_ALLOC_PREFETCHED inputs: program-scoped VMEM the kernel reads in place
+  uint64_t modelled_bytes;      /* the body's values, the model's estimate (docs/kernels.md "Body values") */
+  uint64_t modelled_high_bytes; /* their ceiling: each rule at its worst error on the oracle's records, and
+                                   what the estimate leaves out (docs/kernels.md "The ceiling"); >= modelled */
+  uint64_t prefetched_bytes;    /* VMEM_ALLOC_PREFETCHED inputs: program-scoped VMEM the kernel reads in place
                                 (other inputs prefetched but read through windows are not counted) */
-  uint64_t stack_bytes;      /* the top of the stack, all lines, aligned */
-  uint64_t smem_bytes;       /* SMEM operands and scratch */
+  uint64_t stack_bytes;         /* the top of the stack, all lines, aligned */
+  uint64_t smem_bytes;          /* SMEM operands and scratch */
   uint64_t alignment;
   vmem_allocator alloc; /* a copy of the kernel's (zero: malloc): free the kernel first if you like */
 } vmem_footprint;
@@ -871,8 +873,8 @@ VMEM_API const char *vmem_alloc_kind_name(vmem_alloc_kind kind);
  * One decision for the CLI, the JSON, the report and Python: a kernel's
  * footprint against the limit in force and against SMEM. */
 typedef enum vmem_verdict_code {
-  VMEM_VERDICT_FITS,         /* with the body's modelled values (the internal scratch lies beside the limit) */
-  VMEM_VERDICT_AT_RISK,      /* fits with the modelled values, by less than they are: their estimate decides */
+  VMEM_VERDICT_FITS,         /* with the body's values at their ceiling (the internal scratch lies beside the limit) */
+  VMEM_VERDICT_AT_RISK,      /* fits with the body's estimated values, not at their ceiling: the model decides */
   VMEM_VERDICT_LIKELY_E1001, /* the exact part fits; with the body's modelled values it does not */
   VMEM_VERDICT_E1001         /* the exact part (windows + scratch) exceeds the limit */
 } vmem_verdict_code;
@@ -884,6 +886,7 @@ typedef struct vmem_verdict {
                                     capacity, "Used X of Y vmem") */
   uint64_t exact_bytes;         /* windows + scratch: the figure the compiler prints */
   uint64_t predicted_bytes;     /* exact + the body's modelled values */
+  uint64_t ceiling_bytes;       /* exact + their ceiling (modelled_high_bytes): "fits" means this fits */
   uint64_t needed_bytes;        /* what a limit must hold: predicted (the internal scratch is beside it) */
   uint64_t smem_bytes;          /* scalar prefetch, SMEM operands and scratch */
   uint64_t smem_capacity_bytes; /* the target's SMEM; 0 when unknown (then never over) */

@@ -286,8 +286,13 @@ def compare(tool, rec):
         notes.append(("vmemscope says fits, at risk" if any(k.get("at_risk") for k in kernels) else
                       "vmemscope says fits") if fits else "vmemscope says over")
     predicted = sum(k.get("predicted_bytes", k["scoped_bytes"]) for k in kernels)
-    model = (sum(exact) if exact is not None else None, predicted, ours, fits == compiled)
+    ceiling = sum(k.get("ceiling_bytes", k.get("predicted_bytes", k["scoped_bytes"])) for k in kernels)
+    verdict = max((k["verdict"] for k in kernels), key=_VERDICTS.index)
+    model = (sum(exact) if exact is not None else None, predicted, ours, fits == compiled, ceiling, verdict)
     return (target, case, "agree" if not notes else "DISAGREE", figure, str(ours), "; ".join(notes), model)
+
+
+_VERDICTS = ["fits", "at_risk", "likely_e1001", "e1001"]
 
 
 def family(case):
@@ -360,16 +365,23 @@ def summary(rows):
 
 def edge_summary(rows):
     """The verdicts at the edge of the limit (oracle/cases/edges.py): each
-    kernel compiled at its own figure and 4 KiB under it."""
-    judged = [r for r in rows if r[2] != "n/a"]
-    fits = [r for r in judged if "vmemscope says fits" in r[5]]
-    risky = [r for r in fits if "at risk" in r[5]]
-    over = [r for r in judged if "vmemscope says over" in r[5]]
+    kernel compiled at its own figure and 4 KiB under it. "fits" claims the
+    kernel fits at the body model's ceiling; "at risk" claims neither way
+    (the estimate fits, the ceiling does not) and is counted apart."""
+    judged = [r for r in rows if r[2] != "n/a" and len(r) > 6]
+    compiled = [r for r in judged if r[6][3] == (r[6][5] in ("fits", "at_risk"))]  # the compiler compiled it
+    risky = [r for r in judged if r[6][5] == "at_risk"]
+    fits = [r for r in judged if r[6][5] == "fits" and r not in compiled]
+    over = [r for r in judged if r[6][5] in ("likely_e1001", "e1001") and r in compiled]
+    right = [r for r in judged if r not in risky and r not in fits and r not in over]
+    risky_failed = [r for r in risky if r not in compiled]
     out = ["", "verdicts at the edge of the limit (each kernel at the compiler's figure and 4 KiB under):",
-           f"  right: {len(judged) - len(fits) - len(over)}/{len(judged)}; 'fits' where the compiler failed: "
-           f"{len(fits)} ({len(risky)} of them 'at risk'); 'over' where it compiled: {len(over)}; "
-           f"aborted or no figure: {len(rows) - len(judged)}"]
-    out += [f"    fits{', at risk' if r in risky else ''}, failed: {r[0]} {r[1]}" for r in fits]
+           f"  right: {len(right)}/{len(judged)}; 'at risk' (fits with the body's estimate, not at its ceiling): "
+           f"{len(risky)} ({len(risky_failed)} failed, {len(risky) - len(risky_failed)} compiled); 'fits' where the "
+           f"compiler failed: {len(fits)}; 'over' where it compiled: {len(over)}; aborted or no figure: "
+           f"{len(rows) - len(judged)}"]
+    out += [f"    fits, failed: {r[0]} {r[1]}" for r in fits]
+    out += [f"    at risk, {'compiled' if r in compiled else 'failed'}: {r[0]} {r[1]}" for r in risky]
     out += [f"    over, compiled: {r[0]} {r[1]}" for r in over]
     return "\n".join(out) + "\n"
 
@@ -406,6 +418,17 @@ def body_model_summary(rows):
         out.append(f"  median |error| {errs[len(errs) // 2]} B, 90th percentile {errs[len(errs) * 9 // 10]} B")
         out.append(f"  largest under: {under[2]:+d} B ({under[0]} {under[1]}); "
                    f"largest over: {over[2]:+d} B ({over[0]} {over[1]})")
+    # The ceiling (docs/kernels.md): windows + scratch + each rule at its worst; it holds where the
+    # compiler's figure does not exceed it. Its width is what "at risk" costs near a limit.
+    held = [(t, c, m) for t, c, m in models if m[0] is not None]
+    misses = [(t, c, m) for t, c, m in held if m[0] > m[4]]
+    widths = sorted(m[4] - m[0] for _, _, m in held if m[0] <= m[4] and m[4] > m[1])
+    risk = collections.Counter(m[5] for m in verdicts)
+    out.append(f"  the ceiling holds (the compiler's figure at or under it): {len(held) - len(misses)}/{len(held)}; "
+               f"above the compiler's where it is above the estimate: median {widths[len(widths) // 2] if widths else 0}"
+               f" B, 90th percentile {widths[len(widths) * 9 // 10] if widths else 0} B over {len(widths)} records")
+    out += [f"    above the ceiling: {t} {c} by {m[0] - m[4]:+d} B" for t, c, m in misses]
+    out.append("  verdicts at the default limits: " + ", ".join(f"{v} {risk[v]}" for v in _VERDICTS if risk[v]))
     return "\n".join(out) + "\n"
 
 

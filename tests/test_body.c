@@ -77,6 +77,94 @@ static uint64_t modelled(const vmem_kernel *k, const char *t, char *notes, size_
   "[1], [0, 0, 1, 1], [], []>} : (vector<1024x" k "xbf16>, vector<" k "x1024xbf16>, vector<1024x1024xf32>) -> "     \
   "vector<1024x1024xf32>\n"
 
+/* The body model's ceiling on target t (src/scoped/footprint.c, "the
+ * ceiling"): never under the estimate. */
+static uint64_t ceiling(const vmem_kernel *k, const char *t) {
+  vmem_footprint f;
+  vmem_error err;
+  assert_int_equal(vmem_kernel_footprint(k, vmem_target_find(t, strlen(t)), NULL, &f, &err), VMEM_OK);
+  uint64_t c = f.modelled_high_bytes;
+  assert_true(c >= f.modelled_bytes);
+  vmem_footprint_free(&f);
+  return c;
+}
+
+#define F32_LOADS                                                                                                \
+  "  %0 = \"vector.load\"(%arg3, %c0, %c0) : (memref<1024x1024xf32, #tpu.memory_space<vmem>>, index, index) -> " \
+  "vector<512x1024xf32>\n"                                                                                       \
+  "  %1 = \"vector.load\"(%arg3, %c0, %c0) : (memref<1024x1024xf32, #tpu.memory_space<vmem>>, index, index) -> " \
+  "vector<1024x1024xf32>\n"
+
+/* An f32 matmul: the estimate charges its lhs nothing (the records' staging
+ * is non-monotonic in the block), the ceiling its 2 MiB whole, on every
+ * target; a bf16 lhs's ceiling is twice it, whatever K (512 here, which v6e
+ * does not stage), and a kept value's is its bytes whole (v6e's estimate
+ * spares 204 KiB of it). */
+static void test_the_ceiling_of_each_rule(void **state) {
+  (void)state;
+  vmem_kernel *k = kernel_with(F32_LOADS "  %z = arith.constant dense<0.000000e+00> : vector<512x1024xf32>\n"
+                                         "  %2 = \"tpu.matmul\"(%0, %1, %z) {dimension_numbers = "
+                                         "#tpu.dot_dimension_numbers<[1], [0], [0], [1], [0, 0, 1, 1], [], []>} : "
+                                         "(vector<512x1024xf32>, vector<1024x1024xf32>, vector<512x1024xf32>) -> "
+                                         "vector<512x1024xf32>\n" STORE("%2"));
+  assert_int_equal(modelled(k, "v6e", NULL, 0), 0);
+  assert_int_equal(ceiling(k, "v6e"), 2u << 20);
+  assert_int_equal(ceiling(k, "v5e"), 2u << 20);
+  vmem_kernel_free(k);
+  k = kernel_with("  %0 = \"vector.load\"(%arg1, %c0, %c0) : (memref<1024x1024xbf16, #tpu.memory_space<vmem>>, "
+                  "index, index) -> vector<1024x512xbf16>\n"
+                  "  %1 = \"vector.load\"(%arg2, %c0, %c0) : (memref<1024x1024xbf16, #tpu.memory_space<vmem>>, "
+                  "index, index) -> vector<512x1024xbf16>\n" MATMUL("%2", "%0", "%1", "512") STORE("%2"));
+  assert_int_equal(modelled(k, "v6e", NULL, 0), 0);
+  assert_int_equal(ceiling(k, "v6e"), 2u << 20);
+  vmem_kernel_free(k);
+  k = kernel_with(
+      LOADS MATMUL("%2", "%0", "%1", "1024") "  %zr = arith.constant dense<0.000000e+00> : "
+                                             "vector<1024xf32>\n"
+                                             "  %3 = \"vector.multi_reduction\"(%2, %zr) {kind = "
+                                             "#vector.kind<maximumf>, reduction_dims = array<i64: 1>} : "
+                                             "(vector<1024x1024xf32>, vector<1024xf32>) -> "
+                                             "vector<1024xf32>\n"
+                                             "  %4 = \"vector.shape_cast\"(%3) : (vector<1024xf32>) -> "
+                                             "vector<1024x1xf32>\n"
+                                             "  %5 = \"vector.broadcast\"(%4) : (vector<1024x1xf32>) -> "
+                                             "vector<1024x1024xf32>\n"
+                                             "  %6 = \"arith.subf\"(%2, %5) : (vector<1024x1024xf32>, "
+                                             "vector<1024x1024xf32>) -> vector<1024x1024xf32>\n" STORE("%6"));
+  /* at the matmul: the 4 MiB result whole and the 2 MiB lhs twice */
+  assert_int_equal(ceiling(k, "v6e"), (4u << 20) + (4u << 20));
+  vmem_kernel_free(k);
+}
+
+/* Heads a Python loop unrolls: the ceiling is each copy's computed values
+ * live at once (here two 1 MiB values, %s and %e, over the exp), times the
+ * copies, above the estimate's kept logits less the register file. */
+#define UNROLLED_HEAD(s, e, m, r)                                                                                \
+  "  " s " = \"arith.mulf\"(%1, %1) : (vector<512x512xf32>, vector<512x512xf32>) -> vector<512x512xf32>\n"       \
+  "  " e " = \"math.exp\"(" s ") : (vector<512x512xf32>) -> vector<512x512xf32>\n"                               \
+  "  " r " = \"vector.multi_reduction\"(" s ", %zr) {kind = #vector.kind<maximumf>, reduction_dims = "           \
+  "array<i64: 1>} : (vector<512x512xf32>, vector<512xf32>) -> vector<512xf32>\n"                                 \
+  "  " m " = \"arith.addf\"(" s ", " e ") : (vector<512x512xf32>, vector<512x512xf32>) -> vector<512x512xf32>\n" \
+  "  tpu.vector_store " m ", %arg3[%c0, %c0] : memref<1024x1024xf32, #tpu.memory_space<vmem>>, "                 \
+  "vector<512x512xf32>\n"
+
+static void test_the_ceiling_of_unrolled_heads(void **state) {
+  (void)state;
+  vmem_kernel *k = kernel_with(
+      "  %1 = \"vector.load\"(%arg3, %c0, %c0) : (memref<1024x1024xf32, #tpu.memory_space<vmem>>, index, index) -> "
+      "vector<512x512xf32>\n"
+      "  %zr = arith.constant dense<0.000000e+00> : vector<512xf32>\n" UNROLLED_HEAD("%s0", "%e0", "%m0", "%r0")
+          UNROLLED_HEAD("%s1", "%e1", "%m1", "%r1") UNROLLED_HEAD("%s2", "%e2", "%m2", "%r2")
+              UNROLLED_HEAD("%s3", "%e3", "%m3", "%r3"));
+  char notes[1024];
+  /* the estimate: four alike logits held at once, each less a quarter of the 256 KiB register file */
+  assert_int_equal(modelled(k, "v5e", notes, sizeof notes), 4 * ((1u << 20) - (64u << 10)));
+  assert_non_null(strstr(notes, "1 of 4 alike (unrolled)"));
+  /* the ceiling: %s and %e (and %m at their last line) live at once, 3 MiB a copy, four copies */
+  assert_int_equal(ceiling(k, "v5e"), 4 * (3u << 20));
+  vmem_kernel_free(k);
+}
+
 /* Loads and elementwise chains stream: nothing is charged on v4+. */
 static void test_streaming_costs_nothing(void **state) {
   (void)state;
@@ -452,6 +540,8 @@ int main(void) {
       cmocka_unit_test(test_a_sliced_row_needs_no_relayout),
       cmocka_unit_test(test_a_16bit_transpose_spills_a_strip),
       cmocka_unit_test(test_a_lane_broadcast_into_one_row_tiles),
+      cmocka_unit_test(test_the_ceiling_of_each_rule),
+      cmocka_unit_test(test_the_ceiling_of_unrolled_heads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

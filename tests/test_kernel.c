@@ -528,26 +528,32 @@ static void test_verdict(void **state) {
   (void)state;
   const vmem_target *t = vmem_target_find("v5e", 3);
   vmem_limits l = {.effective_bytes = 1000, .physical_bytes = 128u << 20};
-  /* The internal scratch lies beside the limit: 800 + 100 modelled of 1000
-   * fits with 100 to spare, as large as the modelled values, whatever the
+  /* The internal scratch lies beside the limit: 800 + 100 modelled (200 at
+   * their ceiling) of 1000 fits at the ceiling to the byte, whatever the
    * internal scratch. */
-  vmem_footprint f = {.scoped_bytes = 800, .modelled_bytes = 100, .internal_scratch_bytes = 4096};
+  vmem_footprint f = {
+      .scoped_bytes = 800, .modelled_bytes = 100, .modelled_high_bytes = 200, .internal_scratch_bytes = 4096};
   vmem_verdict v;
   assert_int_equal(vmem_kernel_verdict(&f, &l, t, &v, NULL), VMEM_OK);
   assert_int_equal(v.scoped, VMEM_VERDICT_FITS);
   assert_true(v.fits);
   assert_int_equal(v.needed_bytes, 900);
-  f.modelled_bytes = 101; /* 99 to spare, less than the modelled values: their estimate decides */
+  assert_int_equal(v.ceiling_bytes, 1000);
+  f.modelled_high_bytes = 201; /* the estimate fits, the ceiling is a byte over: the estimate decides */
   assert_int_equal(vmem_kernel_verdict(&f, &l, t, &v, NULL), VMEM_OK);
   assert_int_equal(v.scoped, VMEM_VERDICT_AT_RISK);
   assert_true(v.fits);
-  f.modelled_bytes = 200; /* 1000 of 1000: fits to the byte, at risk */
-  assert_int_equal(vmem_kernel_verdict(&f, &l, t, &v, NULL), VMEM_OK);
-  assert_int_equal(v.scoped, VMEM_VERDICT_AT_RISK);
-  f.scoped_bytes = 1000, f.modelled_bytes = 0; /* exact to the byte, nothing modelled: fits */
+  f.modelled_bytes = 200, f.modelled_high_bytes = 0; /* a ceiling under the estimate counts as the estimate */
   assert_int_equal(vmem_kernel_verdict(&f, &l, t, &v, NULL), VMEM_OK);
   assert_int_equal(v.scoped, VMEM_VERDICT_FITS);
-  f.scoped_bytes = 800, f.modelled_bytes = 201;
+  assert_int_equal(v.ceiling_bytes, 1000);
+  f.modelled_high_bytes = 1000; /* 1000 of 1000 with the estimate, far over at the ceiling: at risk */
+  assert_int_equal(vmem_kernel_verdict(&f, &l, t, &v, NULL), VMEM_OK);
+  assert_int_equal(v.scoped, VMEM_VERDICT_AT_RISK);
+  f.scoped_bytes = 1000, f.modelled_bytes = 0, f.modelled_high_bytes = 0; /* exact to the byte, nothing modelled */
+  assert_int_equal(vmem_kernel_verdict(&f, &l, t, &v, NULL), VMEM_OK);
+  assert_int_equal(v.scoped, VMEM_VERDICT_FITS);
+  f.scoped_bytes = 800, f.modelled_bytes = 201, f.modelled_high_bytes = 300;
   assert_int_equal(vmem_kernel_verdict(&f, &l, t, &v, NULL), VMEM_OK);
   assert_int_equal(v.scoped, VMEM_VERDICT_LIKELY_E1001);
   assert_false(v.fits);

@@ -169,7 +169,7 @@ static void print_totals(const kreport *r) {
 }
 
 static void print_verdict(const kreport *r) {
-  char b[32], c[32], d[32];
+  char b[32], c[32], d[32], e[32];
   uint64_t lim = r->v.limit_bytes, s = r->f.scoped_bytes;
   char bar[256];
   fprintf(CLI_OUT, "scoped %s %s of %s\n", cli_usage_bar(bar, sizeof bar, s, lim, 40), cli_human(b, sizeof b, s),
@@ -194,14 +194,22 @@ static void print_verdict(const kreport *r) {
             cli_human(c, sizeof c, r->f.modelled_bytes), cli_human(d, sizeof d, s + r->f.modelled_bytes - lim));
   } else if (r->v.scoped == VMEM_VERDICT_AT_RISK) {
     fprintf(CLI_OUT,
-            "%s: %sfits by %s with the body's values (%s, modelled), less than they are — at risk: their "
-            "estimate decides it%s\n",
+            "%s: %sfits by %s with the body's values (%s, modelled), but not at their ceiling (%s, %s over) — "
+            "at risk: the model's estimate decides it%s\n",
             head, cli_tone(CLI_WARN), cli_human(b, sizeof b, lim - s - r->f.modelled_bytes),
-            cli_human(c, sizeof c, r->f.modelled_bytes), cli_tone(CLI_RESET));
+            cli_human(c, sizeof c, r->f.modelled_bytes), cli_human(d, sizeof d, r->f.modelled_high_bytes),
+            cli_human(e, sizeof e, r->v.ceiling_bytes - lim), cli_tone(CLI_RESET));
+  } else if (r->f.modelled_high_bytes) {
+    if (r->f.modelled_bytes)
+      cli_human(c, sizeof c, r->f.modelled_bytes);
+    fprintf(CLI_OUT,
+            "%s: %sfits%s, %s to spare (the body's values: %s estimated, %s at the model's ceiling, which fits "
+            "too; the internal scratch lies beside the limit)\n",
+            head, cli_tone(CLI_OK), cli_tone(CLI_RESET), cli_human(b, sizeof b, lim - s - r->f.modelled_bytes),
+            r->f.modelled_bytes ? c : "none", cli_human(d, sizeof d, r->f.modelled_high_bytes));
   } else {
-    fprintf(CLI_OUT, "%s: %sfits%s, %s to spare (%s; the internal scratch lies beside the limit)\n", head,
-            cli_tone(CLI_OK), cli_tone(CLI_RESET), cli_human(b, sizeof b, lim - s - r->f.modelled_bytes),
-            r->f.modelled_bytes ? "modelled values included" : "no modelled values");
+    fprintf(CLI_OUT, "%s: %sfits%s, %s to spare (no modelled values; the internal scratch lies beside the limit)\n",
+            head, cli_tone(CLI_OK), cli_tone(CLI_RESET), cli_human(b, sizeof b, lim - s));
   }
   if (!vmem_kernel_body_modelled(r->k) && r->v.scoped != VMEM_VERDICT_E1001)
     fprintf(CLI_OUT, "(the body is not modelled: a spec has none, so values it computes in VMEM are not counted)\n");
@@ -355,6 +363,7 @@ static json_t *json_kernel(const kreport *r) {
   json_object_set_new(o, "scoped_bytes", json_integer((json_int_t)r->f.scoped_bytes));
   json_object_set_new(o, "internal_scratch_bytes", json_integer((json_int_t)r->f.internal_scratch_bytes));
   json_object_set_new(o, "modelled_bytes", json_integer((json_int_t)r->f.modelled_bytes));
+  json_object_set_new(o, "modelled_high_bytes", json_integer((json_int_t)r->f.modelled_high_bytes));
   json_object_set_new(o, "prefetched_bytes", json_integer((json_int_t)r->f.prefetched_bytes));
   json_object_set_new(o, "stack_bytes", json_integer((json_int_t)r->f.stack_bytes));
   json_object_set_new(o, "smem_bytes", json_integer((json_int_t)r->f.smem_bytes));
@@ -364,6 +373,7 @@ static json_t *json_kernel(const kreport *r) {
   json_object_set_new(o, "limit_origin", json_string(vmem_limit_origin_name(r->l.origin)));
   json_object_set_new(o, "exact_bytes", json_integer((json_int_t)r->f.scoped_bytes));
   json_object_set_new(o, "predicted_bytes", json_integer((json_int_t)r->v.predicted_bytes));
+  json_object_set_new(o, "ceiling_bytes", json_integer((json_int_t)r->v.ceiling_bytes));
   json_object_set_new(o, "fits", json_boolean(r->v.fits));
   json_object_set_new(o, "at_risk", json_boolean(r->v.scoped == VMEM_VERDICT_AT_RISK));
   json_object_set_new(o, "verdict", json_string(vmem_verdict_name(r->v.scoped)));

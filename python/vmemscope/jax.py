@@ -157,7 +157,11 @@ class KernelResult:
     origin is ``limit_origin``: kernel, flag or default) and ``smem_bytes``
     with ``smem_capacity_bytes`` (``smem_fits``), and ``verdict`` is scoped
     VMEM's: fits, at_risk, likely_e1001 (the exact part fits, the body's
-    values do not) or e1001. ``prefetched_bytes``: inputs the compiler copies
+    values do not) or e1001. ``ceiling_bytes`` is the exact part plus the
+    body's values at the model's ceiling (``modelled_high_bytes``: each rule
+    at its worst error on the compiler's records); ``fits`` as the verdict
+    means that fits too, ``at_risk`` that only the estimate does.
+    ``prefetched_bytes``: inputs the compiler copies
     whole into VMEM before the kernel (7x), program-scoped, not in
     ``scoped_bytes``. ``remedies`` (when it does not
     fit) and ``cost`` (the cost model, modelled) are the JSON objects of
@@ -177,6 +181,8 @@ class KernelResult:
         self.limit_origin = doc["limit_origin"]
         self.predicted_bytes = doc.get("predicted_bytes", doc["scoped_bytes"])
         self.modelled_bytes = doc.get("modelled_bytes", 0)
+        self.modelled_high_bytes = doc.get("modelled_high_bytes", self.modelled_bytes)
+        self.ceiling_bytes = doc.get("ceiling_bytes", self.predicted_bytes)
         self.prefetched_bytes = doc.get("prefetched_bytes", 0)
         self.verdict = doc.get("verdict", "fits" if doc["fits"] else "e1001")
         self.fits = doc["fits"]  # scoped VMEM and SMEM both (the library's vmem_kernel_verdict)

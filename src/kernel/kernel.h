@@ -82,6 +82,10 @@ struct vmem_kernel {
   bool never_moving_rule;      /* MLIR: windows that never move get one buffer (mlir_text.c), in fit too */
   double body_flops;           /* ... its FLOPs per grid step */
   double body_transcendentals; /* ... its transcendentals per grid step */
+  uint64_t body_live_bytes;    /* ... the most its computed values hold at once in program order, each laid out
+                                  in vreg tiles, as if none streamed: the body model's ceiling for unrolled
+                                  bodies (src/scoped/footprint.c) */
+  size_t body_unrolled;        /* ... the most kept values alike (the copies a Python loop unrolls); 0 or 1: none */
   vmem_shape *result;
 };
 

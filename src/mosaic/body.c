@@ -609,7 +609,7 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
   bool matmul = is_matmul(name, len), whole = op_is(name, len, wholes, sizeof wholes / sizeof *wholes), tiled;
   uses(b, name + len, end, ln, whole, &first, &tiled);
   char note[160];
-  if (matmul && first >= 0 && vmem_dtype_bits(b->v[first].dt) <= 16) { /* f32 lhs: not staged (the records) */
+  if (matmul && first >= 0) { /* an f32 lhs too: charged nothing, but it bounds the model's ceiling */
     const bval *l = &b->v[first];
     snprintf(note, sizeof note, "lhs %%%.*s of the %.*s at line %zu", (int)l->nlen, l->name, (int)len, name, ln);
     b->ok = b->ok && record(b, VALUE_MXU_LHS, &l->t, l->dt, ln, ln, note);
@@ -689,11 +689,57 @@ static void group_kept(const bscan *b, size_t *lead, size_t *count) {
   }
 }
 
+/* A value's bytes laid out in vreg tiles: 8 sublanes of 32 bits (16 rows of
+ * 16-bit values, 32 of 8-bit; masks as 32-bit) by 128 lanes, leading dims
+ * whole. Saturates: a body this large is over any limit anyway. */
+static uint64_t tile_bytes(const bval *v) {
+  int bits = vmem_dtype_bits(v->dt);
+  uint64_t width = bits >= 8 && bits <= 32 ? (uint64_t)bits / 8 : 4, rows = 32 / width, n = width;
+  for (size_t i = 0; i < v->t.rank; i++) {
+    uint64_t d = (uint64_t)(v->t.dims[i] > 0 ? v->t.dims[i] : 0), step = i + 1 == v->t.rank   ? TILE_LANES
+                                                                         : i + 2 == v->t.rank ? rows
+                                                                                              : 1;
+    if (!ck_round_up(d, step, &d) || !ck_mul(n, d, &n))
+      return UINT64_MAX;
+  }
+  if (v->t.rank == 1 && !ck_mul(n, rows, &n))
+    return UINT64_MAX;
+  return n;
+}
+
+/* The most the body's computed values hold at once in program order, as if
+ * none streamed through the registers: each computed value from its line
+ * to its last use (loops extended). The footprint model's ceiling for an
+ * unrolled body takes this for each copy (src/scoped/footprint.c). One
+ * pass over a difference array of the lines. */
+static bool live_peak(bscan *b, size_t lines) {
+  uint64_t *add = arena_calloc(&b->k->a, lines + 2, sizeof *add),
+           *drop = arena_calloc(&b->k->a, lines + 2, sizeof *drop);
+  if (!add || !drop)
+    return false;
+  for (size_t i = 0; i < b->n; i++) {
+    const bval *v = &b->v[i];
+    if (v->root != (int)i || !v->computed || v->end <= v->start || v->end > lines)
+      continue;
+    uint64_t n = tile_bytes(v);
+    if (!ck_add(add[v->start], n, &add[v->start]) || !ck_add(drop[v->end + 1], n, &drop[v->end + 1]))
+      add[v->start] = UINT64_MAX;
+  }
+  uint64_t live = 0, peak = 0;
+  for (size_t ln = 1; ln <= lines; ln++) {
+    live -= drop[ln] < live ? drop[ln] : live;
+    live = add[ln] > UINT64_MAX - live ? UINT64_MAX : live + add[ln];
+    peak = live > peak ? live : peak;
+  }
+  b->k->body_live_bytes = peak;
+  return true;
+}
+
 /* Loops extend a value used inside them to their end; then every computed
  * value used again after a use that needs all of it is kept, with the
  * values alike with it counted (the model charges unrolled copies as held
  * at once: src/scoped/footprint.c). */
-static bool finish(bscan *b) {
+static bool finish(bscan *b, size_t lines) {
   for (size_t l = 0; l < b->nloops; l++)
     for (size_t i = 0; i < b->n; i++) {
       bval *v = &b->v[i];
@@ -702,11 +748,16 @@ static bool finish(bscan *b) {
     }
   if (!b->n)
     return b->ok;
+  if (!live_peak(b, lines))
+    return b->ok = false;
   size_t *lead = arena_alloc(&b->k->a, b->n * sizeof *lead), *count = arena_alloc(&b->k->a, b->n * sizeof *count);
   size_t *recorded = arena_alloc(&b->k->a, b->n * sizeof *recorded);
   if (!lead || !count || !recorded)
     return b->ok = false;
   group_kept(b, lead, count);
+  b->k->body_unrolled = 0;
+  for (size_t i = 0; i < b->n; i++)
+    b->k->body_unrolled = count[i] > b->k->body_unrolled ? count[i] : b->k->body_unrolled;
   for (size_t i = 0; i < b->n && b->ok; i++) {
     const bval *v = &b->v[i];
     char note[192];
@@ -761,5 +812,5 @@ bool body_read(vmem_kernel *k, const char *body, size_t len, body_cost *cost) {
   for (size_t m = 0; m < k->nmodelled; m++)
     if (k->modelled[m].kind == VALUE_ROW_BCAST || k->modelled[m].kind == VALUE_RELAYOUT)
       k->modelled[m].end = lines;
-  return finish(&b);
+  return finish(&b, lines);
 }

@@ -230,6 +230,8 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
     return vmem_target_generation(t) <= m->upto_generation ? RELAYOUT_FIXED : 0;
   if (m->kind == VALUE_BF16_F32)
     return m->beside ? padded : padded > F32_COPY_SPARED ? padded - F32_COPY_SPARED : F32_COPY_LEAST;
+  if (m->kind == VALUE_MXU_LHS && vmem_dtype_bits(m->shape->dtype) > 16)
+    return 0; /* an f32 lhs: the records' staging is non-monotonic in the block; only the ceiling counts it */
   if (m->kind == VALUE_MXU_LHS && (contracted <= 2 * mxu || columns <= mxu))
     return 0; /* nor when N fits one MXU pass: a re-compile at bn = 256 on v6e showed no staging */
   uint64_t file = vreg_file_bytes(t);
@@ -240,6 +242,46 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
   if (padded <= file)
     return 0;
   return m->kind == VALUE_MXU_LHS ? padded / 4 * 5 : padded;
+}
+
+/* ---- the ceiling: the rules at their worst on the oracle's records -------
+ *
+ * Beside its estimate, the model states the most the body's values can
+ * take by its own record: each rule charged at the largest error any
+ * record or probe showed for it, and what the estimate leaves at nothing
+ * charged at what the records saw. A verdict is "fits" only when the
+ * kernel fits at the ceiling; between the estimate and the ceiling it is
+ * "at risk" (src/scoped/verdict.c). Per value, on the generations where its
+ * rule charges (docs/fidelity.md, "The ceiling"):
+ *   a matmul's lhs      2x its bytes, 16-bit or narrower, whatever K and N
+ *                       (the records' staging runs 0.68-1.97x; small tiles
+ *                       stage what the estimate leaves out), 1x for f32
+ *                       (its staging, 0.1-0.85x, is not estimated at all)
+ *   a kept value        its bytes whole: no register file held any of it
+ *   an f32 copy         its bytes whole: the registers spared none (v2, v3)
+ *   a row broadcast     2x its tile (three broadcasts charge 36-76 KiB more)
+ *   the others          their estimate, which was exact or above each record
+ * and, for a body that unrolls n alike copies, n times what one copy's
+ * computed values hold at once as if none streamed (k->body_live_bytes):
+ * the compiler interleaves the copies (ragged paged attention holds 2.4-3.7
+ * of its 64 KiB logits a kv head where the estimate keeps one). On v2 and
+ * v3, whose VPU computes in f32, those live bytes are added to the peak:
+ * megablox gmm there holds its widened operands, the product and the sum
+ * at once (4 MiB less 80 KiB at 512-wide tiles, where the rules see 1). */
+static uint64_t body_ceiling(const kernel_modelled *m, const vmem_target *t, uint64_t padded, uint64_t charge) {
+  int gen = vmem_target_generation(t);
+  switch (m->kind) {
+  case VALUE_MXU_LHS:
+    return vmem_dtype_bits(m->shape->dtype) > 16 ? padded : padded > UINT64_MAX / 2 ? UINT64_MAX : 2 * padded;
+  case VALUE_KEPT:
+    return padded;
+  case VALUE_BF16_F32:
+    return gen <= 3 ? padded : 0;
+  case VALUE_ROW_BCAST:
+    return charge > UINT64_MAX / 2 ? UINT64_MAX : 2 * charge;
+  default:
+    return charge;
+  }
 }
 
 /* Kept values, row broadcasts and relayouts live over their lines; the others at their own. */
@@ -360,13 +402,42 @@ bool scoped_body_peak(const vmem_kernel *k, const uint64_t *charge, size_t *memb
   return ok;
 }
 
+/* The sum of the values scoped_body_peak picks for a charge: the most
+ * held at once; UINT64_MAX when out of memory (then over any limit). */
+static uint64_t peak_of(const vmem_kernel *k, const uint64_t *charge, size_t *members) {
+  size_t n;
+  uint64_t sum = 0;
+  if (!scoped_body_peak(k, charge, members, k->nmodelled, &n))
+    return UINT64_MAX;
+  for (size_t i = 0; i < n; i++)
+    if (!ck_add(sum, charge[members[i]], &sum))
+      return UINT64_MAX;
+  return sum;
+}
+
+/* The ceiling of the body's values (above): the peak of the values'
+ * ceilings, or an unrolled body's copies at their live bytes, whichever is
+ * more; on v2 and v3 the live bytes beside that peak; never under the
+ * estimate. */
+static uint64_t ceiling_of(const vmem_kernel *k, const vmem_target *t, const uint64_t *high, size_t *members,
+                           uint64_t estimate) {
+  uint64_t c = peak_of(k, high, members), unrolled = 0;
+  if (k->body_unrolled > 1 && !ck_mul(k->body_live_bytes, k->body_unrolled, &unrolled))
+    unrolled = UINT64_MAX;
+  c = unrolled > c ? unrolled : c;
+  if (vmem_target_generation(t) <= 3 && !ck_add(c, k->body_live_bytes, &c))
+    c = UINT64_MAX;
+  return c > estimate ? c : estimate;
+}
+
 static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_target *t, vmem_footprint *f, size_t cap,
                               vmem_error *err) {
   if (!k->nmodelled)
     return VMEM_OK;
   uint64_t *charge = arena_calloc(scratch, k->nmodelled, sizeof *charge);
+  uint64_t *high = arena_calloc(scratch, k->nmodelled, sizeof *high);
   size_t *members = arena_calloc(scratch, k->nmodelled, sizeof *members);
-  if (!charge || !members) {
+  if (!charge || !high || !members) {
     err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
     return VMEM_ERR_NOMEM;
   }
@@ -376,6 +447,7 @@ static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_t
     if (st != VMEM_OK)
       return st;
     charge[m] = scoped_body_charge(&k->modelled[m], t, k->modelled[m].contracted, k->modelled[m].columns, z.bytes);
+    high[m] = body_ceiling(&k->modelled[m], t, z.bytes, charge[m]);
   }
   size_t n;
   if (!scoped_body_peak(k, charge, members, k->nmodelled, &n)) {
@@ -391,6 +463,7 @@ static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_t
       return VMEM_ERR_OVERFLOW;
     }
   }
+  f->modelled_high_bytes = ceiling_of(k, t, high, members, f->modelled_bytes);
   return VMEM_OK;
 }
 

@@ -45,14 +45,15 @@ vmem_status vmem_kernel_verdict(const vmem_footprint *f, const vmem_limits *l, c
    * the byte on every generation, and fails it 4 KiB lower (the oracle's
    * edge_* records and probes, docs/fidelity.md). */
   out->needed_bytes = out->predicted_bytes;
-  uint64_t lim = out->limit_bytes, spare = lim >= out->predicted_bytes ? lim - out->predicted_bytes : 0;
-  /* At risk: what is left under the limit is less than the body's modelled
-   * values, so the model's estimate of them decides the verdict (its error
-   * on the records runs to their own size, docs/fidelity.md). */
-  bool close = f->modelled_bytes && spare < f->modelled_bytes;
+  uint64_t high = f->modelled_high_bytes > f->modelled_bytes ? f->modelled_high_bytes : f->modelled_bytes;
+  out->ceiling_bytes = sat_add(f->scoped_bytes, high);
+  uint64_t lim = out->limit_bytes;
+  /* At risk: the kernel fits with the body's estimated values but not at
+   * their ceiling, each rule at its worst error on the oracle's records
+   * (src/scoped/footprint.c): the model's estimate decides the verdict. */
   out->scoped = out->exact_bytes > lim       ? VMEM_VERDICT_E1001
                 : out->predicted_bytes > lim ? VMEM_VERDICT_LIKELY_E1001
-                : close                      ? VMEM_VERDICT_AT_RISK
+                : out->ceiling_bytes > lim   ? VMEM_VERDICT_AT_RISK
                                              : VMEM_VERDICT_FITS;
   out->smem_bytes = f->smem_bytes;
   out->smem_capacity_bytes = vmem_target_u64(t, VMEM_FACT_SMEM_BYTES);
