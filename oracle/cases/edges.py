@@ -42,6 +42,14 @@ EDGES = (
     ("v5p", "transpose_bf16_2048x3072_512x768", 3194880),
     ("v4", "transpose_i8_4096x4096_1024x1024", 6250496),
     ("7x", "heads_bf16_h1_q256_k256", 184320),
+    # held-out kernels (own.py, jaxops.py held_*) at the edge, recorded after the body model's ceiling: where
+    # the estimate is under the compiler (unrolled heads, f32 and small-K matmul staging) or over it
+    ("v5e", "held_ragged_bf16_t1024_h32_p4096x16_kv16_q32", 7307264),
+    ("7x", "held_ragged_bf16_t1024_h32_p4096x16_kv4_q16", 2473984),
+    ("v6e", "held_weight_f32_8192x1024x512_bm1024", 15532032),
+    ("v6e", "held_matmul_f32_2048_128x1024x512", 6094848),
+    ("v4", "held_matmul_bf16_4096_1024x256x1024", 10985472),
+    ("v5p", "held_heads_bf16_h3_q384_k384", 3026944),
 )
 
 UNDER = 4096  # the `_under` case's limit below the figure

@@ -110,3 +110,11 @@ for block in (256, 512, 1024):
 for kvb, qb in ((8, 32), (16, 64), (32, 128)):
     CASES[f"ops_ragged_bf16_t1024_h32_p4096x16_kv{kvb}_q{qb}"] = functools.partial(
         ragged, 1024, 32, 4096, 16, 16, 128, 16, 256, kvb, qb, jnp.bfloat16)
+# Held out for the body model's ceiling (2026-12-06): ragged paged attention at
+# kv-page and query blocks it was not fitted to, and flash attention with a
+# whole kv block at another query block.
+for kvb, qb in ((8, 64), (16, 32), (4, 16)):
+    CASES[f"held_ragged_bf16_t1024_h32_p4096x16_kv{kvb}_q{qb}"] = functools.partial(
+        ragged, 1024, 32, 4096, 16, 16, 128, 16, 256, kvb, qb, jnp.bfloat16)
+CASES["held_flash_bf16_1x2x4096x128_q1024_km4096_k4096"] = functools.partial(
+    flash, 1, 2, 4096, 128, 1024, 4096, 4096, jnp.bfloat16)

@@ -512,3 +512,16 @@ _add("bcast_sliced_f32_8192x256_bm64", functools.partial(bcast, 8192, 256, 64, -
 for g, d, use in ((2, 128, "matmul"), (8, 128, "matmul"), (1, 128, "matmul"), (4, 256, "matmul"),
                   (8, 128, "native"), (2, 128, "scale"), (2, 128, "narrow"), (2, 128, "sum"), (16, 256, "sum")):
     _add(f"one_row_{use}_f32_g{g}_d{d}", functools.partial(one_row, g, d, use))
+# Held out for the body model's ceiling (docs/kernels.md, "The ceiling"):
+# recorded on 2026-12-06 after the rule was built from the records above, to
+# test it on shapes it was not fitted to. f32 matmuls (the estimate charges
+# their lhs nothing), bf16 matmuls with K within two MXU passes (likewise),
+# and unrolled heads at other counts and block shapes.
+for (m, bm, bk, bn) in ((2048, 128, 1024, 512), (2048, 512, 256, 512), (2048, 1024, 512, 256), (4096, 256, 2048, 256)):
+    _add(f"held_matmul_f32_{m}_{bm}x{bk}x{bn}", functools.partial(matmul_acc, m, m, m, bm, bk, bn, F32))
+for (m, k, n, bm) in ((4096, 1024, 1024, 128), (4096, 256, 2048, 512), (8192, 1024, 512, 1024)):
+    _add(f"held_weight_f32_{m}x{k}x{n}_bm{bm}", functools.partial(whole_weight, m, k, n, bm, F32))
+for (bm, bk, bn) in ((512, 128, 512), (1024, 256, 1024), (256, 256, 2048)):
+    _add(f"held_matmul_bf16_4096_{bm}x{bk}x{bn}", functools.partial(matmul_acc, 4096, 4096, 4096, bm, bk, bn, BF16))
+for (h, bq, bk) in ((2, 512, 256), (3, 384, 384), (8, 256, 512), (6, 128, 1024)):
+    _add(f"held_heads_bf16_h{h}_q{bq}_k{bk}", functools.partial(heads, h, 3072, 128, bq, bk, BF16))
