@@ -1066,11 +1066,13 @@ typedef struct vmem_cost_options {
 } vmem_cost_options;
 
 typedef struct vmem_eval {
-  bool legal;              /* every block obeys the Pallas block rules */
-  uint64_t scoped_bytes;   /* windows + scratch, exact */
-  uint64_t needed_bytes;   /* scoped + modelled: what must fit the limit, as check's verdict counts it (the
+  bool legal;                   /* every block obeys the Pallas block rules */
+  uint64_t scoped_bytes;        /* windows + scratch, exact */
+  uint64_t needed_bytes;        /* scoped + modelled: what must fit the limit, as check's verdict counts it (the
                                internal scratch is not in the compiler's figure: docs/fidelity.md) */
-  uint64_t modelled_bytes; /* the body's values (modelled; docs/kernels.md "Body values") */
+  uint64_t modelled_bytes;      /* the body's values (modelled; docs/kernels.md "Body values") */
+  uint64_t modelled_high_bytes; /* their ceiling (docs/kernels.md "The ceiling"), as check's footprint */
+  uint64_t ceiling_bytes;       /* scoped + modelled_high_bytes: a candidate fits for sure when this does */
   uint64_t grid_steps;
   double hbm_bytes; /* moved between HBM and VMEM over the whole grid */
   double flops;
@@ -1216,6 +1218,8 @@ typedef struct vmem_fit_candidate {
   uint64_t index;
   uint64_t needed_bytes;
   double time_s;
+  uint64_t ceiling_bytes; /* needed with the body's values at their ceiling */
+  bool at_risk;           /* fits with the body's estimate, not at its ceiling (check's at_risk) */
 } vmem_fit_candidate;
 
 typedef struct vmem_fit_result {
@@ -1224,8 +1228,9 @@ typedef struct vmem_fit_result {
   uint64_t overhang; /* legal but overhanging their arrays, left out without allow_padding */
   uint64_t over;     /* legal candidates over the limit */
   size_t fitting;
-  vmem_fit_candidate *fit; /* those that fit, fastest first (ties: less VMEM, then index):
-                                    fit[0] is the best */
+  size_t at_risk;          /* of those, how many fit only with the body's estimate (at the end of fit) */
+  vmem_fit_candidate *fit; /* those that fit, those that fit at the body's ceiling first, each part fastest
+                              first (ties: less VMEM, then index): fit[0] is the best */
   bool any_legal;
   vmem_fit_candidate smallest;     /* the smallest legal footprint (what a limit would need) */
   vmem_fit_candidate fastest_over; /* the fastest legal candidate over the limit */

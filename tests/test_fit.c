@@ -332,6 +332,55 @@ static void test_mlir_body_values_follow_the_blocks(void **state) {
   vmem_kernel_free(k);
 }
 
+/* The body's ceiling in fit, as check's footprint has it: on v6e the
+ * estimate spares 204 KiB of the kept logits, their ceiling none (and it
+ * takes the matmul's lhs twice). With the
+ * limit at g0 = 512's estimate, that candidate fits only at risk and ranks
+ * after those that fit at the ceiling, though it is the fastest. */
+static void test_fit_ranks_at_risk_last(void **state) {
+  (void)state;
+  FILE *fp = fopen(GOLDEN_DIR "/body_value_attention.mlirbc", "rb");
+  assert_non_null(fp);
+  static char bc[65536];
+  size_t n = fread(bc, 1, sizeof bc, fp);
+  fclose(fp);
+  vmem_error err;
+  vmem_kernel *k = vmem_kernel_from_bytecode(bc, n, NULL, &err);
+  if (!k)
+    fail_msg("%s", err.message);
+  size_t made;
+  assert_int_equal(vmem_kernel_parametrize(k, &made, &err), VMEM_OK);
+  const vmem_target *t = vmem_target_find("v6e", 3);
+  vmem_footprint f;
+  assert_int_equal(vmem_kernel_footprint(k, t, NULL, &f, &err), VMEM_OK);
+  vmem_template *tpl = vmem_template_new(k, t, NULL, NULL, NULL, &err);
+  assert_non_null(tpl);
+  int64_t v = 512;
+  vmem_eval e;
+  vmem_template_eval(tpl, &v, &e);
+  assert_int_equal(e.modelled_high_bytes, f.modelled_high_bytes);
+  assert_true(e.modelled_high_bytes >= e.modelled_bytes + 204 * 1024);
+  assert_int_equal(e.ceiling_bytes, e.scoped_bytes + e.modelled_high_bytes);
+  static const int64_t g0[] = {128, 256, 512};
+  vmem_fit_options o = {.limit_bytes = e.needed_bytes};
+  o.values[0] = g0, o.counts[0] = 3;
+  vmem_fit_result r;
+  assert_int_equal(vmem_fit(tpl, &o, &r, NULL, &err), VMEM_OK);
+  assert_int_equal(r.fitting, 3);
+  assert_int_equal(r.at_risk, 1);
+  int64_t got;
+  vmem_fit_decode(&r.space, r.fit[0].index, &got, NULL);
+  assert_int_equal(got, 256); /* the fastest safe one */
+  assert_false(r.fit[0].at_risk);
+  vmem_fit_decode(&r.space, r.fit[2].index, &got, NULL);
+  assert_int_equal(got, 512);
+  assert_true(r.fit[2].at_risk && r.fit[2].time_s < r.fit[0].time_s);
+  vmem_fit_free(&r);
+  vmem_template_free(tpl);
+  vmem_footprint_free(&f);
+  vmem_kernel_free(k);
+}
+
 /* vmem_fit against a search written here: every candidate through
  * vmem_fit_eval, the fitting ones counted and the fastest found by hand;
  * the library's best, counts, smallest and order must agree. */
@@ -458,6 +507,7 @@ int main(void) {
       cmocka_unit_test(test_padding_blocks),
       cmocka_unit_test(test_color),
       cmocka_unit_test(test_fit_search),
+      cmocka_unit_test(test_fit_ranks_at_risk_last),
   };
   return RUN(tests);
 }

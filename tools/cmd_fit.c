@@ -201,8 +201,11 @@ static json_t *json_cand(const vmem_kernel *k, const vmem_template *tpl, const s
   json_object_set_new(o, "scoped_bytes", json_integer((json_int_t)e.scoped_bytes));
   json_object_set_new(o, "needed_bytes", json_integer((json_int_t)e.needed_bytes));
   json_object_set_new(o, "modelled_bytes", json_integer((json_int_t)e.modelled_bytes));
+  json_object_set_new(o, "modelled_high_bytes", json_integer((json_int_t)e.modelled_high_bytes));
+  json_object_set_new(o, "ceiling_bytes", json_integer((json_int_t)e.ceiling_bytes));
   json_object_set_new(o, "limit_bytes", json_integer((json_int_t)limit));
   json_object_set_new(o, "fits", json_boolean(e.needed_bytes <= limit));
+  json_object_set_new(o, "at_risk", json_boolean(e.needed_bytes <= limit && e.ceiling_bytes > limit));
   json_object_set_new(o, "time_s", json_real(e.time_s));
   json_object_set_new(o, "bound", json_string(e.compute_bound ? "compute" : "hbm"));
   json_object_set_new(o, "intensity", json_real(e.intensity));
@@ -510,8 +513,13 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
             sp->values[p][0], sp->values[p][sp->count[p] - 1]);
   print_follows(k, tpl);
   print_orders(k, tpl, sp);
-  fprintf(CLI_OUT, "considered %" PRIu64 ", legal %" PRIu64 ", fitting %" PRIu64 "\n", s->considered, s->legal,
-          s->fitting);
+  fprintf(CLI_OUT, "considered %" PRIu64 ", legal %" PRIu64 ", fitting %" PRIu64, s->considered, s->legal, s->fitting);
+  if (s->at_risk)
+    fprintf(CLI_OUT,
+            " (%zu at risk: they fit with the body's estimated values, not at their ceiling, and rank after "
+            "the rest)",
+            s->at_risk);
+  fprintf(CLI_OUT, "\n");
   if (s->overhang)
     fprintf(CLI_OUT, "(%" PRIu64 " more would overhang their arrays; --allow-padding-blocks tries them)\n",
             s->overhang);
@@ -526,12 +534,20 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
     }
     return;
   }
-  static const int right[] = {1, 0, 1, 1, 0, 0, 1, 1, 1};
+  /* The ceiling column when the body's values have one above their estimate
+   * (docs/kernels.md, "The ceiling"): a spec's table stays as it was. */
+  bool ceil_col = false;
+  for (size_t i = 0; i < s->fitting && i < top; i++)
+    ceil_col |= s->fit[i].ceiling_bytes != s->fit[i].needed_bytes;
+  static const int right[] = {1, 0, 1, 1, 0, 0, 1, 1, 1}, right_ceil[] = {1, 0, 1, 1, 1, 0, 0, 1, 1, 1};
   cli_table tb;
-  table_init(&tb, sp->padding ? 9 : 8, right);
-  table_add(&tb, "#", "PARAMS", "SCOPED", "NEEDED", "TIME", "BOUND", "INTENSITY", "STEPS", "WASTE");
+  table_init(&tb, (size_t)(sp->padding ? 9 : 8) + (ceil_col ? 1 : 0), ceil_col ? right_ceil : right);
+  if (ceil_col)
+    table_add(&tb, "#", "PARAMS", "SCOPED", "NEEDED", "CEILING", "TIME", "BOUND", "INTENSITY", "STEPS", "WASTE");
+  else
+    table_add(&tb, "#", "PARAMS", "SCOPED", "NEEDED", "TIME", "BOUND", "INTENSITY", "STEPS", "WASTE");
   for (size_t i = 0; i < s->fitting && i < top; i++) {
-    char n[24], ps[256], in[32], st[32], w[32];
+    char n[24], ps[256], in[32], st[32], w[32], hi[48];
     vmem_eval e;
     vmem_fit_eval(tpl, sp, s->fit[i].index, &e);
     snprintf(n, sizeof n, "%zu", i + 1);
@@ -539,8 +555,17 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
     snprintf(in, sizeof in, "%.1f", e.intensity);
     snprintf(st, sizeof st, "%" PRIu64, e.grid_steps);
     snprintf(w, sizeof w, "%.1f%%", 100 * e.edge_waste);
-    table_add(&tb, n, ps, cli_human(b, sizeof b, e.scoped_bytes), cli_human(c, sizeof c, e.needed_bytes),
-              cli_seconds(tt, sizeof tt, e.time_s), e.compute_bound ? "compute" : "hbm", in, st, w);
+    cli_human(hi, sizeof hi - 8, e.ceiling_bytes);
+    if (s->fit[i].at_risk)
+      strcat(hi, " risk");
+    const char *bound = e.compute_bound ? "compute" : "hbm";
+    cli_human(b, sizeof b, e.scoped_bytes);
+    cli_human(c, sizeof c, e.needed_bytes);
+    cli_seconds(tt, sizeof tt, e.time_s);
+    if (ceil_col)
+      table_add(&tb, n, ps, b, c, hi, tt, bound, in, st, w);
+    else
+      table_add(&tb, n, ps, b, c, tt, bound, in, st, w);
   }
   fprintf(CLI_OUT, "\n");
   table_print(&tb, CLI_OUT);
@@ -568,6 +593,11 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
   int64_t v[MAX_P];
   int bufs[MAX_OPS_B];
   const int *order = vmem_fit_decode(sp, s->fit[0].index, v, bufs);
+  if (s->fit[0].at_risk)
+    fprintf(CLI_OUT,
+            "\nno candidate fits at the body's ceiling: the best is at risk (%s with the body's values at their "
+            "ceiling, against a limit of %s); check it, or ask for the limit of its ceiling\n",
+            cli_human(b, sizeof b, s->fit[0].ceiling_bytes), cli_human(c, sizeof c, limit));
   print_change(k, tpl, sp, v, bufs, order, s->fit[0].needed_bytes, limit, physical);
 }
 

@@ -216,7 +216,11 @@ def test_fit_each_candidate_is_a_fresh_check_and_the_best_is_fastest_that_fits()
     assert len(res.candidates) == 4 * 3 * 4
     fitting = [c for c in res.candidates if c.fits]
     assert res.best is not None and res.best.fits
-    assert all(res.best.time_s <= c.time_s for c in fitting)
+    # the fastest of those that fit at the body model's ceiling, when any does; at risk only when none does
+    safe = [c for c in fitting if not c.at_risk]
+    assert res.best.at_risk == (not safe)
+    assert all(res.best.time_s <= c.time_s for c in (safe or fitting))
+    assert all(c.ceiling_bytes >= c.needed_bytes for c in fitting)
     assert any(not c.fits for c in res.candidates)  # the search did reach past the limit
     for c in res.candidates[:3] + res.candidates[-3:]:
         fresh = vj.check(functools.partial(matmul, **c.params), X, Y, target="v5e")[0]
@@ -391,7 +395,8 @@ def test_fit_over_flash_attention():
     ok = [c for c in res.candidates if not c.error]
     assert any(c.error for c in res.candidates)  # block_k > block_k_major: flash_attention refuses it
     assert res.best in ok and res.best.fits
-    assert all(res.best.time_s <= c.time_s for c in ok if c.fits)
+    safe = [c for c in ok if c.fits and not c.at_risk]
+    assert all(res.best.time_s <= c.time_s for c in (safe or [c for c in ok if c.fits]))
     for c in ok[:2] + ok[-2:]:
         fresh = vj.check(build(**c.params), *args, target="v6e")
         assert [k.doc for k in c.kernels] == [k.doc for k in fresh]

@@ -420,14 +420,18 @@ def assert_fits(f, *args, targets=("v5e", "v6e", "7x"), target=None, **kwargs):
 class Candidate:
     """One assignment of the parameters: ``params`` (a dict), ``kernels``
     (its KernelResults, exact), ``fits``, ``needed_bytes`` (the largest
-    kernel's scoped + internal scratch), ``time_s`` (the cost model, summed
-    over its kernels), or ``error`` when ``build`` or lowering failed."""
+    kernel's scoped + the body's estimated values), ``ceiling_bytes`` (the
+    same at the body model's ceiling), ``at_risk`` (it fits with the estimate,
+    not at the ceiling), ``time_s`` (the cost model, summed over its
+    kernels), or ``error`` when ``build`` or lowering failed."""
 
     def __init__(self, params, kernels=None, error=None):
         self.params, self.kernels, self.error = params, kernels or [], error
         self.fits = error is None and all(k.fits for k in self.kernels)
+        self.at_risk = self.fits and any(k.at_risk for k in self.kernels)
         self.scoped_bytes = max((k.scoped_bytes for k in self.kernels), default=0)
         self.needed_bytes = max((k.needed_bytes for k in self.kernels), default=0)
+        self.ceiling_bytes = max((k.ceiling_bytes for k in self.kernels), default=0)
         self.time_s = sum(k.time_s or 0 for k in self.kernels) if not error else float("inf")
 
     def __repr__(self):
@@ -439,8 +443,10 @@ class Candidate:
 
 class FitResult:
     """``candidates``: every assignment, fitting ones first by predicted time
-    (the roofline of ``vmemscope fit``, docs/cost-model.md), then the rest by
-    scoped bytes; ``best``: the fastest that fits (None if none does);
+    (the roofline of ``vmemscope fit``, docs/cost-model.md), those at risk
+    after those that fit at the body model's ceiling, then the rest by
+    scoped bytes; ``best``: the first of them, the fastest that fits at the
+    ceiling when one does (None if none fits);
     ``vmem_limit_bytes``: with ``physical=True``, the limit the best needs
     when it is above the one in force (None otherwise); ``rate``:
     candidates lowered and checked per second."""
@@ -526,7 +532,8 @@ def fit(build, *args, params, target=None, physical=False, progress=None, vmem_l
                                                            else "")))
             if show:
                 _progress(i, len(combos), start, stream)
-        best = min((c for c in cands if c.fits), key=lambda c: (c.time_s, c.needed_bytes), default=None)
+        # as vmemscope fit ranks them: a candidate at risk (the estimate fits, the ceiling does not) after the rest
+        best = min((c for c in cands if c.fits), key=lambda c: (c.at_risk, c.time_s, c.needed_bytes), default=None)
         request = None
         if best is not None and physical:
             # The limit the best needs, by the library's own rule (remedies), when the one in force is short.
@@ -536,5 +543,5 @@ def fit(build, *args, params, target=None, physical=False, progress=None, vmem_l
             request = max(over) if over else None
     finally:
         checker.close()
-    cands.sort(key=lambda c: (not c.fits, c.time_s if c.fits else 0, c.needed_bytes))
+    cands.sort(key=lambda c: (not c.fits, c.at_risk, c.time_s if c.fits else 0, c.needed_bytes))
     return FitResult(cands, best, request, t, time.monotonic() - start)

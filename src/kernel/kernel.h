@@ -38,7 +38,9 @@ typedef enum kernel_value_kind {
   VALUE_RELAYOUT,   /* one-row tiles relaid out to native ones: a fixed charge, once per kernel, the whole body */
   VALUE_TRANSPOSE,  /* a 16-bit transpose: one 128-lane column strip of its result, less what the registers hold */
   VALUE_TRANSPOSE8, /* an 8-bit transpose: its result, which v2-v4 transpose in a wider type */
-  VALUE_LANE_BCAST  /* a lane broadcast stored into one-row tiles: a vreg a row (v2-v4) */
+  VALUE_LANE_BCAST, /* a lane broadcast stored into one-row tiles: a vreg a row (v2-v4) */
+  VALUE_LIVE        /* computed, live where the body's computed values hold the most at once: the
+                       ceiling's (src/scoped/footprint.c), never the estimate's */
 } kernel_value_kind;
 
 typedef struct kernel_modelled {
@@ -82,9 +84,6 @@ struct vmem_kernel {
   bool never_moving_rule;      /* MLIR: windows that never move get one buffer (mlir_text.c), in fit too */
   double body_flops;           /* ... its FLOPs per grid step */
   double body_transcendentals; /* ... its transcendentals per grid step */
-  uint64_t body_live_bytes;    /* ... the most its computed values hold at once in program order, each laid out
-                                  in vreg tiles, as if none streamed: the body model's ceiling for unrolled
-                                  bodies (src/scoped/footprint.c) */
   size_t body_unrolled;        /* ... the most kept values alike (the copies a Python loop unrolls); 0 or 1: none */
   vmem_shape *result;
 };

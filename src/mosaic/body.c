@@ -707,12 +707,14 @@ static uint64_t tile_bytes(const bval *v) {
   return n;
 }
 
-/* The most the body's computed values hold at once in program order, as if
- * none streamed through the registers: each computed value from its line
- * to its last use (loops extended). The footprint model's ceiling for an
- * unrolled body takes this for each copy (src/scoped/footprint.c). One
- * pass over a difference array of the lines. */
-static bool live_peak(bscan *b, size_t lines) {
+/* The line where the body's computed values hold the most at once in
+ * program order, as if none streamed through the registers (each from its
+ * line to its last use, loops extended), and each of them recorded there as
+ * VALUE_LIVE: the footprint model's ceiling takes their sum for each copy of
+ * an unrolled body, and on v2/v3 beside the rest (src/scoped/footprint.c).
+ * Recorded as values so that their dims follow the blocks in fit as the
+ * others do. One pass over a difference array of the lines. */
+static bool record_live(bscan *b, size_t lines) {
   uint64_t *add = arena_calloc(&b->k->a, lines + 2, sizeof *add),
            *drop = arena_calloc(&b->k->a, lines + 2, sizeof *drop);
   if (!add || !drop)
@@ -726,13 +728,22 @@ static bool live_peak(bscan *b, size_t lines) {
       add[v->start] = UINT64_MAX;
   }
   uint64_t live = 0, peak = 0;
+  size_t at = 0;
   for (size_t ln = 1; ln <= lines; ln++) {
     live -= drop[ln] < live ? drop[ln] : live;
     live = add[ln] > UINT64_MAX - live ? UINT64_MAX : live + add[ln];
-    peak = live > peak ? live : peak;
+    if (live > peak)
+      peak = live, at = ln;
   }
-  b->k->body_live_bytes = peak;
-  return true;
+  for (size_t i = 0; at && i < b->n && b->ok; i++) {
+    const bval *v = &b->v[i];
+    if (v->root != (int)i || !v->computed || v->end <= v->start || v->start > at || v->end < at)
+      continue;
+    char note[160];
+    snprintf(note, sizeof note, "%%%.*s = %.*s, live at line %zu", (int)v->nlen, v->name, (int)v->oplen, v->op, at);
+    b->ok = record(b, VALUE_LIVE, &v->t, v->dt, at, at, note);
+  }
+  return b->ok;
 }
 
 /* Loops extend a value used inside them to their end; then every computed
@@ -748,8 +759,6 @@ static bool finish(bscan *b, size_t lines) {
     }
   if (!b->n)
     return b->ok;
-  if (!live_peak(b, lines))
-    return b->ok = false;
   size_t *lead = arena_alloc(&b->k->a, b->n * sizeof *lead), *count = arena_alloc(&b->k->a, b->n * sizeof *count);
   size_t *recorded = arena_alloc(&b->k->a, b->n * sizeof *recorded);
   if (!lead || !count || !recorded)
@@ -758,6 +767,8 @@ static bool finish(bscan *b, size_t lines) {
   b->k->body_unrolled = 0;
   for (size_t i = 0; i < b->n; i++)
     b->k->body_unrolled = count[i] > b->k->body_unrolled ? count[i] : b->k->body_unrolled;
+  if (!record_live(b, lines))
+    return b->ok = false;
   for (size_t i = 0; i < b->n && b->ok; i++) {
     const bval *v = &b->v[i];
     char note[192];

@@ -216,6 +216,8 @@ enum { KEPT_SPARED = 204 * 1024 };
 uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int64_t contracted, int64_t columns,
                             uint64_t padded) {
   int64_t mxu = (int64_t)vmem_target_u64(t, VMEM_FACT_MXU_DIM);
+  if (m->kind == VALUE_LIVE) /* the ceiling's alone */
+    return 0;
   if (m->kind == VALUE_BF16_F32 && vmem_target_generation(t) > 3)
     return 0;
   if (m->kind == VALUE_ROW_BCAST)
@@ -262,13 +264,14 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
  *   a row broadcast     2x its tile (three broadcasts charge 36-76 KiB more)
  *   the others          their estimate, which was exact or above each record
  * and, for a body that unrolls n alike copies, n times what one copy's
- * computed values hold at once as if none streamed (k->body_live_bytes):
+ * computed values hold at once as if none streamed (the VALUE_LIVE values):
  * the compiler interleaves the copies (ragged paged attention holds 2.4-3.7
  * of its 64 KiB logits a kv head where the estimate keeps one). On v2 and
- * v3, whose VPU computes in f32, those live bytes are added to the peak:
+ * v3, whose VPU computes bf16 in f32, a body with any such value has those
+ * live bytes added to the peak (v2's f32 matmuls stage up to 1.3x their lhs):
  * megablox gmm there holds its widened operands, the product and the sum
  * at once (4 MiB less 80 KiB at 512-wide tiles, where the rules see 1). */
-static uint64_t body_ceiling(const kernel_modelled *m, const vmem_target *t, uint64_t padded, uint64_t charge) {
+uint64_t scoped_body_ceiling(const kernel_modelled *m, const vmem_target *t, uint64_t padded, uint64_t charge) {
   int gen = vmem_target_generation(t);
   switch (m->kind) {
   case VALUE_MXU_LHS:
@@ -415,17 +418,27 @@ static uint64_t peak_of(const vmem_kernel *k, const uint64_t *charge, size_t *me
   return sum;
 }
 
+/* Whether any rule recorded a value in the body (a live value is not a
+ * rule's: a body of f32 elementwise ops records none). */
+bool scoped_body_has_rules(const vmem_kernel *k) {
+  for (size_t m = 0; m < k->nmodelled; m++)
+    if (k->modelled[m].kind != VALUE_LIVE)
+      return true;
+  return false;
+}
+
 /* The ceiling of the body's values (above): the peak of the values'
  * ceilings, or an unrolled body's copies at their live bytes, whichever is
- * more; on v2 and v3 the live bytes beside that peak; never under the
- * estimate. */
-static uint64_t ceiling_of(const vmem_kernel *k, const vmem_target *t, const uint64_t *high, size_t *members,
-                           uint64_t estimate) {
-  uint64_t c = peak_of(k, high, members), unrolled = 0;
-  if (k->body_unrolled > 1 && !ck_mul(k->body_live_bytes, k->body_unrolled, &unrolled))
+ * more; on v2 and v3, for a body where some rule records a value, the live
+ * bytes beside that peak (an f32 elementwise body there streams: rows_f32 is
+ * exact on both); never under the estimate. */
+uint64_t scoped_ceiling_total(size_t copies, bool rules, const vmem_target *t, uint64_t peak_high, uint64_t live,
+                              uint64_t estimate) {
+  uint64_t c = peak_high, unrolled = 0;
+  if (copies > 1 && !ck_mul(live, copies, &unrolled))
     unrolled = UINT64_MAX;
   c = unrolled > c ? unrolled : c;
-  if (vmem_target_generation(t) <= 3 && !ck_add(c, k->body_live_bytes, &c))
+  if (vmem_target_generation(t) <= 3 && rules && !ck_add(c, live, &c))
     c = UINT64_MAX;
   return c > estimate ? c : estimate;
 }
@@ -435,7 +448,7 @@ static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_t
   if (!k->nmodelled)
     return VMEM_OK;
   uint64_t *charge = arena_calloc(scratch, k->nmodelled, sizeof *charge);
-  uint64_t *high = arena_calloc(scratch, k->nmodelled, sizeof *high);
+  uint64_t *high = arena_calloc(scratch, k->nmodelled, sizeof *high), live = 0;
   size_t *members = arena_calloc(scratch, k->nmodelled, sizeof *members);
   if (!charge || !high || !members) {
     err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
@@ -447,7 +460,9 @@ static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_t
     if (st != VMEM_OK)
       return st;
     charge[m] = scoped_body_charge(&k->modelled[m], t, k->modelled[m].contracted, k->modelled[m].columns, z.bytes);
-    high[m] = body_ceiling(&k->modelled[m], t, z.bytes, charge[m]);
+    high[m] = scoped_body_ceiling(&k->modelled[m], t, z.bytes, charge[m]);
+    if (k->modelled[m].kind == VALUE_LIVE && !ck_add(live, z.bytes, &live))
+      live = UINT64_MAX;
   }
   size_t n;
   if (!scoped_body_peak(k, charge, members, k->nmodelled, &n)) {
@@ -463,7 +478,8 @@ static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_t
       return VMEM_ERR_OVERFLOW;
     }
   }
-  f->modelled_high_bytes = ceiling_of(k, t, high, members, f->modelled_bytes);
+  f->modelled_high_bytes = scoped_ceiling_total(k->body_unrolled, scoped_body_has_rules(k), t,
+                                                peak_of(k, high, members), live, f->modelled_bytes);
   return VMEM_OK;
 }
 

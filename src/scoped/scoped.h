@@ -18,6 +18,18 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
 /* The values live at the line where the charged values (charge[i] for
  * k->modelled[i]) sum highest: their indices into members (at most cap),
  * how many in *count; false when out of memory. */
+/* The ceiling of one body value (src/scoped/footprint.c, "the ceiling"):
+ * its rule at the worst error the oracle's records showed; `charge` is its
+ * estimate. */
+uint64_t scoped_body_ceiling(const kernel_modelled *m, const vmem_target *t, uint64_t padded, uint64_t charge);
+/* The body's ceiling from the peak of its values' ceilings and the bytes of
+ * its VALUE_LIVE values: `copies` unrolled (k->body_unrolled) and, where
+ * `rules` (scoped_body_has_rules), v2/v3's live values counted in; never
+ * under the estimate. */
+uint64_t scoped_ceiling_total(size_t copies, bool rules, const vmem_target *t, uint64_t peak_high, uint64_t live,
+                              uint64_t estimate);
+/* Whether a rule of the body model recorded any value in k's body. */
+bool scoped_body_has_rules(const vmem_kernel *k);
 bool scoped_body_peak(const vmem_kernel *k, const uint64_t *charge, size_t *members, size_t cap, size_t *count);
 
 /* Whether a block of dims `block` is one contiguous run of an array of dims

@@ -140,9 +140,15 @@ static vmem_status build_space(const vmem_template *tpl, const vmem_fit_options 
   return VMEM_OK;
 }
 
-/* Fastest first; ties to less VMEM, then to the index (one order always). */
+/* Those that fit at the body's ceiling before those at risk; then fastest
+ * first; ties to less VMEM, then to the index (one order always). A
+ * candidate that fits only with the body's estimate is "at risk" in check:
+ * the compiler may refuse it (docs/kernels.md, "The ceiling"), so a faster
+ * one at risk does not displace a safe best. */
 static int by_time(const void *a, const void *b) {
   const vmem_fit_candidate *x = a, *y = b;
+  if (x->at_risk != y->at_risk)
+    return x->at_risk ? 1 : -1;
   if (x->time_s != y->time_s)
     return x->time_s < y->time_s ? -1 : 1;
   if (x->needed_bytes != y->needed_bytes)
@@ -208,7 +214,7 @@ static bool search(const vmem_template *tpl, uint64_t limit, vmem_fit_result *r)
       continue;
     }
     r->legal++;
-    vmem_fit_candidate c = {idx, e.needed_bytes, e.time_s};
+    vmem_fit_candidate c = {idx, e.needed_bytes, e.time_s, e.ceiling_bytes, e.ceiling_bytes > limit};
     if (e.program_bytes > sp->room)
       continue; /* the colored arrays do not fit the VMEM the scoped limit leaves */
     if (!r->any_legal || c.needed_bytes < r->smallest.needed_bytes)
@@ -221,6 +227,7 @@ static bool search(const vmem_template *tpl, uint64_t limit, vmem_fit_result *r)
     }
     if (!keep(r, &cap, c))
       return false;
+    r->at_risk += c.at_risk;
   }
   if (r->fitting)
     qsort(r->fit, r->fitting, sizeof *r->fit, by_time);

@@ -14,7 +14,7 @@
 
 #include "../scoped/scoped.h"
 
-enum { MAX_OPS = 64, MAX_PARAMS = 16, MAX_TERMS = 8, MAX_VALUES = 16 };
+enum { MAX_OPS = 64, MAX_PARAMS = 16, MAX_TERMS = 8, MAX_VALUES = 16, MAX_LIVE = 64 };
 #define DEFAULT_STEP_OVERHEAD_S 0.35e-6
 
 typedef struct tpl_operand {
@@ -67,6 +67,13 @@ struct vmem_template {
   size_t nvalues;
   tpl_operand values[MAX_VALUES]; /* the body's values at their peak, laid out as scratch is */
   const kernel_modelled *value_src[MAX_VALUES];
+  size_t nhighs; /* the values at the peak of their ceilings (src/scoped/footprint.c) */
+  tpl_operand highs[MAX_VALUES];
+  const kernel_modelled *high_src[MAX_VALUES];
+  size_t nlives; /* the computed values live at once (VALUE_LIVE): the ceiling of unrolled copies */
+  tpl_operand lives[MAX_LIVE];
+  size_t copies;                 /* the kernel's body_unrolled */
+  bool rules;                    /* scoped_body_has_rules */
   uint64_t array_bytes[MAX_OPS]; /* whole array in VMEM, when colored; 0 = cannot */
 };
 
@@ -179,28 +186,64 @@ static vmem_status compile_values(vmem_template *tpl, const vmem_kernel *k, cons
     tpl->values[tpl->nvalues] = all[members[i]];
     tpl->value_src[tpl->nvalues++] = &k->modelled[members[i]];
   }
+  /* the ceiling's: its own peak's values at their ceilings, and the live ones */
+  for (size_t m = 0; ok && m < k->nmodelled; m++) {
+    uint64_t b;
+    charge[m] = padded_bytes(tpl, &all[m], all[m].dims, &b) ? scoped_body_ceiling(&k->modelled[m], t, b, charge[m]) : 0;
+    if (k->modelled[m].kind == VALUE_LIVE && tpl->nlives < MAX_LIVE)
+      tpl->lives[tpl->nlives++] = all[m];
+  }
+  ok = ok && scoped_body_peak(k, charge, members, MAX_VALUES, &n);
+  for (size_t i = 0; ok && i < n; i++) {
+    tpl->highs[tpl->nhighs] = all[members[i]];
+    tpl->high_src[tpl->nhighs++] = &k->modelled[members[i]];
+  }
+  tpl->copies = k->body_unrolled;
+  tpl->rules = scoped_body_has_rules(k);
   vmem__free(&tpl->alloc, charge);
   vmem__free(&tpl->alloc, members);
   vmem__free(&tpl->alloc, all);
   return ok ? VMEM_OK : tpl_fail(err, VMEM_ERR_NOMEM, "out of memory");
 }
 
+/* One body value at these parameter values: its estimate (or, `high`, its
+ * ceiling); a value with no src (a live one) at its padded bytes. */
+static uint64_t value_bytes(const vmem_template *tpl, const tpl_operand *o, const kernel_modelled *m,
+                            const int64_t *values, bool high) {
+  int64_t dims[VMEM_KERNEL_MAX_RANK];
+  uint64_t b;
+  for (size_t d = 0; d < o->rank; d++)
+    dims[d] = dim_of(o, d, values);
+  if (!padded_bytes(tpl, o, dims, &b))
+    return 0;
+  if (!m)
+    return b;
+  int64_t kk = m->contracted_param >= 0 ? values[m->contracted_param] : m->contracted;
+  int64_t nn = m->columns_param >= 0 ? values[m->columns_param] : m->columns;
+  uint64_t charge = scoped_body_charge(m, tpl->t, kk, nn, b);
+  return high ? scoped_body_ceiling(m, tpl->t, b, charge) : charge;
+}
+
+/* The sum of n body values at these parameter values (saturating). */
+static uint64_t sum_values(const vmem_template *tpl, const tpl_operand *o, const kernel_modelled *const *src, size_t n,
+                           const int64_t *values, bool high) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!ck_add(sum, value_bytes(tpl, &o[i], src ? src[i] : NULL, values, high), &sum))
+      return UINT64_MAX;
+  return sum;
+}
+
 /* The body's values at these parameter values. */
 static uint64_t values_bytes(const vmem_template *tpl, const int64_t *values) {
-  uint64_t sum = 0;
-  for (size_t i = 0; i < tpl->nvalues; i++) {
-    const tpl_operand *o = &tpl->values[i];
-    const kernel_modelled *m = tpl->value_src[i];
-    int64_t dims[VMEM_KERNEL_MAX_RANK];
-    uint64_t b;
-    for (size_t d = 0; d < o->rank; d++)
-      dims[d] = dim_of(o, d, values);
-    int64_t kk = m->contracted_param >= 0 ? values[m->contracted_param] : m->contracted;
-    int64_t nn = m->columns_param >= 0 ? values[m->columns_param] : m->columns;
-    if (padded_bytes(tpl, o, dims, &b) && !ck_add(sum, scoped_body_charge(m, tpl->t, kk, nn, b), &sum))
-      return UINT64_MAX;
-  }
-  return sum;
+  return sum_values(tpl, tpl->values, tpl->value_src, tpl->nvalues, values, false);
+}
+
+/* Their ceiling at these parameter values, as check's footprint takes it. */
+static uint64_t ceiling_bytes(const vmem_template *tpl, const int64_t *values, uint64_t estimate) {
+  uint64_t peak = sum_values(tpl, tpl->highs, tpl->high_src, tpl->nhighs, values, true);
+  uint64_t live = sum_values(tpl, tpl->lives, NULL, tpl->nlives, values, true);
+  return scoped_ceiling_total(tpl->copies, tpl->rules, tpl->t, peak, live, estimate);
 }
 
 static double fact(const vmem_target *t, vmem_fact_id id) {
@@ -665,6 +708,10 @@ void vmem_template_eval_order(const vmem_template *tpl, const int64_t *values, c
   out->modelled_bytes = tpl->nvalues ? values_bytes(tpl, values) : 0;
   if (!ck_add(out->scoped_bytes, out->modelled_bytes, &out->needed_bytes))
     out->needed_bytes = UINT64_MAX;
+  out->modelled_high_bytes =
+      tpl->nhighs || tpl->nlives ? ceiling_bytes(tpl, values, out->modelled_bytes) : out->modelled_bytes;
+  if (!ck_add(out->scoped_bytes, out->modelled_high_bytes, &out->ceiling_bytes))
+    out->ceiling_bytes = UINT64_MAX;
   out->grid_steps = (uint64_t)cx.steps;
   out->flops = kernel_flops(tpl, values, &cx, out);
   roofline(tpl, &cx, out);
