@@ -312,6 +312,12 @@ static void kernel_section(FILE *f, const json_t *k, uint64_t physical) {
             smem_over ? " over" : "", human(s, sizeof s, jbytes(k, "smem_bytes")),
             human(l, sizeof l, jbytes(k, "smem_capacity_bytes")),
             smem_over ? " &mdash; the compiler's &ldquo;Ran out of memory in memory space smem&rdquo;" : "");
+  if (jbytes(k, "modelled_high_bytes")) /* the estimate and its ceiling (docs/kernels.md, "The ceiling") */
+    fprintf(f,
+            "<p class=\"model\">the body's values (modelled): %s estimated, %s at the model's ceiling; "
+            "&ldquo;fits&rdquo; means it fits at the ceiling, &ldquo;at risk&rdquo; that only the estimate "
+            "does</p>\n",
+            human(s, sizeof s, jbytes(k, "modelled_bytes")), human(l, sizeof l, jbytes(k, "modelled_high_bytes")));
   fprintf(f, "<svg class=\"stack\" width=\"%d\" height=\"92\" role=\"img\">\n", SVG_W);
   const json_t *allocs = json_object_get(k, "allocations");
   for (size_t i = 0; i < json_array_size(allocs); i++)
