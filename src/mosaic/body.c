@@ -13,6 +13,7 @@
  * Casts, constants, compares and selects move or relabel data: not counted.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "body.h"
@@ -713,31 +714,53 @@ static uint64_t tile_bytes(const bval *v) {
  * VALUE_LIVE: the footprint model's ceiling takes their sum for each copy of
  * an unrolled body, and on v2/v3 beside the rest (src/scoped/footprint.c).
  * Recorded as values so that their dims follow the blocks in fit as the
- * others do. One pass over a difference array of the lines. */
-static bool record_live(bscan *b, size_t lines) {
-  uint64_t *add = arena_calloc(&b->k->a, lines + 2, sizeof *add),
-           *drop = arena_calloc(&b->k->a, lines + 2, sizeof *drop);
-  if (!add || !drop)
+ * others do. Values start in line order; their ends are sorted, and one
+ * sweep adds each value at its start after dropping those ended before it:
+ * O(n log n) in the values, whatever the body's length. */
+typedef struct live_end {
+  size_t end;
+  uint64_t bytes;
+} live_end;
+
+static int by_end(const void *a, const void *b) {
+  const live_end *x = a, *y = b;
+  return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* A value past 1 PiB counts as 1 PiB, so that MAX_VALUES of them sum in 64
+ * bits; such a body is over any limit anyway. */
+static const uint64_t LIVE_MAX = (uint64_t)1 << 50;
+
+static bool live_counts(const bval *v, int i) { return v->root == i && v->computed && v->end > v->start; }
+
+static bool record_live(bscan *b) {
+  live_end *ends = vmem__alloc(&b->k->a.alloc, (b->n ? b->n : 1) * sizeof *ends);
+  if (!ends)
     return false;
+  size_t n = 0;
+  for (size_t i = 0; i < b->n; i++)
+    if (live_counts(&b->v[i], (int)i)) {
+      uint64_t bytes = tile_bytes(&b->v[i]);
+      ends[n++] = (live_end){b->v[i].end, bytes < LIVE_MAX ? bytes : LIVE_MAX};
+    }
+  qsort(ends, n, sizeof *ends, by_end);
+  uint64_t live = 0, peak = 0;
+  size_t at = 0, e = 0;
   for (size_t i = 0; i < b->n; i++) {
     const bval *v = &b->v[i];
-    if (v->root != (int)i || !v->computed || v->end <= v->start || v->end > lines)
+    if (!live_counts(v, (int)i))
       continue;
-    uint64_t n = tile_bytes(v);
-    if (!ck_add(add[v->start], n, &add[v->start]) || !ck_add(drop[v->end + 1], n, &drop[v->end + 1]))
-      add[v->start] = UINT64_MAX;
-  }
-  uint64_t live = 0, peak = 0;
-  size_t at = 0;
-  for (size_t ln = 1; ln <= lines; ln++) {
-    live -= drop[ln] < live ? drop[ln] : live;
-    live = add[ln] > UINT64_MAX - live ? UINT64_MAX : live + add[ln];
+    while (e < n && ends[e].end < v->start)
+      live -= ends[e++].bytes;
+    uint64_t bytes = tile_bytes(v);
+    live += bytes < LIVE_MAX ? bytes : LIVE_MAX;
     if (live > peak)
-      peak = live, at = ln;
+      peak = live, at = v->start;
   }
+  vmem__free(&b->k->a.alloc, ends);
   for (size_t i = 0; at && i < b->n && b->ok; i++) {
     const bval *v = &b->v[i];
-    if (v->root != (int)i || !v->computed || v->end <= v->start || v->start > at || v->end < at)
+    if (!live_counts(v, (int)i) || v->start > at || v->end < at)
       continue;
     char note[160];
     snprintf(note, sizeof note, "%%%.*s = %.*s, live at line %zu", (int)v->nlen, v->name, (int)v->oplen, v->op, at);
@@ -750,7 +773,7 @@ static bool record_live(bscan *b, size_t lines) {
  * value used again after a use that needs all of it is kept, with the
  * values alike with it counted (the model charges unrolled copies as held
  * at once: src/scoped/footprint.c). */
-static bool finish(bscan *b, size_t lines) {
+static bool finish(bscan *b) {
   for (size_t l = 0; l < b->nloops; l++)
     for (size_t i = 0; i < b->n; i++) {
       bval *v = &b->v[i];
@@ -767,7 +790,7 @@ static bool finish(bscan *b, size_t lines) {
   b->k->body_unrolled = 0;
   for (size_t i = 0; i < b->n; i++)
     b->k->body_unrolled = count[i] > b->k->body_unrolled ? count[i] : b->k->body_unrolled;
-  if (!record_live(b, lines))
+  if (!record_live(b))
     return b->ok = false;
   for (size_t i = 0; i < b->n && b->ok; i++) {
     const bval *v = &b->v[i];
@@ -823,5 +846,5 @@ bool body_read(vmem_kernel *k, const char *body, size_t len, body_cost *cost) {
   for (size_t m = 0; m < k->nmodelled; m++)
     if (k->modelled[m].kind == VALUE_ROW_BCAST || k->modelled[m].kind == VALUE_RELAYOUT)
       k->modelled[m].end = lines;
-  return finish(&b, lines);
+  return finish(&b);
 }
