@@ -287,12 +287,8 @@ static void test_color(void **state) {
   vmem_kernel_free(k);
 }
 
-/* A Mosaic kernel made searchable: its arrays inferred from the grid and
- * the windows, its body's logits f32[512,2048] following the q block (g0).
- * At the kernel's own blocks the template charges what the planner does;
- * at g0 = 256 the logits halve. */
-static void test_mlir_body_values_follow_the_blocks(void **state) {
-  (void)state;
+/* The attention fixture's bytecode, made searchable: one parameter, g0. */
+static vmem_kernel *attention_kernel(void) {
   FILE *fp = fopen(GOLDEN_DIR "/body_value_attention.mlirbc", "rb");
   assert_non_null(fp);
   static char bc[65536];
@@ -305,6 +301,17 @@ static void test_mlir_body_values_follow_the_blocks(void **state) {
   size_t made;
   assert_int_equal(vmem_kernel_parametrize(k, &made, &err), VMEM_OK);
   assert_int_equal(made, 1);
+  return k;
+}
+
+/* A Mosaic kernel made searchable: its arrays inferred from the grid and
+ * the windows, its body's logits f32[512,2048] following the q block (g0).
+ * At the kernel's own blocks the template charges what the planner does;
+ * at g0 = 256 the logits halve. */
+static void test_mlir_body_values_follow_the_blocks(void **state) {
+  (void)state;
+  vmem_error err;
+  vmem_kernel *k = attention_kernel();
   for (size_t i = 0; i < 4; i++)
     assert_true(vmem_kernel_array_inferred(k, i));
   const vmem_target *t = vmem_target_find("v5e", 3);
@@ -339,17 +346,8 @@ static void test_mlir_body_values_follow_the_blocks(void **state) {
  * after those that fit at the ceiling, though it is the fastest. */
 static void test_fit_ranks_at_risk_last(void **state) {
   (void)state;
-  FILE *fp = fopen(GOLDEN_DIR "/body_value_attention.mlirbc", "rb");
-  assert_non_null(fp);
-  static char bc[65536];
-  size_t n = fread(bc, 1, sizeof bc, fp);
-  fclose(fp);
   vmem_error err;
-  vmem_kernel *k = vmem_kernel_from_bytecode(bc, n, NULL, &err);
-  if (!k)
-    fail_msg("%s", err.message);
-  size_t made;
-  assert_int_equal(vmem_kernel_parametrize(k, &made, &err), VMEM_OK);
+  vmem_kernel *k = attention_kernel();
   const vmem_target *t = vmem_target_find("v6e", 3);
   vmem_footprint f;
   assert_int_equal(vmem_kernel_footprint(k, t, NULL, &f, &err), VMEM_OK);
