@@ -229,6 +229,14 @@ static void print_body_remedy(const kreport *r) {
   if (!big)
     return;
   char b[48];
+  if (big->alike > 1 && strstr(big->note, "unrolled copies")) { /* the copies' line (footprint.c) */
+    fprintf(CLI_OUT,
+            "0. the body's largest term, %s (%s, modelled): a Python loop, one copy per head, whose copies the "
+            "compiler interleaves; a lax.fori_loop over them keeps one live, or fewer of them per grid step, and a "
+            "smaller block on the axes their values span shrinks each\n",
+            big->note, cli_bytes(b, sizeof b, big->bytes));
+    return;
+  }
   fprintf(CLI_OUT,
           "0. the body's largest value, %s (%s, modelled): it follows the blocks, so a smaller block on the "
           "axes it spans shrinks it; or compute it in a loop over tiles (lax.fori_loop over row blocks) so that no "

@@ -85,6 +85,7 @@ struct vmem_kernel {
   double body_flops;           /* ... its FLOPs per grid step */
   double body_transcendentals; /* ... its transcendentals per grid step */
   size_t body_unrolled;        /* ... the most kept values alike (the copies a Python loop unrolls); 0 or 1: none */
+  const char *unrolled_note;   /* ... what the unrolled copies are, for the line that charges them */
   vmem_shape *result;
 };
 

@@ -789,7 +789,14 @@ static bool finish(bscan *b) {
   group_kept(b, lead, count);
   b->k->body_unrolled = 0;
   for (size_t i = 0; i < b->n; i++)
-    b->k->body_unrolled = count[i] > b->k->body_unrolled ? count[i] : b->k->body_unrolled;
+    if (count[i] > b->k->body_unrolled) {
+      const bval *v = &b->v[i];
+      char note[192];
+      snprintf(note, sizeof note, "%zu unrolled copies (alike %%%.*s = %.*s, line %zu) held at once", count[i],
+               (int)v->nlen, v->name, (int)v->oplen, v->op, v->start);
+      b->k->body_unrolled = count[i];
+      b->k->unrolled_note = arena_strndup(&b->k->a, note, strlen(note));
+    }
   if (!record_live(b))
     return b->ok = false;
   for (size_t i = 0; i < b->n && b->ok; i++) {

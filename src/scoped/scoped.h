@@ -30,7 +30,12 @@ uint64_t scoped_ceiling_total(size_t copies, bool rules, const vmem_target *t, u
                               uint64_t estimate);
 /* Whether a rule of the body model recorded any value in k's body. */
 bool scoped_body_has_rules(const vmem_kernel *k);
-bool scoped_body_peak(const vmem_kernel *k, const uint64_t *charge, size_t *members, size_t cap, size_t *count);
+bool scoped_body_peak(const vmem_kernel *k, const uint64_t *charge, bool groups, size_t *members, size_t cap,
+                      size_t *count);
+/* An unrolled body's copies as the estimate charges them: 3/8 of `copies`
+ * times `live` (the bytes of one copy's computed values live at once), less
+ * t's register file; 0 when fewer than two copies. */
+uint64_t scoped_unrolled_estimate(size_t copies, uint64_t live, const vmem_target *t);
 
 /* Whether a block of dims `block` is one contiguous run of an array of dims
  * `array` (rank n): past leading dims of one, the first dim cut short is

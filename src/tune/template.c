@@ -181,7 +181,7 @@ static vmem_status compile_values(vmem_template *tpl, const vmem_kernel *k, cons
     charge[m] =
         padded_bytes(tpl, &all[m], all[m].dims, &b) ? scoped_body_charge(v, t, v->contracted, v->columns, b) : 0;
   }
-  ok = ok && scoped_body_peak(k, charge, members, MAX_VALUES, &n);
+  ok = ok && scoped_body_peak(k, charge, false, members, MAX_VALUES, &n);
   for (size_t i = 0; ok && i < n; i++) {
     tpl->values[tpl->nvalues] = all[members[i]];
     tpl->value_src[tpl->nvalues++] = &k->modelled[members[i]];
@@ -193,7 +193,7 @@ static vmem_status compile_values(vmem_template *tpl, const vmem_kernel *k, cons
     if (k->modelled[m].kind == VALUE_LIVE && tpl->nlives < MAX_LIVE)
       tpl->lives[tpl->nlives++] = all[m];
   }
-  ok = ok && scoped_body_peak(k, charge, members, MAX_VALUES, &n);
+  ok = ok && scoped_body_peak(k, charge, true, members, MAX_VALUES, &n);
   for (size_t i = 0; ok && i < n; i++) {
     tpl->highs[tpl->nhighs] = all[members[i]];
     tpl->high_src[tpl->nhighs++] = &k->modelled[members[i]];
@@ -234,9 +234,13 @@ static uint64_t sum_values(const vmem_template *tpl, const tpl_operand *o, const
   return sum;
 }
 
-/* The body's values at these parameter values. */
+/* The body's values at these parameter values: the swept peak's, or an
+ * unrolled body's copies, whichever is more (as check's footprint). */
 static uint64_t values_bytes(const vmem_template *tpl, const int64_t *values) {
-  return sum_values(tpl, tpl->values, tpl->value_src, tpl->nvalues, values, false);
+  uint64_t swept = sum_values(tpl, tpl->values, tpl->value_src, tpl->nvalues, values, false);
+  uint64_t live = tpl->copies > 1 ? sum_values(tpl, tpl->lives, NULL, tpl->nlives, values, false) : 0;
+  uint64_t unrolled = scoped_unrolled_estimate(tpl->copies, live, tpl->t);
+  return unrolled > swept ? unrolled : swept;
 }
 
 /* Their ceiling at these parameter values, as check's footprint takes it. */
@@ -705,7 +709,7 @@ void vmem_template_eval_order(const vmem_template *tpl, const int64_t *values, c
   /* What must fit the limit: windows, scratch and the body's values. The
    * internal scratch is not in the compiler's figure (the oracle: kernels
    * that fill the limit exactly compile), so it is left out, as check does. */
-  out->modelled_bytes = tpl->nvalues ? values_bytes(tpl, values) : 0;
+  out->modelled_bytes = tpl->nvalues || tpl->nlives ? values_bytes(tpl, values) : 0;
   if (!ck_add(out->scoped_bytes, out->modelled_bytes, &out->needed_bytes))
     out->needed_bytes = UINT64_MAX;
   out->modelled_high_bytes =
