@@ -525,3 +525,125 @@ for (bm, bk, bn) in ((512, 128, 512), (1024, 256, 1024), (256, 256, 2048)):
     _add(f"held_matmul_bf16_4096_{bm}x{bk}x{bn}", functools.partial(matmul_acc, 4096, 4096, 4096, bm, bk, bn, BF16))
 for (h, bq, bk) in ((2, 512, 256), (3, 384, 384), (8, 256, 512), (6, 128, 1024)):
     _add(f"held_heads_bf16_h{h}_q{bq}_k{bk}", functools.partial(heads, h, 3072, 128, bq, bk, BF16))
+
+
+# Held out for the unrolled-copies estimate (3/8 of the copies' live values,
+# 2026-12-06): bodies with other per-copy work than the heads above, recorded
+# after the rule. Gated heads (softmax and a sigmoid gate of the same logits)
+# and unrolled experts (an MLP per expert, summed).
+def _gated_heads_kernel(heads, q_ref, k_ref, v_ref, o_ref):
+    for h in range(heads):
+        s = jax.lax.dot_general(q_ref[h], k_ref[h], (((1,), (1,)), ((), ())), preferred_element_type=jnp.float32)
+        p = jnp.exp(s - jnp.max(s, axis=1, keepdims=True))
+        g = jax.nn.sigmoid(s)
+        o = jnp.dot((p * g).astype(v_ref.dtype), v_ref[h], preferred_element_type=jnp.float32)
+        o_ref[h] = (o / jnp.sum(p, axis=1, keepdims=True)).astype(o_ref.dtype)
+
+
+def gated_heads(h, seq, d, bq, bk, dtype):
+    """Unrolled heads whose logits feed a softmax and a gate."""
+    def fn(q, k, v):
+        return pl.pallas_call(
+            functools.partial(_gated_heads_kernel, h), out_shape=_sds(q.shape, q.dtype),
+            grid=(seq // bq,),
+            in_specs=[pl.BlockSpec((h, bq, d), lambda i: (0, i, 0)),
+                      pl.BlockSpec((h, bk, d), lambda i: (0, 0, 0)),
+                      pl.BlockSpec((h, bk, d), lambda i: (0, 0, 0))],
+            out_specs=pl.BlockSpec((h, bq, d), lambda i: (0, i, 0)))(q, k, v)
+    return fn, (_sds((h, seq, d), dtype), _sds((h, bk, d), dtype), _sds((h, bk, d), dtype))
+
+
+def _experts_kernel(experts, x_ref, w1_ref, w2_ref, o_ref):
+    acc = jnp.zeros(o_ref.shape, jnp.float32)
+    for e in range(experts):
+        hid = jnp.dot(x_ref[...], w1_ref[e], preferred_element_type=jnp.float32)
+        hid = jax.nn.gelu(hid)
+        acc += jnp.dot(hid.astype(x_ref.dtype), w2_ref[e], preferred_element_type=jnp.float32)
+    o_ref[...] = acc.astype(o_ref.dtype)
+
+
+def experts(e, m, d, f, bm, dtype):
+    """e experts' MLPs unrolled in one step over a row block: x[bm, d] @ w1[e][d, f] -> gelu -> @ w2[e][f, d]."""
+    def fn(x, w1, w2):
+        return pl.pallas_call(
+            functools.partial(_experts_kernel, e), out_shape=_sds(x.shape, x.dtype), grid=(m // bm,),
+            in_specs=[pl.BlockSpec((bm, d), lambda i: (i, 0)), pl.BlockSpec((e, d, f), lambda i: (0, 0, 0)),
+                      pl.BlockSpec((e, f, d), lambda i: (0, 0, 0))],
+            out_specs=pl.BlockSpec((bm, d), lambda i: (i, 0)))(x, w1, w2)
+    return fn, (_sds((m, d), dtype), _sds((e, d, f), dtype), _sds((e, f, d), dtype))
+
+
+for (h, bq, bk) in ((2, 512, 512), (4, 256, 512), (8, 256, 256)):
+    _add(f"held_gated_bf16_h{h}_q{bq}_k{bk}", functools.partial(gated_heads, h, 2048, 128, bq, bk, BF16))
+for (e, bm, f) in ((2, 512, 512), (4, 256, 512), (4, 512, 256), (8, 256, 256)):
+    _add(f"held_experts_bf16_e{e}_m{bm}_f{f}", functools.partial(experts, e, 4096, 256, f, bm, BF16))
+
+
+# Held out for the ceiling's shared values and copies (2026-12-06, built on
+# the experts above): recorded after those rules. SwiGLU experts unrolled
+# (h1 read by the sigmoid and the product), heads with soft-capped logits,
+# and a layer norm whose centred rows are read twice.
+def _swiglu_kernel(experts, x_ref, w1_ref, w3_ref, w2_ref, o_ref):
+    acc = jnp.zeros(o_ref.shape, jnp.float32)
+    for e in range(experts):
+        h1 = jnp.dot(x_ref[...], w1_ref[e], preferred_element_type=jnp.float32)
+        h3 = jnp.dot(x_ref[...], w3_ref[e], preferred_element_type=jnp.float32)
+        h = (h1 * jax.nn.sigmoid(h1) * h3).astype(x_ref.dtype)
+        acc += jnp.dot(h, w2_ref[e], preferred_element_type=jnp.float32)
+    o_ref[...] = acc.astype(o_ref.dtype)
+
+
+def swiglu(e, m, d, f, bm, dtype):
+    """e SwiGLU experts unrolled in one step over a row block."""
+    def fn(x, w1, w3, w2):
+        return pl.pallas_call(
+            functools.partial(_swiglu_kernel, e), out_shape=_sds(x.shape, x.dtype), grid=(m // bm,),
+            in_specs=[pl.BlockSpec((bm, d), lambda i: (i, 0)), pl.BlockSpec((e, d, f), lambda i: (0, 0, 0)),
+                      pl.BlockSpec((e, d, f), lambda i: (0, 0, 0)), pl.BlockSpec((e, f, d), lambda i: (0, 0, 0))],
+            out_specs=pl.BlockSpec((bm, d), lambda i: (i, 0)))(x, w1, w3, w2)
+    return fn, (_sds((m, d), dtype), _sds((e, d, f), dtype), _sds((e, d, f), dtype), _sds((e, f, d), dtype))
+
+
+def _softcap_kernel(heads, q_ref, k_ref, v_ref, o_ref):
+    for h in range(heads):
+        s = jax.lax.dot_general(q_ref[h], k_ref[h], (((1,), (1,)), ((), ())), preferred_element_type=jnp.float32)
+        s = 30.0 * jnp.tanh(s / 30.0)
+        p = jnp.exp(s - jnp.max(s, axis=1, keepdims=True))
+        o = jnp.dot(p.astype(v_ref.dtype), v_ref[h], preferred_element_type=jnp.float32)
+        o_ref[h] = (o / jnp.sum(p, axis=1, keepdims=True)).astype(o_ref.dtype)
+
+
+def softcap_heads(h, seq, d, bq, bk, dtype):
+    """Unrolled heads with soft-capped logits."""
+    def fn(q, k, v):
+        return pl.pallas_call(
+            functools.partial(_softcap_kernel, h), out_shape=_sds(q.shape, q.dtype), grid=(seq // bq,),
+            in_specs=[pl.BlockSpec((h, bq, d), lambda i: (0, i, 0)),
+                      pl.BlockSpec((h, bk, d), lambda i: (0, 0, 0)),
+                      pl.BlockSpec((h, bk, d), lambda i: (0, 0, 0))],
+            out_specs=pl.BlockSpec((h, bq, d), lambda i: (0, i, 0)))(q, k, v)
+    return fn, (_sds((h, seq, d), dtype), _sds((h, bk, d), dtype), _sds((h, bk, d), dtype))
+
+
+def _layernorm_kernel(x_ref, o_ref):
+    x = x_ref[...].astype(jnp.float32)
+    z = x - jnp.mean(x, axis=1, keepdims=True)
+    o_ref[...] = (z * jax.lax.rsqrt(jnp.mean(z * z, axis=1, keepdims=True) + 1e-6)).astype(o_ref.dtype)
+
+
+def layernorm(m, n, bm, dtype):
+    """A layer norm over row blocks: the centred rows z are read by the variance and by the output."""
+    def fn(x):
+        return pl.pallas_call(
+            _layernorm_kernel, out_shape=_sds(x.shape, x.dtype), grid=(m // bm,),
+            in_specs=[pl.BlockSpec((bm, n), lambda i: (i, 0))],
+            out_specs=pl.BlockSpec((bm, n), lambda i: (i, 0)))(x)
+    return fn, (_sds((m, n), dtype),)
+
+
+for (e, bm, f) in ((2, 512, 512), (4, 256, 256)):
+    _add(f"held_swiglu_bf16_e{e}_m{bm}_f{f}", functools.partial(swiglu, e, 4096, 256, f, bm, BF16))
+for (h, bq, bk) in ((2, 512, 512), (4, 256, 256)):
+    _add(f"held_softcap_bf16_h{h}_q{bq}_k{bk}", functools.partial(softcap_heads, h, 2048, 128, bq, bk, BF16))
+for (bm, dt, tag) in ((256, BF16, "bf16"), (1024, F32, "f32")):
+    _add(f"held_layernorm_{tag}_8192x2048_bm{bm}", functools.partial(layernorm, 8192, 2048, bm, dt))

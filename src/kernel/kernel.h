@@ -39,8 +39,10 @@ typedef enum kernel_value_kind {
   VALUE_TRANSPOSE,  /* a 16-bit transpose: one 128-lane column strip of its result, less what the registers hold */
   VALUE_TRANSPOSE8, /* an 8-bit transpose: its result, which v2-v4 transpose in a wider type */
   VALUE_LANE_BCAST, /* a lane broadcast stored into one-row tiles: a vreg a row (v2-v4) */
-  VALUE_LIVE        /* computed, live where the body's computed values hold the most at once: the
+  VALUE_LIVE,       /* computed, live where the body's computed values hold the most at once: the
                        ceiling's (src/scoped/footprint.c), never the estimate's */
+  VALUE_SHARED      /* computed, read by two or more ops none of which needs all of it: streamed by the
+                       estimate, held whole over its lines by the ceiling */
 } kernel_value_kind;
 
 typedef struct kernel_modelled {
@@ -86,6 +88,8 @@ struct vmem_kernel {
   double body_transcendentals; /* ... its transcendentals per grid step */
   size_t body_unrolled;        /* ... the most kept values alike (the copies a Python loop unrolls); 0 or 1: none */
   const char *unrolled_note;   /* ... what the unrolled copies are, for the line that charges them */
+  size_t body_copies;          /* ... the copies the ceiling counts: body_unrolled, or the most shared values
+                                  alike (VALUE_SHARED), whichever is more */
   vmem_shape *result;
 };
 

@@ -769,6 +769,51 @@ static bool record_live(bscan *b) {
   return b->ok;
 }
 
+/* A value that two or more ops read, none of which needs all of it, of 64
+ * KiB or more in vreg tiles (VALUE_SHARED's, below). */
+static bool shared(const bscan *b, size_t i) {
+  const bval *v = &b->v[i];
+  return v->root == (int)i && v->computed && v->uses >= 2 && !kept(b, i) && v->end > v->start;
+}
+
+/* The copies the ceiling counts: the most kept values alike (`kept_copies`),
+ * or the most shared values alike, whichever is more. A body that unrolls
+ * a loop whose copies keep nothing whole (held-out experts' MLPs: gelu's x
+ * read three times) shows its copies by these. Quadratic in the shared
+ * values of 64 KiB or more, which are few. */
+static size_t shared_copies(const bscan *b, size_t kept_copies) {
+  size_t most = kept_copies;
+  for (size_t i = 0; i < b->n; i++) {
+    if (!shared(b, i) || tile_bytes(&b->v[i]) < 65536)
+      continue;
+    size_t c = 0;
+    for (size_t j = 0; j < b->n; j++)
+      c += shared(b, j) && alike(&b->v[i], &b->v[j]);
+    most = c > most ? c : most;
+  }
+  return most;
+}
+
+/* A computed value that two or more ops read, none of which needs all of it
+ * (gelu's x, read by x*x*x and by 0.5*x): the estimate streams it, as the
+ * records of single-use chains show, but the compiler may hold it whole
+ * between its uses, and the ceiling counts it so (VALUE_SHARED, over its
+ * lines). Held-out megablox-like experts (oracle/cases/own.py
+ * held_experts_*) charge up to 3.6 MiB for such values, which no other
+ * rule sees. */
+static bool record_shared(bscan *b) {
+  for (size_t i = 0; i < b->n && b->ok; i++) {
+    const bval *v = &b->v[i];
+    if (!shared(b, i))
+      continue;
+    char note[160];
+    snprintf(note, sizeof note, "%%%.*s = %.*s, read by %zu ops over lines %zu-%zu", (int)v->nlen, v->name,
+             (int)v->oplen, v->op, v->uses, v->start, v->end);
+    b->ok = record(b, VALUE_SHARED, &v->t, v->dt, v->start, v->end, note);
+  }
+  return b->ok;
+}
+
 /* Loops extend a value used inside them to their end; then every computed
  * value used again after a use that needs all of it is kept, with the
  * values alike with it counted (the model charges unrolled copies as held
@@ -797,6 +842,7 @@ static bool finish(bscan *b) {
       b->k->body_unrolled = count[i];
       b->k->unrolled_note = arena_strndup(&b->k->a, note, strlen(note));
     }
+  b->k->body_copies = shared_copies(b, b->k->body_unrolled);
   if (!record_live(b))
     return b->ok = false;
   for (size_t i = 0; i < b->n && b->ok; i++) {
@@ -820,7 +866,7 @@ static bool finish(bscan *b) {
       m->group = recorded[lead[i]] + 1;
     }
   }
-  return b->ok;
+  return record_shared(b);
 }
 
 bool body_read(vmem_kernel *k, const char *body, size_t len, body_cost *cost) {

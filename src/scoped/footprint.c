@@ -216,7 +216,7 @@ enum { KEPT_SPARED = 204 * 1024 };
 uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int64_t contracted, int64_t columns,
                             uint64_t padded) {
   int64_t mxu = (int64_t)vmem_target_u64(t, VMEM_FACT_MXU_DIM);
-  if (m->kind == VALUE_LIVE) /* the ceiling's alone */
+  if (m->kind == VALUE_LIVE || m->kind == VALUE_SHARED) /* the ceiling's alone */
     return 0;
   if (m->kind == VALUE_BF16_F32 && vmem_target_generation(t) > 3)
     return 0;
@@ -277,6 +277,7 @@ uint64_t scoped_body_ceiling(const kernel_modelled *m, const vmem_target *t, uin
   case VALUE_MXU_LHS:
     return vmem_dtype_bits(m->shape->dtype) > 16 ? padded : padded > UINT64_MAX / 2 ? UINT64_MAX : 2 * padded;
   case VALUE_KEPT:
+  case VALUE_SHARED:
     return padded;
   case VALUE_BF16_F32:
     return gen <= 3 ? padded : 0;
@@ -443,7 +444,7 @@ uint64_t scoped_unrolled_estimate(size_t copies, uint64_t live, const vmem_targe
  * rule's: a body of f32 elementwise ops records none). */
 bool scoped_body_has_rules(const vmem_kernel *k) {
   for (size_t m = 0; m < k->nmodelled; m++)
-    if (k->modelled[m].kind != VALUE_LIVE)
+    if (k->modelled[m].kind != VALUE_LIVE && k->modelled[m].kind != VALUE_SHARED)
       return true;
   return false;
 }
@@ -508,8 +509,8 @@ static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_t
       return VMEM_ERR_OVERFLOW;
     }
   }
-  f->modelled_high_bytes = scoped_ceiling_total(k->body_unrolled, scoped_body_has_rules(k), t,
-                                                peak_of(k, high, members), live, f->modelled_bytes);
+  f->modelled_high_bytes = scoped_ceiling_total(k->body_copies, scoped_body_has_rules(k), t, peak_of(k, high, members),
+                                                live, f->modelled_bytes);
   return VMEM_OK;
 }
 

@@ -72,7 +72,8 @@ struct vmem_template {
   const kernel_modelled *high_src[MAX_VALUES];
   size_t nlives; /* the computed values live at once (VALUE_LIVE): the ceiling of unrolled copies */
   tpl_operand lives[MAX_LIVE];
-  size_t copies;                 /* the kernel's body_unrolled */
+  size_t copies;                 /* the kernel's body_unrolled: the estimate's unrolled copies */
+  size_t ceiling_copies;         /* its body_copies: the ceiling's */
   bool rules;                    /* scoped_body_has_rules */
   uint64_t array_bytes[MAX_OPS]; /* whole array in VMEM, when colored; 0 = cannot */
 };
@@ -199,6 +200,7 @@ static vmem_status compile_values(vmem_template *tpl, const vmem_kernel *k, cons
     tpl->high_src[tpl->nhighs++] = &k->modelled[members[i]];
   }
   tpl->copies = k->body_unrolled;
+  tpl->ceiling_copies = k->body_copies;
   tpl->rules = scoped_body_has_rules(k);
   vmem__free(&tpl->alloc, charge);
   vmem__free(&tpl->alloc, members);
@@ -247,7 +249,7 @@ static uint64_t values_bytes(const vmem_template *tpl, const int64_t *values) {
 static uint64_t ceiling_bytes(const vmem_template *tpl, const int64_t *values, uint64_t estimate) {
   uint64_t peak = sum_values(tpl, tpl->highs, tpl->high_src, tpl->nhighs, values, true);
   uint64_t live = sum_values(tpl, tpl->lives, NULL, tpl->nlives, values, true);
-  return scoped_ceiling_total(tpl->copies, tpl->rules, tpl->t, peak, live, estimate);
+  return scoped_ceiling_total(tpl->ceiling_copies, tpl->rules, tpl->t, peak, live, estimate);
 }
 
 static double fact(const vmem_target *t, vmem_fact_id id) {
