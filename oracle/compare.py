@@ -405,6 +405,8 @@ def body_model_summary(rows):
     verdicts = [m for _, _, m in models]
     out = ["", "the body model (Pallas kernels):",
            f"  verdicts equal to the compiler's: {sum(1 for m in verdicts if m[3])}/{len(verdicts)}"]
+    out += [f"    {m[5].replace('_', ' ')}, the compiler {'compiled' if m[5] in ('likely_e1001', 'e1001') else 'failed'}:"
+            f" {t} {c}" for t, c, m in models if not m[3]]
     # (target, case, error with the body's values, error of windows + scratch alone); where windows and
     # scratch alone already exceed the compiler's figure the miss is a window rule's (7x), not the body's.
     figs = [(t, c, m[1] - m[0], m[2] - m[0]) for t, c, m in models if m[0] is not None and m[2] <= m[0]]
