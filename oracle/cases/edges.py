@@ -50,6 +50,11 @@ EDGES = (
     ("v6e", "held_matmul_f32_2048_128x1024x512", 6094848),
     ("v4", "held_matmul_bf16_4096_1024x256x1024", 10985472),
     ("v5p", "held_heads_bf16_h3_q384_k384", 3026944),
+    # the third held-out round at the edge, recorded after the shared-value rule
+    ("v4", "held_swiglu_bf16_e2_m512_f512", 4464640),
+    ("v6e", "held_swiglu_bf16_e2_m512_f512", 4956160),
+    ("7x", "held_softcap_bf16_h2_q512_k512", 2793472),
+    ("v6e", "held_layernorm_bf16_8192x2048_bm256", 6242304),
 )
 
 UNDER = 4096  # the `_under` case's limit below the figure
