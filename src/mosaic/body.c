@@ -187,6 +187,7 @@ typedef struct bval {
   bool row_tiles;  /* 32-bit, in one-row tiles, more than one tile ("one-row tiles" below) */
   bool lane_bcast; /* a 32-bit broadcast along the lanes ((m, 1) to (m, n)), or a shape_cast of one */
   size_t uses, start, end;
+  size_t reads; /* uses by ops that compute (not views of it, not stores) */
   vmem_dtype dt;
   vtype t;
   const char *op;
@@ -288,7 +289,8 @@ static bool record(bscan *b, kernel_value_kind kind, const vtype *t, vmem_dtype 
 
 /* Uses: every known %name after the results (the first one is a matmul's
  * lhs); *tiled whether any is in one-row tiles. */
-static void uses(bscan *b, const char *p, const char *end, size_t ln, bool whole, int *first, bool *tiled) {
+static void uses(bscan *b, const char *p, const char *end, size_t ln, bool whole, bool computes, int *first,
+                 bool *tiled) {
   *first = -1;
   *tiled = false;
   for (; p < end; p++) {
@@ -304,6 +306,7 @@ static void uses(bscan *b, const char *p, const char *end, size_t ln, bool whole
     if (*first < 0)
       *first = i;
     b->v[r].uses++;
+    b->v[r].reads += computes;
     b->v[r].end = ln;
     b->v[r].whole_use |= whole;
     *tiled |= b->v[r].row_tiles;
@@ -608,7 +611,8 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
   }
   int first;
   bool matmul = is_matmul(name, len), whole = op_is(name, len, wholes, sizeof wholes / sizeof *wholes), tiled;
-  uses(b, name + len, end, ln, whole, &first, &tiled);
+  bool computes = !op_is(name, len, views, sizeof views / sizeof *views) && !is_store(name, len);
+  uses(b, name + len, end, ln, whole, computes, &first, &tiled);
   char note[160];
   if (matmul && first >= 0) { /* an f32 lhs too: charged nothing, but it bounds the model's ceiling */
     const bval *l = &b->v[first];
@@ -773,7 +777,7 @@ static bool record_live(bscan *b) {
  * KiB or more in vreg tiles (VALUE_SHARED's, below). */
 static bool shared(const bscan *b, size_t i) {
   const bval *v = &b->v[i];
-  return v->root == (int)i && v->computed && v->uses >= 2 && !kept(b, i) && v->end > v->start;
+  return v->root == (int)i && v->computed && v->reads >= 2 && !kept(b, i) && v->end > v->start;
 }
 
 /* The copies the ceiling counts: the most kept values alike (`kept_copies`),
@@ -808,7 +812,7 @@ static bool record_shared(bscan *b) {
       continue;
     char note[160];
     snprintf(note, sizeof note, "%%%.*s = %.*s, read by %zu ops over lines %zu-%zu", (int)v->nlen, v->name,
-             (int)v->oplen, v->op, v->uses, v->start, v->end);
+             (int)v->oplen, v->op, v->reads, v->start, v->end);
     b->ok = record(b, VALUE_SHARED, &v->t, v->dt, v->start, v->end, note);
   }
   return b->ok;
