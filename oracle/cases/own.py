@@ -221,18 +221,24 @@ def _heads_kernel(heads, q_ref, k_ref, v_ref, o_ref):
         o_ref[h] = (o / jnp.sum(p, axis=1, keepdims=True)).astype(o_ref.dtype)
 
 
-def heads(h, seq, d, bq, bk, dtype):
-    """Body values: attention logits [bq, bk] in f32 for each of h heads,
-    unrolled in one grid step. How many of them does the compiler hold at once?"""
+def _heads_call(kernel, h, seq, d, bq, bk, dtype):
+    """h heads' attention in one grid step over blocks of bq queries, the
+    whole bk keys and values, with `kernel` unrolling the heads."""
     def fn(q, k, v):
         return pl.pallas_call(
-            functools.partial(_heads_kernel, h), out_shape=_sds(q.shape, q.dtype),
+            functools.partial(kernel, h), out_shape=_sds(q.shape, q.dtype),
             grid=(seq // bq,),
             in_specs=[pl.BlockSpec((h, bq, d), lambda i: (0, i, 0)),
                       pl.BlockSpec((h, bk, d), lambda i: (0, 0, 0)),
                       pl.BlockSpec((h, bk, d), lambda i: (0, 0, 0))],
             out_specs=pl.BlockSpec((h, bq, d), lambda i: (0, i, 0)))(q, k, v)
     return fn, (_sds((h, seq, d), dtype), _sds((h, bk, d), dtype), _sds((h, bk, d), dtype))
+
+
+def heads(h, seq, d, bq, bk, dtype):
+    """Body values: attention logits [bq, bk] in f32 for each of h heads,
+    unrolled in one grid step. How many of them does the compiler hold at once?"""
+    return _heads_call(_heads_kernel, h, seq, d, bq, bk, dtype)
 
 
 # 7x's buffer sharing and prefetch (docs/fidelity.md, "7x"): elementwise
@@ -542,15 +548,7 @@ def _gated_heads_kernel(heads, q_ref, k_ref, v_ref, o_ref):
 
 def gated_heads(h, seq, d, bq, bk, dtype):
     """Unrolled heads whose logits feed a softmax and a gate."""
-    def fn(q, k, v):
-        return pl.pallas_call(
-            functools.partial(_gated_heads_kernel, h), out_shape=_sds(q.shape, q.dtype),
-            grid=(seq // bq,),
-            in_specs=[pl.BlockSpec((h, bq, d), lambda i: (0, i, 0)),
-                      pl.BlockSpec((h, bk, d), lambda i: (0, 0, 0)),
-                      pl.BlockSpec((h, bk, d), lambda i: (0, 0, 0))],
-            out_specs=pl.BlockSpec((h, bq, d), lambda i: (0, i, 0)))(q, k, v)
-    return fn, (_sds((h, seq, d), dtype), _sds((h, bk, d), dtype), _sds((h, bk, d), dtype))
+    return _heads_call(_gated_heads_kernel, h, seq, d, bq, bk, dtype)
 
 
 def _experts_kernel(experts, x_ref, w1_ref, w2_ref, o_ref):
@@ -615,14 +613,7 @@ def _softcap_kernel(heads, q_ref, k_ref, v_ref, o_ref):
 
 def softcap_heads(h, seq, d, bq, bk, dtype):
     """Unrolled heads with soft-capped logits."""
-    def fn(q, k, v):
-        return pl.pallas_call(
-            functools.partial(_softcap_kernel, h), out_shape=_sds(q.shape, q.dtype), grid=(seq // bq,),
-            in_specs=[pl.BlockSpec((h, bq, d), lambda i: (0, i, 0)),
-                      pl.BlockSpec((h, bk, d), lambda i: (0, 0, 0)),
-                      pl.BlockSpec((h, bk, d), lambda i: (0, 0, 0))],
-            out_specs=pl.BlockSpec((h, bq, d), lambda i: (0, i, 0)))(q, k, v)
-    return fn, (_sds((h, seq, d), dtype), _sds((h, bk, d), dtype), _sds((h, bk, d), dtype))
+    return _heads_call(_softcap_kernel, h, seq, d, bq, bk, dtype)
 
 
 def _layernorm_kernel(x_ref, o_ref):
