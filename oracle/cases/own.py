@@ -638,3 +638,70 @@ for (h, bq, bk) in ((2, 512, 512), (4, 256, 256)):
     _add(f"held_softcap_bf16_h{h}_q{bq}_k{bk}", functools.partial(softcap_heads, h, 2048, 128, bq, bk, BF16))
 for (bm, dt, tag) in ((256, BF16, "bf16"), (1024, F32, "f32")):
     _add(f"held_layernorm_{tag}_8192x2048_bm{bm}", functools.partial(layernorm, 8192, 2048, bm, dt))
+
+
+# A fourth held-out round (2026-12-06), written after every rule above:
+# RMS norm, a row softmax, an int8 weight dequantised in the body, and
+# causally masked unrolled heads.
+def _rmsnorm_kernel(x_ref, o_ref):
+    x = x_ref[...].astype(jnp.float32)
+    o_ref[...] = (x * jax.lax.rsqrt(jnp.mean(x * x, axis=1, keepdims=True) + 1e-6)).astype(o_ref.dtype)
+
+
+def _softmax_rows_kernel(x_ref, o_ref):
+    x = x_ref[...].astype(jnp.float32)
+    e = jnp.exp(x - jnp.max(x, axis=1, keepdims=True))
+    o_ref[...] = (e / jnp.sum(e, axis=1, keepdims=True)).astype(o_ref.dtype)
+
+
+def row_kernel(kernel, m, n, bm, dtype):
+    """A row-wise kernel over blocks of bm whole rows."""
+    def fn(x):
+        return pl.pallas_call(
+            kernel, out_shape=_sds(x.shape, x.dtype), grid=(m // bm,),
+            in_specs=[pl.BlockSpec((bm, n), lambda i: (i, 0))],
+            out_specs=pl.BlockSpec((bm, n), lambda i: (i, 0)))(x)
+    return fn, (_sds((m, n), dtype),)
+
+
+def _dequant_kernel(x_ref, w_ref, s_ref, o_ref):
+    w = w_ref[...].astype(jnp.bfloat16) * s_ref[...].astype(jnp.bfloat16)
+    o_ref[...] = jnp.dot(x_ref[...], w, preferred_element_type=jnp.float32).astype(o_ref.dtype)
+
+
+def dequant_matmul(m, k, n, bm, bn):
+    """x[m, k] bf16 @ (int8 w[k, n] x per-column scale), the weight dequantised in the body."""
+    def fn(x, w, s):
+        return pl.pallas_call(
+            _dequant_kernel, out_shape=_sds((m, n), jnp.bfloat16), grid=(m // bm, n // bn),
+            in_specs=[pl.BlockSpec((bm, k), lambda i, j: (i, 0)), pl.BlockSpec((k, bn), lambda i, j: (0, j)),
+                      pl.BlockSpec((1, bn), lambda i, j: (0, j))],
+            out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)))(x, w, s)
+    return fn, (_sds((m, k), jnp.bfloat16), _sds((k, n), jnp.int8), _sds((1, n), jnp.float32))
+
+
+def _causal_kernel(heads, q_ref, k_ref, v_ref, o_ref):
+    bq, bk = q_ref.shape[1], k_ref.shape[1]
+    row = jax.lax.broadcasted_iota(jnp.int32, (bq, bk), 0) + pl.program_id(0) * bq
+    col = jax.lax.broadcasted_iota(jnp.int32, (bq, bk), 1)
+    for h in range(heads):
+        s = jax.lax.dot_general(q_ref[h], k_ref[h], (((1,), (1,)), ((), ())), preferred_element_type=jnp.float32)
+        s = jnp.where(col <= row, s, -1e30)
+        p = jnp.exp(s - jnp.max(s, axis=1, keepdims=True))
+        o = jnp.dot(p.astype(v_ref.dtype), v_ref[h], preferred_element_type=jnp.float32)
+        o_ref[h] = (o / jnp.sum(p, axis=1, keepdims=True)).astype(o_ref.dtype)
+
+
+def causal_heads(h, seq, d, bq, bk, dtype):
+    """Unrolled heads with a causal mask made from iotas."""
+    return _heads_call(_causal_kernel, h, seq, d, bq, bk, dtype)
+
+
+for (bm, dt, tag) in ((512, BF16, "bf16"), (1024, F32, "f32")):
+    _add(f"held_rmsnorm_{tag}_8192x2048_bm{bm}", functools.partial(row_kernel, _rmsnorm_kernel, 8192, 2048, bm, dt))
+    _add(f"held_softmax_{tag}_8192x2048_bm{bm}",
+         functools.partial(row_kernel, _softmax_rows_kernel, 8192, 2048, bm, dt))
+for (bm, bn) in ((512, 512), (1024, 1024)):
+    _add(f"held_dequant_4096x2048x4096_{bm}x{bn}", functools.partial(dequant_matmul, 4096, 2048, 4096, bm, bn))
+for (h, bq, bk) in ((2, 512, 1024), (4, 256, 512)):
+    _add(f"held_causal_bf16_h{h}_q{bq}_k{bk}", functools.partial(causal_heads, h, 2048, 128, bq, bk, BF16))
