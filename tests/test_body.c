@@ -136,6 +136,19 @@ static void test_the_ceiling_of_each_rule(void **state) {
   vmem_kernel_free(k);
 }
 
+/* A matmul's rhs made in the body (an int8 weight dequantised: here a bf16
+ * product of two loads) must exist whole for the MXU: the estimate charges
+ * it nothing, the ceiling its 2 MiB, beside the lhs twice (2 MiB at K 1024). */
+static void test_a_computed_rhs_is_whole_at_the_ceiling(void **state) {
+  (void)state;
+  vmem_kernel *k =
+      kernel_with(LOADS "  %w = \"arith.mulf\"(%1, %1) : (vector<1024x1024xbf16>, vector<1024x1024xbf16>) -> "
+                        "vector<1024x1024xbf16>\n" MATMUL("%2", "%0", "%w", "1024") STORE("%2"));
+  assert_int_equal(modelled(k, "v6e", NULL, 0), 5u << 19); /* the lhs at 5/4 alone */
+  assert_int_equal(ceiling(k, "v6e"), (4u << 20) + (2u << 20));
+  vmem_kernel_free(k);
+}
+
 /* Heads a Python loop unrolls: the ceiling is each copy's computed values
  * live at once (here two 1 MiB values, %s and %e, over the exp), times the
  * copies, above the estimate's kept logits less the register file. */
@@ -550,6 +563,7 @@ int main(void) {
       cmocka_unit_test(test_a_lane_broadcast_into_one_row_tiles),
       cmocka_unit_test(test_the_ceiling_of_each_rule),
       cmocka_unit_test(test_the_ceiling_of_unrolled_heads),
+      cmocka_unit_test(test_a_computed_rhs_is_whole_at_the_ceiling),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,6 +33,7 @@ typedef struct kernel_operand {
 typedef enum kernel_value_kind {
   VALUE_KEPT,       /* computed, used again after a use that needs all of it: kept whole in VMEM */
   VALUE_MXU_LHS,    /* a matmul's lhs, staged for the MXU during the matmul */
+  VALUE_MXU_RHS,    /* a matmul's rhs computed in the body (not a load): whole at the matmul */
   VALUE_BF16_F32,   /* a bf16 arithmetic result, computed in f32 where the VPU has no bf16 */
   VALUE_ROW_BCAST,  /* a row broadcast down the sublanes: one tile of rows of it, held to the body's end (v2-v4) */
   VALUE_RELAYOUT,   /* one-row tiles relaid out to native ones: a fixed charge, once per kernel, the whole body */

@@ -290,8 +290,8 @@ static bool record(bscan *b, kernel_value_kind kind, const vtype *t, vmem_dtype 
 /* Uses: every known %name after the results (the first one is a matmul's
  * lhs); *tiled whether any is in one-row tiles. */
 static void uses(bscan *b, const char *p, const char *end, size_t ln, bool whole, bool computes, int *first,
-                 bool *tiled) {
-  *first = -1;
+                 int *second, bool *tiled) {
+  *first = *second = -1;
   *tiled = false;
   for (; p < end; p++) {
     if (*p != '%')
@@ -305,6 +305,8 @@ static void uses(bscan *b, const char *p, const char *end, size_t ln, bool whole
     int r = b->v[i].root;
     if (*first < 0)
       *first = i;
+    else if (*second < 0)
+      *second = i;
     b->v[r].uses++;
     b->v[r].reads += computes;
     b->v[r].end = ln;
@@ -609,10 +611,10 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
     while (res + rlen < end && is_ident(res[rlen]))
       rlen++;
   }
-  int first;
+  int first, second;
   bool matmul = is_matmul(name, len), whole = op_is(name, len, wholes, sizeof wholes / sizeof *wholes), tiled;
   bool computes = !op_is(name, len, views, sizeof views / sizeof *views) && !is_store(name, len);
-  uses(b, name + len, end, ln, whole, computes, &first, &tiled);
+  uses(b, name + len, end, ln, whole, computes, &first, &second, &tiled);
   char note[160];
   if (matmul && first >= 0) { /* an f32 lhs too: charged nothing, but it bounds the model's ceiling */
     const bval *l = &b->v[first];
@@ -624,6 +626,12 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
       m->contracted = (int64_t)contracted(name, end, &l->t);
       m->columns = vt && read_vector(vt, end, &out) && out.rank ? out.dims[out.rank - 1] : 0;
     }
+  }
+  if (matmul && second >= 0 && b->v[b->v[second].root].computed) { /* a rhs made in the body: whole, for the MXU */
+    const bval *r = &b->v[second];
+    snprintf(note, sizeof note, "rhs %%%.*s of the %.*s at line %zu, made in the body", (int)r->nlen, r->name, (int)len,
+             name, ln);
+    b->ok = b->ok && record(b, VALUE_MXU_RHS, &r->t, r->dt, ln, ln, note);
   }
   vtype t;
   vmem_dtype dt;

@@ -216,7 +216,7 @@ enum { KEPT_SPARED = 204 * 1024 };
 uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int64_t contracted, int64_t columns,
                             uint64_t padded) {
   int64_t mxu = (int64_t)vmem_target_u64(t, VMEM_FACT_MXU_DIM);
-  if (m->kind == VALUE_LIVE || m->kind == VALUE_SHARED) /* the ceiling's alone */
+  if (m->kind == VALUE_LIVE || m->kind == VALUE_SHARED || m->kind == VALUE_MXU_RHS) /* the ceiling's alone */
     return 0;
   if (m->kind == VALUE_BF16_F32 && vmem_target_generation(t) > 3)
     return 0;
@@ -278,6 +278,7 @@ uint64_t scoped_body_ceiling(const kernel_modelled *m, const vmem_target *t, uin
     return vmem_dtype_bits(m->shape->dtype) > 16 ? padded : padded > UINT64_MAX / 2 ? UINT64_MAX : 2 * padded;
   case VALUE_KEPT:
   case VALUE_SHARED:
+  case VALUE_MXU_RHS:
     return padded;
   case VALUE_BF16_F32:
     return gen <= 3 ? padded : 0;
@@ -290,8 +291,8 @@ uint64_t scoped_body_ceiling(const kernel_modelled *m, const vmem_target *t, uin
 
 /* Kept values, row broadcasts and relayouts live over their lines; the others at their own. */
 static bool spans(const kernel_modelled *m) {
-  return m->kind != VALUE_MXU_LHS && m->kind != VALUE_BF16_F32 && m->kind != VALUE_TRANSPOSE &&
-         m->kind != VALUE_TRANSPOSE8 && m->kind != VALUE_LANE_BCAST;
+  return m->kind != VALUE_MXU_LHS && m->kind != VALUE_MXU_RHS && m->kind != VALUE_BF16_F32 &&
+         m->kind != VALUE_TRANSPOSE && m->kind != VALUE_TRANSPOSE8 && m->kind != VALUE_LANE_BCAST;
 }
 
 static bool live_at(const kernel_modelled *m, size_t line) {
