@@ -189,12 +189,7 @@ def _widen_kernel(x_ref, o_ref):
 
 def widen(m, n, bm, dtype):
     """Body value: an f32 copy of a narrow block."""
-    def fn(x):
-        return pl.pallas_call(
-            _widen_kernel, out_shape=_sds(x.shape, x.dtype), grid=(m // bm,),
-            in_specs=[pl.BlockSpec((bm, n), lambda i: (i, 0))],
-            out_specs=pl.BlockSpec((bm, n), lambda i: (i, 0)))(x)
-    return fn, (_sds((m, n), dtype),)
+    return row_kernel(_widen_kernel, m, n, bm, dtype)
 
 
 def _vmem_whole_kernel(x_ref, w_ref, o_ref):
@@ -624,12 +619,7 @@ def _layernorm_kernel(x_ref, o_ref):
 
 def layernorm(m, n, bm, dtype):
     """A layer norm over row blocks: the centred rows z are read by the variance and by the output."""
-    def fn(x):
-        return pl.pallas_call(
-            _layernorm_kernel, out_shape=_sds(x.shape, x.dtype), grid=(m // bm,),
-            in_specs=[pl.BlockSpec((bm, n), lambda i: (i, 0))],
-            out_specs=pl.BlockSpec((bm, n), lambda i: (i, 0)))(x)
-    return fn, (_sds((m, n), dtype),)
+    return row_kernel(_layernorm_kernel, m, n, bm, dtype)
 
 
 for (e, bm, f) in ((2, 512, 512), (4, 256, 256)):
