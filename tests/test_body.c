@@ -546,6 +546,24 @@ static void test_a_spec_has_no_body(void **state) {
   vmem_kernel_free(k);
 }
 
+/* A body that reduces a vector keeps a 16 KiB spill margin at the ceiling
+ * (the held-out RMS norm: one and four vregs past windows that filled the
+ * limit); the same body without the reduction keeps none. */
+static void test_a_reduction_keeps_a_spill_margin(void **state) {
+  (void)state;
+  vmem_kernel *k =
+      kernel_with(ROW("%r", "1024", "1024") "  %z = arith.constant dense<0.000000e+00> : vector<1024xf32>\n"
+                                            "  %m = \"vector.multi_reduction\"(%r, %z) {kind = "
+                                            "#vector.kind<add>, reduction_dims = array<i64: 1>} : "
+                                            "(vector<1024x1024xf32>, vector<1024xf32>) -> vector<1024xf32>\n");
+  assert_int_equal(modelled(k, "v6e", NULL, 0), 0);
+  assert_int_equal(ceiling(k, "v6e"), 16384);
+  vmem_kernel_free(k);
+  k = kernel_with(ROW("%r", "1024", "1024") STORE("%r"));
+  assert_int_equal(ceiling(k, "v6e"), 0);
+  vmem_kernel_free(k);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_streaming_costs_nothing),
@@ -564,6 +582,7 @@ int main(void) {
       cmocka_unit_test(test_the_ceiling_of_each_rule),
       cmocka_unit_test(test_the_ceiling_of_unrolled_heads),
       cmocka_unit_test(test_a_computed_rhs_is_whole_at_the_ceiling),
+      cmocka_unit_test(test_a_reduction_keeps_a_spill_margin),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

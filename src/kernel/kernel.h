@@ -91,6 +91,7 @@ struct vmem_kernel {
   const char *unrolled_note;   /* ... what the unrolled copies are, for the line that charges them */
   size_t body_copies;          /* ... the copies the ceiling counts: body_unrolled, or the most shared values
                                   alike (VALUE_SHARED), whichever is more */
+  bool body_reduces;           /* ... it reduces a vector (vector.multi_reduction): the ceiling's spill margin */
   vmem_shape *result;
 };
 

@@ -613,6 +613,7 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
   }
   int first, second;
   bool matmul = is_matmul(name, len), whole = op_is(name, len, wholes, sizeof wholes / sizeof *wholes), tiled;
+  b->k->body_reduces |= named(name, len, "vector.multi_reduction");
   bool computes = !op_is(name, len, views, sizeof views / sizeof *views) && !is_store(name, len);
   uses(b, name + len, end, ln, whole, computes, &first, &second, &tiled);
   char note[160];

@@ -75,6 +75,7 @@ struct vmem_template {
   size_t copies;                 /* the kernel's body_unrolled: the estimate's unrolled copies */
   size_t ceiling_copies;         /* its body_copies: the ceiling's */
   bool rules;                    /* scoped_body_has_rules */
+  bool reduces;                  /* the kernel's body_reduces */
   uint64_t array_bytes[MAX_OPS]; /* whole array in VMEM, when colored; 0 = cannot */
 };
 
@@ -202,6 +203,7 @@ static vmem_status compile_values(vmem_template *tpl, const vmem_kernel *k, cons
   tpl->copies = k->body_unrolled;
   tpl->ceiling_copies = k->body_copies;
   tpl->rules = scoped_body_has_rules(k);
+  tpl->reduces = k->body_reduces;
   vmem__free(&tpl->alloc, charge);
   vmem__free(&tpl->alloc, members);
   vmem__free(&tpl->alloc, all);
@@ -249,7 +251,7 @@ static uint64_t values_bytes(const vmem_template *tpl, const int64_t *values) {
 static uint64_t ceiling_bytes(const vmem_template *tpl, const int64_t *values, uint64_t estimate) {
   uint64_t peak = sum_values(tpl, tpl->highs, tpl->high_src, tpl->nhighs, values, true);
   uint64_t live = sum_values(tpl, tpl->lives, NULL, tpl->nlives, values, true);
-  return scoped_ceiling_total(tpl->ceiling_copies, tpl->rules, tpl->t, peak, live, estimate);
+  return scoped_ceiling_total(tpl->ceiling_copies, tpl->rules, tpl->reduces, tpl->t, peak, live, estimate);
 }
 
 static double fact(const vmem_target *t, vmem_fact_id id) {
@@ -714,8 +716,9 @@ void vmem_template_eval_order(const vmem_template *tpl, const int64_t *values, c
   out->modelled_bytes = tpl->nvalues || tpl->nlives ? values_bytes(tpl, values) : 0;
   if (!ck_add(out->scoped_bytes, out->modelled_bytes, &out->needed_bytes))
     out->needed_bytes = UINT64_MAX;
-  out->modelled_high_bytes =
-      tpl->nhighs || tpl->nlives ? ceiling_bytes(tpl, values, out->modelled_bytes) : out->modelled_bytes;
+  out->modelled_high_bytes = tpl->nhighs || tpl->nlives || tpl->reduces
+                                 ? ceiling_bytes(tpl, values, out->modelled_bytes)
+                                 : out->modelled_bytes;
   if (!ck_add(out->scoped_bytes, out->modelled_high_bytes, &out->ceiling_bytes))
     out->ceiling_bytes = UINT64_MAX;
   out->grid_steps = (uint64_t)cx.steps;
