@@ -695,3 +695,43 @@ for (bm, bn) in ((512, 512), (1024, 1024)):
     _add(f"held_dequant_4096x2048x4096_{bm}x{bn}", functools.partial(dequant_matmul, 4096, 2048, 4096, bm, bn))
 for (h, bq, bk) in ((2, 512, 1024), (4, 256, 512)):
     _add(f"held_causal_bf16_h{h}_q{bq}_k{bk}", functools.partial(causal_heads, h, 2048, 128, bq, bk, BF16))
+
+
+# A fifth held-out round (2026-12-06), after the computed-rhs rule and the
+# spill margin: a LoRA-updated weight made in the body (a computed rhs), and
+# heads whose keys are scaled in the body before q @ k^T (the rhs again).
+def _lora_kernel(x_ref, w_ref, a_ref, b_ref, o_ref):
+    w = w_ref[...] + jnp.dot(a_ref[...], b_ref[...], preferred_element_type=jnp.float32).astype(w_ref.dtype)
+    o_ref[...] = jnp.dot(x_ref[...], w, preferred_element_type=jnp.float32).astype(o_ref.dtype)
+
+
+def lora_matmul(m, k, n, r, bm, bn):
+    """x @ (w + a @ b), the low-rank update applied to each weight block in the body."""
+    def fn(x, w, a, b):
+        return pl.pallas_call(
+            _lora_kernel, out_shape=_sds((m, n), jnp.bfloat16), grid=(m // bm, n // bn),
+            in_specs=[pl.BlockSpec((bm, k), lambda i, j: (i, 0)), pl.BlockSpec((k, bn), lambda i, j: (0, j)),
+                      pl.BlockSpec((k, r), lambda i, j: (0, 0)), pl.BlockSpec((r, bn), lambda i, j: (0, j))],
+            out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)))(x, w, a, b)
+    bf = jnp.bfloat16
+    return fn, (_sds((m, k), bf), _sds((k, n), bf), _sds((k, r), bf), _sds((r, n), bf))
+
+
+def _scaledk_kernel(heads, q_ref, k_ref, v_ref, o_ref):
+    for h in range(heads):
+        kk = (k_ref[h].astype(jnp.float32) * 0.125).astype(k_ref.dtype)
+        s = jax.lax.dot_general(q_ref[h], kk, (((1,), (1,)), ((), ())), preferred_element_type=jnp.float32)
+        p = jnp.exp(s - jnp.max(s, axis=1, keepdims=True))
+        o = jnp.dot(p.astype(v_ref.dtype), v_ref[h], preferred_element_type=jnp.float32)
+        o_ref[h] = (o / jnp.sum(p, axis=1, keepdims=True)).astype(o_ref.dtype)
+
+
+def scaledk_heads(h, seq, d, bq, bk, dtype):
+    """Unrolled heads whose keys are scaled in the body."""
+    return _heads_call(_scaledk_kernel, h, seq, d, bq, bk, dtype)
+
+
+for (bm, bn) in ((512, 512), (1024, 1024)):
+    _add(f"held_lora_bf16_4096x2048x4096_r64_{bm}x{bn}", functools.partial(lora_matmul, 4096, 2048, 4096, 64, bm, bn))
+for (h, bq, bk) in ((2, 512, 1024), (4, 256, 512)):
+    _add(f"held_scaledk_bf16_h{h}_q{bq}_k{bk}", functools.partial(scaledk_heads, h, 2048, 128, bq, bk, BF16))
