@@ -27,7 +27,10 @@ static const char help[] =
     "(argN=bf16[4096,4096]; scratch keeps its shape). Ranked by a roofline model\n"
     "(docs/cost-model.md): HBM bytes moved (a block is fetched only when its index\n"
     "changes), FLOPs from the spec (\"flops\" or \"flops_per_step\") or the custom\n"
-    "call's cost_estimate, and a per-step overhead.\n\n"
+    "call's cost_estimate, and a per-step overhead. NEEDED counts the body's values\n"
+    "at the model's estimate, CEILING at its ceiling; a candidate that fits only\n"
+    "with the estimate is at risk and ranks after every one that fits at the\n"
+    "ceiling.\n\n"
     "options:\n"
     "  --param NAME=VALUES   values to try: 128,256,512 or 128..2048:pow2 or 128..1024:128;\n"
     "                        default: every divisor of the array dims the parameter sets\n"
@@ -205,7 +208,7 @@ static json_t *json_cand(const vmem_kernel *k, const vmem_template *tpl, const s
   json_object_set_new(o, "ceiling_bytes", json_integer((json_int_t)e.ceiling_bytes));
   json_object_set_new(o, "limit_bytes", json_integer((json_int_t)limit));
   json_object_set_new(o, "fits", json_boolean(e.needed_bytes <= limit));
-  json_object_set_new(o, "at_risk", json_boolean(e.needed_bytes <= limit && e.ceiling_bytes > limit));
+  json_object_set_new(o, "at_risk", json_boolean(c->at_risk)); /* the library's (vmem_fit) */
   json_object_set_new(o, "time_s", json_real(e.time_s));
   json_object_set_new(o, "bound", json_string(e.compute_bound ? "compute" : "hbm"));
   json_object_set_new(o, "intensity", json_real(e.intensity));
@@ -555,9 +558,8 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
     snprintf(in, sizeof in, "%.1f", e.intensity);
     snprintf(st, sizeof st, "%" PRIu64, e.grid_steps);
     snprintf(w, sizeof w, "%.1f%%", 100 * e.edge_waste);
-    cli_human(hi, sizeof hi - 8, e.ceiling_bytes);
-    if (s->fit[i].at_risk)
-      strcat(hi, " risk");
+    char ceil[32];
+    snprintf(hi, sizeof hi, "%s%s", cli_human(ceil, sizeof ceil, e.ceiling_bytes), s->fit[i].at_risk ? " risk" : "");
     const char *bound = e.compute_bound ? "compute" : "hbm";
     cli_human(b, sizeof b, e.scoped_bytes);
     cli_human(c, sizeof c, e.needed_bytes);

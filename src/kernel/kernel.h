@@ -62,6 +62,18 @@ typedef struct kernel_modelled {
   bool beside;                     /* VALUE_BF16_F32: a second copy at its line (the registers spare none of it) */
 } kernel_modelled;
 
+/* What the body walk learns of a body beyond its values (src/mosaic/body.c),
+ * for the body model's estimate and ceiling (src/scoped/footprint.c, and
+ * fit's template, which keeps a copy). */
+typedef struct kernel_body_facts {
+  size_t unrolled;           /* the most kept values alike (the copies a Python loop unrolls); 0 or 1: none */
+  const char *unrolled_note; /* what those copies are, for the line that charges them */
+  size_t copies;             /* the copies the ceiling counts: `unrolled`, or the most shared values alike
+                                (VALUE_SHARED), whichever is more */
+  bool rules;                /* some rule recorded a value (any kind but VALUE_LIVE and VALUE_SHARED) */
+  bool reduces;              /* it reduces a vector (vector.multi_reduction): the ceiling's spill margin */
+} kernel_body_facts;
+
 struct vmem_kernel {
   arena a;
   const char *name;
@@ -87,11 +99,7 @@ struct vmem_kernel {
   bool never_moving_rule;      /* MLIR: windows that never move get one buffer (mlir_text.c), in fit too */
   double body_flops;           /* ... its FLOPs per grid step */
   double body_transcendentals; /* ... its transcendentals per grid step */
-  size_t body_unrolled;        /* ... the most kept values alike (the copies a Python loop unrolls); 0 or 1: none */
-  const char *unrolled_note;   /* ... what the unrolled copies are, for the line that charges them */
-  size_t body_copies;          /* ... the copies the ceiling counts: body_unrolled, or the most shared values
-                                  alike (VALUE_SHARED), whichever is more */
-  bool body_reduces;           /* ... it reduces a vector (vector.multi_reduction): the ceiling's spill margin */
+  kernel_body_facts facts;     /* ... what the body model's estimate and ceiling need beside its values */
   vmem_shape *result;
 };
 

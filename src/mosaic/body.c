@@ -613,7 +613,7 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
   }
   int first, second;
   bool matmul = is_matmul(name, len), whole = op_is(name, len, wholes, sizeof wholes / sizeof *wholes), tiled;
-  b->k->body_reduces |= named(name, len, "vector.multi_reduction");
+  b->k->facts.reduces |= named(name, len, "vector.multi_reduction");
   bool computes = !op_is(name, len, views, sizeof views / sizeof *views) && !is_store(name, len);
   uses(b, name + len, end, ln, whole, computes, &first, &second, &tiled);
   char note[160];
@@ -790,20 +790,28 @@ static bool shared(const bscan *b, size_t i) {
 }
 
 /* The copies the ceiling counts: the most kept values alike (`kept_copies`),
- * or the most shared values alike, whichever is more. A body that unrolls
- * a loop whose copies keep nothing whole (held-out experts' MLPs: gelu's x
- * read three times) shows its copies by these. Quadratic in the shared
- * values of 64 KiB or more, which are few. */
+ * or the most shared values of 64 KiB or more alike, whichever is more. A
+ * body that unrolls a loop whose copies keep nothing whole (held-out
+ * experts' MLPs: gelu's x read three times) shows its copies by these.
+ * The shared values are gathered once, then compared pairwise: they are
+ * few next to the body's. */
 static size_t shared_copies(const bscan *b, size_t kept_copies) {
-  size_t most = kept_copies;
-  for (size_t i = 0; i < b->n; i++) {
-    if (!shared(b, i) || tile_bytes(&b->v[i]) < 65536)
+  size_t most = kept_copies, n = 0;
+  int *big = vmem__alloc(&b->k->a.alloc, (b->n ? b->n : 1) * sizeof *big);
+  if (!big)
+    return most; /* the ceiling then counts the kept copies alone */
+  for (size_t i = 0; i < b->n; i++)
+    if (shared(b, i))
+      big[n++] = (int)i;
+  for (size_t i = 0; i < n; i++) {
+    if (tile_bytes(&b->v[big[i]]) < 65536)
       continue;
     size_t c = 0;
-    for (size_t j = 0; j < b->n; j++)
-      c += shared(b, j) && alike(&b->v[i], &b->v[j]);
+    for (size_t j = 0; j < n; j++)
+      c += alike(&b->v[big[i]], &b->v[big[j]]);
     most = c > most ? c : most;
   }
+  vmem__free(&b->k->a.alloc, big);
   return most;
 }
 
@@ -845,17 +853,21 @@ static bool finish(bscan *b) {
   if (!lead || !count || !recorded)
     return b->ok = false;
   group_kept(b, lead, count);
-  b->k->body_unrolled = 0;
+  kernel_body_facts *f = &b->k->facts;
+  size_t lead_most = 0;
+  f->unrolled = 0;
   for (size_t i = 0; i < b->n; i++)
-    if (count[i] > b->k->body_unrolled) {
-      const bval *v = &b->v[i];
-      char note[192];
-      snprintf(note, sizeof note, "%zu unrolled copies (alike %%%.*s = %.*s, line %zu) held at once", count[i],
-               (int)v->nlen, v->name, (int)v->oplen, v->op, v->start);
-      b->k->body_unrolled = count[i];
-      b->k->unrolled_note = arena_strndup(&b->k->a, note, strlen(note));
-    }
-  b->k->body_copies = shared_copies(b, b->k->body_unrolled);
+    if (count[i] > f->unrolled)
+      f->unrolled = count[i], lead_most = i;
+  if (f->unrolled > 1) {
+    const bval *v = &b->v[lead_most];
+    char note[192];
+    snprintf(note, sizeof note, "%zu unrolled copies (alike %%%.*s = %.*s, line %zu) held at once", f->unrolled,
+             (int)v->nlen, v->name, (int)v->oplen, v->op, v->start);
+    if (!(f->unrolled_note = arena_strndup(&b->k->a, note, strlen(note))))
+      return b->ok = false;
+  }
+  f->copies = shared_copies(b, f->unrolled);
   if (!record_live(b))
     return b->ok = false;
   for (size_t i = 0; i < b->n && b->ok; i++) {
@@ -879,7 +891,11 @@ static bool finish(bscan *b) {
       m->group = recorded[lead[i]] + 1;
     }
   }
-  return record_shared(b);
+  if (!record_shared(b))
+    return false;
+  for (size_t m = 0; m < b->k->nmodelled; m++)
+    f->rules |= b->k->modelled[m].kind != VALUE_LIVE && b->k->modelled[m].kind != VALUE_SHARED;
+  return true;
 }
 
 bool body_read(vmem_kernel *k, const char *body, size_t len, body_cost *cost) {

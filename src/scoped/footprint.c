@@ -12,6 +12,7 @@
  * "Scoped allocation with size X"; internal scratch and modelled values
  * follow as separate lines.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -443,34 +444,25 @@ uint64_t scoped_unrolled_estimate(size_t copies, uint64_t live, const vmem_targe
 
 enum { SPILL_MARGIN = 16384 }; /* four vregs (scoped_ceiling_total) */
 
-/* Whether any rule recorded a value in the body (a live value is not a
- * rule's: a body of f32 elementwise ops records none). */
-bool scoped_body_has_rules(const vmem_kernel *k) {
-  for (size_t m = 0; m < k->nmodelled; m++)
-    if (k->modelled[m].kind != VALUE_LIVE && k->modelled[m].kind != VALUE_SHARED)
-      return true;
-  return false;
-}
-
 /* The ceiling of the body's values (above): the peak of the values'
  * ceilings, or an unrolled body's copies at their live bytes, whichever is
  * more; on v2 and v3, for a body where some rule records a value, the live
  * bytes beside that peak (an f32 elementwise body there streams: rows_f32 is
  * exact on both); never under the estimate. */
-uint64_t scoped_ceiling_total(size_t copies, bool rules, bool reduces, const vmem_target *t, uint64_t peak_high,
-                              uint64_t live, uint64_t estimate) {
+uint64_t scoped_ceiling_total(const kernel_body_facts *bf, const vmem_target *t, uint64_t peak_high, uint64_t live,
+                              uint64_t estimate) {
   uint64_t c = peak_high, unrolled = 0;
-  if (copies > 1 && !ck_mul(live, copies, &unrolled))
+  if (bf->copies > 1 && !ck_mul(live, bf->copies, &unrolled))
     unrolled = UINT64_MAX;
   c = unrolled > c ? unrolled : c;
-  if (vmem_target_generation(t) <= 3 && rules && !ck_add(c, live, &c))
+  if (vmem_target_generation(t) <= 3 && bf->rules && !ck_add(c, live, &c))
     c = UINT64_MAX;
   /* A body that reduces a vector spills a few vregs no rule sees: the held-out
    * RMS norm, whose windows filled the limit exactly, was refused for 4 KiB
    * (v6e) and 16 KiB (7x) more. The ceiling keeps that much above the
    * estimate; sized on those two records, it is a margin, not a rule. */
   uint64_t margin = estimate > UINT64_MAX - SPILL_MARGIN ? UINT64_MAX : estimate + SPILL_MARGIN;
-  if (reduces && c < margin)
+  if (bf->reduces && c < margin)
     c = margin;
   return c > estimate ? c : estimate;
 }
@@ -478,7 +470,7 @@ uint64_t scoped_ceiling_total(size_t copies, bool rules, bool reduces, const vme
 static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_target *t, vmem_footprint *f, size_t cap,
                               vmem_error *err) {
   if (!k->nmodelled) { /* nothing to estimate; a reduction's spill margin still bounds it */
-    f->modelled_high_bytes = scoped_ceiling_total(0, false, k->body_reduces, t, 0, 0, 0);
+    f->modelled_high_bytes = scoped_ceiling_total(&k->facts, t, 0, 0, 0);
     return VMEM_OK;
   }
   uint64_t *charge = arena_calloc(scratch, k->nmodelled, sizeof *charge);
@@ -491,6 +483,11 @@ static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_t
   for (size_t m = 0; m < k->nmodelled; m++) {
     vmem_size z;
     vmem_status st = buffer_size(scratch, k->modelled[m].shape, t, true, &z, err);
+    if (st != VMEM_OK && err) { /* name the value: its note gives the body's line */
+      char why[sizeof err->message];
+      snprintf(why, sizeof why, "%s", err->message);
+      err_set(err, st, err->offset, "body value %s: %s", k->modelled[m].note, why);
+    }
     if (st != VMEM_OK)
       return st;
     charge[m] = scoped_body_charge(&k->modelled[m], t, k->modelled[m].contracted, k->modelled[m].columns, z.bytes);
@@ -503,12 +500,16 @@ static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_t
     err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
     return VMEM_ERR_NOMEM;
   }
-  uint64_t swept = 0, unrolled = scoped_unrolled_estimate(k->body_unrolled, live, t);
+  uint64_t swept = 0, unrolled = scoped_unrolled_estimate(k->facts.unrolled, live, t);
   for (size_t i = 0; i < n; i++)
     swept = ck_add(swept, charge[members[i]], &swept) ? swept : UINT64_MAX;
   if (unrolled > swept) { /* the copies held at once, one line for them all */
-    vmem_allocation a = {VMEM_ALLOC_MODELLED, SIZE_MAX, 1, unrolled, unrolled, 0, k->unrolled_note, k->body_unrolled};
-    push(f, cap, a);
+    vmem_allocation a = {VMEM_ALLOC_MODELLED,    SIZE_MAX,         1, unrolled, unrolled, 0,
+                         k->facts.unrolled_note, k->facts.unrolled};
+    if (!push(f, cap, a)) {
+      err_set(err, VMEM_ERR_OVERFLOW, 0, "the body's modelled values do not fit the footprint");
+      return VMEM_ERR_OVERFLOW;
+    }
     f->modelled_bytes = unrolled;
     n = 0;
   }
@@ -521,8 +522,7 @@ static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_t
       return VMEM_ERR_OVERFLOW;
     }
   }
-  f->modelled_high_bytes = scoped_ceiling_total(k->body_copies, scoped_body_has_rules(k), k->body_reduces, t,
-                                                peak_of(k, high, members), live, f->modelled_bytes);
+  f->modelled_high_bytes = scoped_ceiling_total(&k->facts, t, peak_of(k, high, members), live, f->modelled_bytes);
   return VMEM_OK;
 }
 

@@ -23,13 +23,11 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
  * estimate. */
 uint64_t scoped_body_ceiling(const kernel_modelled *m, const vmem_target *t, uint64_t padded, uint64_t charge);
 /* The body's ceiling from the peak of its values' ceilings and the bytes of
- * its VALUE_LIVE values, with a spill margin where it `reduces`: `copies` unrolled (k->body_unrolled) and, where
- * `rules` (scoped_body_has_rules), v2/v3's live values counted in; never
- * under the estimate. */
-uint64_t scoped_ceiling_total(size_t copies, bool rules, bool reduces, const vmem_target *t, uint64_t peak_high,
-                              uint64_t live, uint64_t estimate);
-/* Whether a rule of the body model recorded any value in k's body. */
-bool scoped_body_has_rules(const vmem_kernel *k);
+ * its VALUE_LIVE values, with the facts the walk learnt of the body
+ * (copies, v2/v3's live values where a rule recorded one, a reduction's
+ * spill margin); never under the estimate. */
+uint64_t scoped_ceiling_total(const kernel_body_facts *bf, const vmem_target *t, uint64_t peak_high, uint64_t live,
+                              uint64_t estimate);
 bool scoped_body_peak(const vmem_kernel *k, const uint64_t *charge, bool groups, size_t *members, size_t cap,
                       size_t *count);
 /* An unrolled body's copies as the estimate charges them: 3/8 of `copies`

@@ -72,10 +72,7 @@ struct vmem_template {
   const kernel_modelled *high_src[MAX_VALUES];
   size_t nlives; /* the computed values live at once (VALUE_LIVE): the ceiling of unrolled copies */
   tpl_operand lives[MAX_LIVE];
-  size_t copies;                 /* the kernel's body_unrolled: the estimate's unrolled copies */
-  size_t ceiling_copies;         /* its body_copies: the ceiling's */
-  bool rules;                    /* scoped_body_has_rules */
-  bool reduces;                  /* the kernel's body_reduces */
+  kernel_body_facts facts;       /* the kernel's, for the estimate's copies and the ceiling */
   uint64_t array_bytes[MAX_OPS]; /* whole array in VMEM, when colored; 0 = cannot */
 };
 
@@ -175,13 +172,19 @@ static vmem_status compile_values(vmem_template *tpl, const vmem_kernel *k, cons
   size_t *members = vmem__alloc(&tpl->alloc, k->nmodelled * sizeof *members);
   tpl_operand *all = vmem__alloc(&tpl->alloc, k->nmodelled * sizeof *all);
   size_t n = 0;
-  bool ok = charge && members && all;
-  for (size_t m = 0; ok && m < k->nmodelled; m++) {
+  bool ok = charge && members && all, sized = true;
+  for (size_t m = 0; ok && sized && m < k->nmodelled; m++) {
     const kernel_modelled *v = &k->modelled[m];
     compile_value(&all[m], v);
     uint64_t b;
-    charge[m] =
-        padded_bytes(tpl, &all[m], all[m].dims, &b) ? scoped_body_charge(v, t, v->contracted, v->columns, b) : 0;
+    sized = padded_bytes(tpl, &all[m], all[m].dims, &b); /* false: past 64 bits, as check's footprint refuses */
+    charge[m] = sized ? scoped_body_charge(v, t, v->contracted, v->columns, b) : 0;
+  }
+  if (!sized) {
+    vmem__free(&tpl->alloc, charge);
+    vmem__free(&tpl->alloc, members);
+    vmem__free(&tpl->alloc, all);
+    return tpl_fail(err, VMEM_ERR_OVERFLOW, "a body value's size does not fit in 64 bits");
   }
   ok = ok && scoped_body_peak(k, charge, false, members, MAX_VALUES, &n);
   for (size_t i = 0; ok && i < n; i++) {
@@ -200,10 +203,7 @@ static vmem_status compile_values(vmem_template *tpl, const vmem_kernel *k, cons
     tpl->highs[tpl->nhighs] = all[members[i]];
     tpl->high_src[tpl->nhighs++] = &k->modelled[members[i]];
   }
-  tpl->copies = k->body_unrolled;
-  tpl->ceiling_copies = k->body_copies;
-  tpl->rules = scoped_body_has_rules(k);
-  tpl->reduces = k->body_reduces;
+  tpl->facts = k->facts;
   vmem__free(&tpl->alloc, charge);
   vmem__free(&tpl->alloc, members);
   vmem__free(&tpl->alloc, all);
@@ -238,20 +238,19 @@ static uint64_t sum_values(const vmem_template *tpl, const tpl_operand *o, const
   return sum;
 }
 
-/* The body's values at these parameter values: the swept peak's, or an
- * unrolled body's copies, whichever is more (as check's footprint). */
-static uint64_t values_bytes(const vmem_template *tpl, const int64_t *values) {
+/* The body's values at these parameter values (`live`: the bytes of its
+ * live values there): the swept peak's, or an unrolled body's copies,
+ * whichever is more (as check's footprint). */
+static uint64_t values_bytes(const vmem_template *tpl, const int64_t *values, uint64_t live) {
   uint64_t swept = sum_values(tpl, tpl->values, tpl->value_src, tpl->nvalues, values, false);
-  uint64_t live = tpl->copies > 1 ? sum_values(tpl, tpl->lives, NULL, tpl->nlives, values, false) : 0;
-  uint64_t unrolled = scoped_unrolled_estimate(tpl->copies, live, tpl->t);
+  uint64_t unrolled = scoped_unrolled_estimate(tpl->facts.unrolled, live, tpl->t);
   return unrolled > swept ? unrolled : swept;
 }
 
 /* Their ceiling at these parameter values, as check's footprint takes it. */
-static uint64_t ceiling_bytes(const vmem_template *tpl, const int64_t *values, uint64_t estimate) {
+static uint64_t ceiling_bytes(const vmem_template *tpl, const int64_t *values, uint64_t live, uint64_t estimate) {
   uint64_t peak = sum_values(tpl, tpl->highs, tpl->high_src, tpl->nhighs, values, true);
-  uint64_t live = sum_values(tpl, tpl->lives, NULL, tpl->nlives, values, true);
-  return scoped_ceiling_total(tpl->ceiling_copies, tpl->rules, tpl->reduces, tpl->t, peak, live, estimate);
+  return scoped_ceiling_total(&tpl->facts, tpl->t, peak, live, estimate);
 }
 
 static double fact(const vmem_target *t, vmem_fact_id id) {
@@ -713,11 +712,12 @@ void vmem_template_eval_order(const vmem_template *tpl, const int64_t *values, c
   /* What must fit the limit: windows, scratch and the body's values. The
    * internal scratch is not in the compiler's figure (the oracle: kernels
    * that fill the limit exactly compile), so it is left out, as check does. */
-  out->modelled_bytes = tpl->nvalues || tpl->nlives ? values_bytes(tpl, values) : 0;
+  uint64_t live = sum_values(tpl, tpl->lives, NULL, tpl->nlives, values, false); /* the estimate's and the ceiling's */
+  out->modelled_bytes = tpl->nvalues || tpl->nlives ? values_bytes(tpl, values, live) : 0;
   if (!ck_add(out->scoped_bytes, out->modelled_bytes, &out->needed_bytes))
     out->needed_bytes = UINT64_MAX;
-  out->modelled_high_bytes = tpl->nhighs || tpl->nlives || tpl->reduces
-                                 ? ceiling_bytes(tpl, values, out->modelled_bytes)
+  out->modelled_high_bytes = tpl->nhighs || tpl->nlives || tpl->facts.reduces
+                                 ? ceiling_bytes(tpl, values, live, out->modelled_bytes)
                                  : out->modelled_bytes;
   if (!ck_add(out->scoped_bytes, out->modelled_high_bytes, &out->ceiling_bytes))
     out->ceiling_bytes = UINT64_MAX;
