@@ -626,6 +626,20 @@ static void test_request_bytes(void **state) {
   assert_int_equal(vmem_request_bytes(UINT64_MAX), 0);
 }
 
+/* The limit to ask for holds the ceiling, unless physical VMEM cannot; then
+ * all of it, where the estimate fits (and the caller says it is at risk). */
+static void test_request_limit(void **state) {
+  (void)state;
+  const uint64_t mib = 1u << 20;
+  assert_int_equal(vmem_request_limit(5 * mib + 1, 7 * mib + 1, 128 * mib), 8 * mib);
+  assert_int_equal(vmem_request_limit(5 * mib + 1, 7 * mib + 1, 0), 8 * mib);   /* no bound known */
+  assert_int_equal(vmem_request_limit(5 * mib, 20 * mib, 16 * mib), 16 * mib);  /* all of physical VMEM */
+  assert_int_equal(vmem_request_limit(20 * mib, 24 * mib, 16 * mib), 20 * mib); /* no limit helps */
+  assert_int_equal(vmem_request_limit(5 * mib, 16 * mib, 16 * mib), 16 * mib);
+  assert_int_equal(vmem_request_limit(6 * mib, 2 * mib, 16 * mib), 6 * mib); /* a ceiling under the need */
+  assert_int_equal(vmem_request_limit(mib, UINT64_MAX, 0), mib);             /* a ceiling past 2^64 */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_no_grid_whole_operands),
@@ -646,6 +660,7 @@ int main(void) {
       cmocka_unit_test(test_mlir_errors),
       cmocka_unit_test(test_verdict),
       cmocka_unit_test(test_request_bytes),
+      cmocka_unit_test(test_request_limit),
       cmocka_unit_test(test_footprint_check),
   };
   return RUN(tests);

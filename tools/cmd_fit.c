@@ -223,7 +223,8 @@ static json_t *json_cand(const vmem_kernel *k, const vmem_template *tpl, const s
 
 /* The code change for the chosen candidate: each BlockSpec's block shape. */
 static void print_change(const vmem_kernel *k, const vmem_template *tpl, const space *sp, const int64_t *v,
-                         const int *bufs, const int *order, uint64_t needed, uint64_t limit_default, bool request) {
+                         const int *bufs, const int *order, const cand *best, uint64_t limit_default,
+                         uint64_t physical_bytes, bool request) {
   fprintf(CLI_OUT, "\nthe change, for the best candidate:\n");
   for (size_t p = 0; p < vmem_template_param_count(tpl); p++)
     fprintf(CLI_OUT, "  %s = %" PRId64 "\n", vmem_template_param_name(tpl, p), v[p]);
@@ -260,9 +261,16 @@ static void print_change(const vmem_kernel *k, const vmem_template *tpl, const s
     fprintf(CLI_OUT, "  (colored inputs: %s program-scoped, of the %s above the scoped limit; modelled)\n",
             cli_bytes(a, sizeof a, e.program_bytes), cli_bytes(b, sizeof b, sp->room));
   }
-  if (request || needed > limit_default)
-    fprintf(CLI_OUT, "  pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # the %s it needs, rounded up to a MiB\n",
-            vmem_request_bytes(needed), "scoped VMEM");
+  /* The request holds the body's values at their ceiling, as check's does
+   * (vmem_request_limit); an at-risk best gets one under the default too. */
+  uint64_t ask = vmem_request_limit(best->needed_bytes, best->ceiling_bytes, physical_bytes);
+  if (request || best->ceiling_bytes > limit_default)
+    fprintf(CLI_OUT,
+            "  pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # the scoped VMEM it needs%s, rounded up to a MiB\n",
+            ask,
+            ask >= best->ceiling_bytes && best->ceiling_bytes > best->needed_bytes
+                ? " with the body's values at their ceiling"
+                : "");
 }
 
 /* The VALUES of a --param NAME=VALUES given for `name`, or NULL. */
@@ -508,7 +516,7 @@ static void print_explain(const vmem_kernel *k, const vmem_template *tpl, const 
 }
 
 static void print_results(const vmem_kernel *k, const vmem_template *tpl, const space *sp, search *s, uint64_t limit,
-                          const char *limit_from, size_t top, bool physical, bool all) {
+                          const char *limit_from, size_t top, bool physical, uint64_t physical_bytes, bool all) {
   char b[48], c[48], tt[32];
   fprintf(CLI_OUT, "fit %s: limit %s (%s)\n", vmem_kernel_name(k), cli_bytes(b, sizeof b, limit), limit_from);
   for (size_t p = 0; p < sp->n; p++)
@@ -531,7 +539,8 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
       char ps[256];
       params_text(k, tpl, sp, s->smallest.index, ps, sizeof ps);
       fprintf(CLI_OUT, "nothing fits: the smallest footprint is %s (%s), which needs vmem_limit_bytes=%" PRIu64 "\n",
-              cli_bytes(b, sizeof b, s->smallest.needed_bytes), ps, vmem_request_bytes(s->smallest.needed_bytes));
+              cli_bytes(b, sizeof b, s->smallest.needed_bytes), ps,
+              vmem_request_limit(s->smallest.needed_bytes, s->smallest.ceiling_bytes, physical_bytes));
     } else {
       fprintf(CLI_OUT, "nothing fits: no legal combination of the values\n");
     }
@@ -600,7 +609,7 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
             "\nno candidate fits at the body's ceiling: the best is at risk (%s with the body's values at their "
             "ceiling, against a limit of %s); check it, or ask for the limit of its ceiling\n",
             cli_human(b, sizeof b, s->fit[0].ceiling_bytes), cli_human(c, sizeof c, limit));
-  print_change(k, tpl, sp, v, bufs, order, s->fit[0].needed_bytes, limit, physical);
+  print_change(k, tpl, sp, v, bufs, order, &s->fit[0], limit, physical_bytes, physical);
 }
 
 /* Reads the kernel from any reader (cli_load_kernel): a spec, or a Mosaic
@@ -705,7 +714,7 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
       cli_print_json(root);
       rc = s.fitting ? EXIT_OK : EXIT_OOM;
     } else {
-      print_results(k, tpl, sp, &s, limit, from, top, physical, o->all);
+      print_results(k, tpl, sp, &s, limit, from, top, physical, l.physical_bytes, o->all);
       if (o->explain && s.fitting)
         print_explain(k, tpl, sp, &s, limit);
       rc = s.fitting ? EXIT_OK : EXIT_OOM;

@@ -249,6 +249,48 @@ static void print_body_remedy(const kreport *r) {
             big->alike);
 }
 
+/* The per-kernel limit to ask for, and what it holds: the body's values at
+ * their ceiling where that is within physical VMEM (remedy.c). */
+static void print_request(const kreport *r) {
+  const vmem_remedies *m = &r->rem;
+  char c[48], d[48], e[48];
+  bool body = r->f.modelled_bytes || r->f.modelled_high_bytes, wider = m->ceiling_bytes > m->needed_bytes;
+  uint64_t estimate = vmem_request_bytes(m->needed_bytes);
+  fprintf(CLI_OUT, "pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # %s: ", m->request_bytes,
+          cli_human(c, sizeof c, m->request_bytes));
+  if (m->request_at_ceiling && wider)
+    fprintf(CLI_OUT, "windows + scratch + the body's values at their ceiling, rounded up to a MiB%s%s%s",
+            estimate != m->request_bytes ? " (the estimate needs " : "",
+            estimate != m->request_bytes ? cli_human(d, sizeof d, estimate) : "",
+            estimate != m->request_bytes ? ")" : "");
+  else if (wider && m->request_within_physical)
+    fprintf(CLI_OUT,
+            "all of physical VMEM: with the body's values at their ceiling (%s) it is above it; the estimate "
+            "needs %s; at risk",
+            cli_human(d, sizeof d, m->ceiling_bytes), cli_human(e, sizeof e, estimate));
+  else
+    fprintf(CLI_OUT, "windows + scratch%s, rounded up to a MiB", body ? " + the body's modelled values" : "");
+  fprintf(CLI_OUT, "; %s\n",
+          m->request_within_physical ? "within physical VMEM"
+                                     : "ABOVE physical VMEM: the program-level 'Used X of Y vmem' error would follow");
+}
+
+/* At risk: it fits with the estimate; these make it fit at the ceiling. */
+static void print_risk_remedies(const kreport *r) {
+  const vmem_remedies *m = &r->rem;
+  char b[48], c[48];
+  fprintf(CLI_OUT, "\nto be sure of it (the estimate fits, the ceiling does not):\n");
+  if (m->request_at_ceiling) {
+    fprintf(CLI_OUT, "1. request the limit of its ceiling: ");
+    print_request(r);
+  } else {
+    fprintf(CLI_OUT, "1. no limit holds its ceiling (%s; physical VMEM is %s): smaller blocks are the way\n",
+            cli_human(b, sizeof b, m->ceiling_bytes),
+            cli_human(c, sizeof c, vmem_target_u64(r->t, VMEM_FACT_VMEM_BYTES)));
+  }
+  fprintf(CLI_OUT, "2. search blocks that fit at the ceiling: vmemscope fit (at-risk candidates rank last)\n");
+}
+
 static void print_remedies(const kreport *r) {
   const vmem_remedies *m = &r->rem;
   char b[48], c[48];
@@ -256,7 +298,9 @@ static void print_remedies(const kreport *r) {
           "\nremedies, in this order: smaller blocks, a per-kernel limit, Buffered(1), coloring, the global flag:\n");
   if (r->v.scoped == VMEM_VERDICT_LIKELY_E1001)
     print_body_remedy(r);
-  fprintf(CLI_OUT, "1. smaller blocks (each alone fits the limit with the body's modelled values):\n");
+  fprintf(CLI_OUT, "1. smaller blocks (each alone fits the limit%s):\n",
+          r->f.modelled_high_bytes || r->f.modelled_bytes ? " with the body's values at their ceiling, held as they are"
+                                                          : "");
   if (!m->nshrink)
     fprintf(CLI_OUT, "   none found by halving a block dimension alone; combine them, or use the steps below\n");
   for (size_t i = 0; i < m->nshrink; i++) {
@@ -270,13 +314,8 @@ static void print_remedies(const kreport *r) {
               "   %s block dim %zu: %" PRId64 " -> %" PRId64 " (the grid axis it follows grows to match), scoped %s\n",
               o->name, s->dim, s->from, s->to, cli_bytes(b, sizeof b, s->scoped_bytes));
   }
-  fprintf(CLI_OUT,
-          "2. request the limit this kernel needs: pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # %s: "
-          "windows + scratch%s, rounded up to a MiB; %s\n",
-          m->request_bytes, cli_human(c, sizeof c, m->request_bytes),
-          r->f.modelled_bytes ? " + the body's modelled values" : "",
-          m->request_within_physical ? "within physical VMEM"
-                                     : "ABOVE physical VMEM: the program-level 'Used X of Y vmem' error would follow");
+  fprintf(CLI_OUT, "2. request the limit this kernel needs: ");
+  print_request(r);
   fprintf(CLI_OUT,
           "3. single-buffer inputs whose block does not move along the innermost grid axis (pl.Buffered(1)):\n");
   if (!m->nbuffered1)
@@ -413,7 +452,7 @@ static json_t *json_kernel(const kreport *r) {
   json_object_set_new(o, "operands", json_operands(r));
   if (r->has_cost)
     json_object_set_new(o, "cost", json_cost(&r->cost));
-  if (r->v.scoped == VMEM_VERDICT_E1001 || r->v.scoped == VMEM_VERDICT_LIKELY_E1001) {
+  if (r->v.scoped != VMEM_VERDICT_FITS) {
     json_t *rm = json_object(), *sh = json_array();
     for (size_t i = 0; i < r->rem.nshrink; i++) {
       const vmem_shrink *s = &r->rem.shrink[i];
@@ -429,6 +468,8 @@ static json_t *json_kernel(const kreport *r) {
     json_object_set_new(rm, "shrink", sh);
     json_object_set_new(rm, "vmem_limit_bytes", json_integer((json_int_t)r->rem.request_bytes));
     json_object_set_new(rm, "within_physical", json_boolean(r->rem.request_within_physical));
+    json_object_set_new(rm, "at_ceiling", json_boolean(r->rem.request_at_ceiling));
+    json_object_set_new(rm, "ceiling_bytes", json_integer((json_int_t)r->rem.ceiling_bytes));
     json_t *b1 = json_array();
     for (size_t i = 0; i < r->rem.nbuffered1; i++)
       json_array_append_new(b1, json_string(vmem_kernel_operand(r->k, r->rem.buffered1[i].operand)->name));
@@ -459,7 +500,7 @@ static bool kreport_eval(kreport *r, const vmem_limit_inputs *in, const vmem_pla
     return false;
   if (vmem_kernel_verdict(&r->f, &r->l, r->t, &r->v, err) != VMEM_OK)
     return false;
-  if (r->v.scoped == VMEM_VERDICT_E1001 || r->v.scoped == VMEM_VERDICT_LIKELY_E1001)
+  if (r->v.scoped != VMEM_VERDICT_FITS)
     vmem_kernel_remedies(r->k, r->t, opt, r->v.limit_bytes, &r->rem, err);
   vmem_error cerr;
   r->has_cost = vmem_kernel_cost(r->k, r->t, opt, NULL, &r->cost, &cerr) == VMEM_OK;
@@ -508,6 +549,8 @@ int check_kernel(const char *path, const char *format, const vmem_kernel *k, con
       print_verdict(&r);
       if (r.v.scoped == VMEM_VERDICT_E1001 || r.v.scoped == VMEM_VERDICT_LIKELY_E1001)
         print_remedies(&r);
+      else if (r.v.scoped == VMEM_VERDICT_AT_RISK)
+        print_risk_remedies(&r);
     }
     rc = r.v.fits ? EXIT_OK : EXIT_OOM;
   }

@@ -261,7 +261,9 @@ static void remedies(FILE *f, const json_t *k) {
   if (!rm)
     return;
   char b[32];
-  fputs("<h3>Remedies</h3><ul class=\"remedies\">\n", f);
+  /* At risk, the remedies make it fit at the ceiling (check's "to be sure of it"). */
+  bool risk = !strcmp(jstr(k, "verdict"), "at_risk");
+  fputs(risk ? "<h3>To be sure of it</h3><ul class=\"remedies\">\n" : "<h3>Remedies</h3><ul class=\"remedies\">\n", f);
   const json_t *sh = json_object_get(rm, "shrink");
   for (size_t i = 0; i < json_array_size(sh); i++) {
     const json_t *s = json_array_get(sh, i);
@@ -271,7 +273,8 @@ static void remedies(FILE *f, const json_t *k) {
             (int64_t)json_integer_value(json_object_get(s, "from")),
             (int64_t)json_integer_value(json_object_get(s, "to")), human(b, sizeof b, jbytes(s, "scoped_bytes")));
   }
-  fprintf(f, "<li>or request <code>vmem_limit_bytes=%" PRIu64 "</code>%s</li>\n", jbytes(rm, "vmem_limit_bytes"),
+  fprintf(f, "<li>or request <code>vmem_limit_bytes=%" PRIu64 "</code>%s%s</li>\n", jbytes(rm, "vmem_limit_bytes"),
+          jtrue(rm, "at_ceiling") ? " (the body's values at their ceiling)" : "",
           jtrue(rm, "within_physical") ? " (within physical VMEM)" : " (beyond physical VMEM: not possible)");
   const json_t *b1 = json_object_get(rm, "buffered1");
   for (size_t i = 0; i < json_array_size(b1); i++) {

@@ -111,6 +111,8 @@ def test_over_the_limit_gives_the_e1001_and_the_code_to_write():
     assert "Ran out of memory in memory space vmem" in k.e1001()
     assert k.code() == ["compiler_params=pltpu.CompilerParams(vmem_limit_bytes=%d)" % k.remedies["vmem_limit_bytes"]]
     assert k.remedies["vmem_limit_bytes"] >= k.needed_bytes
+    # the request holds the body's values at their ceiling, so that following it compiles the kernel
+    assert k.remedies["at_ceiling"] and k.remedies["vmem_limit_bytes"] >= k.doc["ceiling_bytes"] > k.needed_bytes
 
 
 def test_the_result_prints_like_the_cli_and_has_html_and_json():
@@ -232,7 +234,7 @@ def test_fit_physical_names_the_limit_to_request():
     res = vj.fit(lambda bm: functools.partial(matmul, bm=bm, bn=1024, bk=4096), X, Y,
                  params={"bm": [256, 512, 1024, 2048]}, target="v5e", physical=True, progress=False)
     best = res.best
-    assert best.needed_bytes > 16 << 20 and res.vmem_limit_bytes >= best.needed_bytes
+    assert best.needed_bytes > 16 << 20 and res.vmem_limit_bytes >= best.ceiling_bytes >= best.needed_bytes
     assert "vmem_limit_bytes=%d" % res.vmem_limit_bytes in res.code()
 
 

@@ -207,9 +207,10 @@ class KernelResult:
 
     def code(self):
         """The lines to write for the first remedy that needs no redesign:
-        the per-kernel limit, as ``pltpu.CompilerParams(...)``; [] when it
-        fits or no limit can help (the request is above physical VMEM)."""
-        if self.fits or not self.remedies or not self.remedies.get("within_physical"):
+        the per-kernel limit, as ``pltpu.CompilerParams(...)``, holding the
+        body's values at their ceiling; [] when it fits at the ceiling or no
+        limit can help (the request is above physical VMEM)."""
+        if (self.fits and not self.at_risk) or not self.remedies or not self.remedies.get("within_physical"):
             return []
         return ["compiler_params=pltpu.CompilerParams(vmem_limit_bytes=%d)" % self.remedies["vmem_limit_bytes"]]
 
@@ -539,7 +540,7 @@ def fit(build, *args, params, target=None, physical=False, progress=None, vmem_l
             # The limit the best needs, by the library's own rule (remedies), when the one in force is short.
             fn = build(**best.params)
             rs, _ = checker.check(lower(fn, *args, target=t, **kwargs), t, limit_args, "best")
-            over = [r.remedies["vmem_limit_bytes"] for r in rs if not r.fits and r.remedies]
+            over = [r.remedies["vmem_limit_bytes"] for r in rs if (not r.fits or r.at_risk) and r.remedies]
             request = max(over) if over else None
     finally:
         checker.close()

@@ -16,6 +16,20 @@ uint64_t vmem_request_bytes(uint64_t needed_bytes) {
   return (needed_bytes + MIB - 1) / MIB * MIB;
 }
 
+/* The ceiling where physical VMEM holds it. Where it does not but the
+ * estimate fits, all of physical VMEM: libtpu 0.0.42.1 takes a limit equal
+ * to it (v5p ragged paged attention, whose ceiling is above its 64 MiB,
+ * failed at the estimate's 27 MiB and compiled at 64 MiB; its figure was
+ * 27.4 MiB). Past physical VMEM no limit helps: the estimate's need, which
+ * the caller reports as above it. */
+uint64_t vmem_request_limit(uint64_t needed_bytes, uint64_t ceiling_bytes, uint64_t physical_bytes) {
+  uint64_t at_ceiling = vmem_request_bytes(ceiling_bytes > needed_bytes ? ceiling_bytes : needed_bytes);
+  if (at_ceiling && (!physical_bytes || at_ceiling <= physical_bytes))
+    return at_ceiling;
+  uint64_t need = vmem_request_bytes(needed_bytes);
+  return need && need <= physical_bytes ? physical_bytes : need;
+}
+
 const char *vmem_verdict_name(vmem_verdict_code c) {
   static const char *const names[] = {"fits", "at_risk", "likely_e1001", "e1001"};
   return (unsigned)c < sizeof names / sizeof *names ? names[c] : NULL;
