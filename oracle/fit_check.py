@@ -24,7 +24,7 @@ BLOCKS = re.compile(r"^(.*)_((?:bm|q|g8_)?\d+(?:x\d+)*(?:_k\d+|_km\d+_k\d+)?)$")
 
 def group_key(case):
     """The kernel and arrays without the block sizes; None for a variant (a limit, buffers, internal scratch)."""
-    if re.search(r"_(limit|internal|buffered|causal|one_step)", case):
+    if case.startswith(("edge_", "remedy_")) or re.search(r"_(limit|internal|buffered|causal|one_step)", case):
         return None
     m = BLOCKS.match(case)
     return m.group(1) if m else None

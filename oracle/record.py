@@ -42,7 +42,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402
 jax.config.update("jax_traceback_in_locations_limit", 0)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cases import edges, jaxops, own, standard  # noqa: E402
+from cases import edges, jaxops, own, remedies, standard  # noqa: E402
 
 # vmemscope's target name -> the topology name libtpu takes.
 TOPOLOGIES = {
@@ -52,7 +52,10 @@ TOPOLOGIES = {
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-ALL_CASES = {**own.CASES, **jaxops.CASES, **standard.CASES, **edges.CASES}
+ALL_CASES = {**own.CASES, **jaxops.CASES, **standard.CASES, **edges.CASES, **remedies.CASES}
+# A case compiled under compiler options of its own (a limit), and the targets it is for.
+FLAGS = {**edges.FLAGS, **remedies.FLAGS}
+TARGETS = {**edges.TARGETS, **remedies.TARGETS}
 
 _NAME = re.compile(r'^\s*(?:ROOT\s+)?%([^\s=]+)\s*=')
 _USED = re.compile(r'"used_scoped_memory_configs":(\[[^\]]*\])')
@@ -215,7 +218,7 @@ def record_one(name, target, mesh):
         rec.update(status="lower_error", error=f"{type(e).__name__}: {e}")
         return rec, 0.0
     rec["input"] = lowered.as_text()
-    options = edges.FLAGS.get(name)  # a case compiled at the edge of a limit
+    options = FLAGS.get(name)  # a case compiled at a limit of its own
     if options:
         rec["flags"] = options
     t0 = time.perf_counter()
@@ -260,7 +263,7 @@ def record_apart(name, target, mesh):
     fatal = [re.sub(r"^F\d{4} \S+\s+\d+ ", "", line) for line in run.stderr.splitlines()
              if re.match(r"^F\d{4} ", line)]
     rec = {"case": name, "target": target, "topology": TOPOLOGIES[target], "versions": versions(),
-           "input": lower_case(name, mesh).as_text(), "flags": edges.FLAGS.get(name),
+           "input": lower_case(name, mesh).as_text(), "flags": FLAGS.get(name),
            "status": "compile_error", "error_kind": "compiler_crash",
            "error": clip(f"the compiler process ended with status {run.returncode}: " +
                          (fatal[0] if fatal else run.stderr.strip()[-2000:]))}
@@ -296,7 +299,7 @@ def main(argv=None):
             with open(timings_path) as fh:
                 timings = json.load(fh)
         for name in names:
-            if target not in edges.TARGETS.get(name, (target,)):
+            if target not in TARGETS.get(name, (target,)):
                 continue  # a case of one target's limits
             apart = name in edges.FLAGS and not opts.apart
             rec, seconds = record_apart(name, target, mesh) if apart else record_one(name, target, mesh)
