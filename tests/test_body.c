@@ -160,6 +160,25 @@ static void test_the_request_holds_the_ceiling(void **state) {
   vmem_kernel_free(k);
 }
 
+/* A value read twice by one op (y * y, the oracle's `widen` kernels) is read
+ * once: it streams, and the ceiling holds none of it (libtpu charges nothing
+ * on v4 and later); read by two ops, it is shared and held whole there. */
+static void test_one_op_reading_twice_is_one_read(void **state) {
+  (void)state;
+  vmem_kernel *k = kernel_with(LOADS "  %2 = \"arith.extf\"(%0) : (vector<1024x1024xbf16>) -> vector<1024x1024xf32>\n"
+                                     "  %3 = \"arith.mulf\"(%2, %2) : (vector<1024x1024xf32>, vector<1024x1024xf32>) "
+                                     "-> vector<1024x1024xf32>\n" STORE("%3"));
+  assert_int_equal(ceiling(k, "v6e"), 0);
+  vmem_kernel_free(k);
+  k = kernel_with(LOADS "  %2 = \"arith.extf\"(%0) : (vector<1024x1024xbf16>) -> vector<1024x1024xf32>\n"
+                        "  %3 = \"arith.mulf\"(%2, %2) : (vector<1024x1024xf32>, vector<1024x1024xf32>) "
+                        "-> vector<1024x1024xf32>\n"
+                        "  %4 = \"arith.addf\"(%3, %2) : (vector<1024x1024xf32>, vector<1024x1024xf32>) "
+                        "-> vector<1024x1024xf32>\n" STORE("%4"));
+  assert_int_equal(ceiling(k, "v6e"), 4u << 20);
+  vmem_kernel_free(k);
+}
+
 /* A matmul's rhs made in the body (an int8 weight dequantised: here a bf16
  * product of two loads) must exist whole for the MXU: the estimate charges
  * it nothing, the ceiling its 2 MiB, beside the lhs twice (2 MiB at K 1024). */
@@ -605,6 +624,7 @@ int main(void) {
       cmocka_unit_test(test_a_lane_broadcast_into_one_row_tiles),
       cmocka_unit_test(test_the_ceiling_of_each_rule),
       cmocka_unit_test(test_the_request_holds_the_ceiling),
+      cmocka_unit_test(test_one_op_reading_twice_is_one_read),
       cmocka_unit_test(test_the_ceiling_of_unrolled_heads),
       cmocka_unit_test(test_a_computed_rhs_is_whole_at_the_ceiling),
       cmocka_unit_test(test_a_reduction_keeps_a_spill_margin),

@@ -187,7 +187,8 @@ typedef struct bval {
   bool row_tiles;  /* 32-bit, in one-row tiles, more than one tile ("one-row tiles" below) */
   bool lane_bcast; /* a 32-bit broadcast along the lanes ((m, 1) to (m, n)), or a shape_cast of one */
   size_t uses, start, end;
-  size_t reads; /* uses by ops that compute (not views of it, not stores) */
+  size_t reads;     /* ops that compute from it (not views of it, not stores), each op once */
+  size_t read_line; /* the line of the last op counted in reads: y * y reads y once */
   vmem_dtype dt;
   vtype t;
   const char *op;
@@ -308,7 +309,8 @@ static void uses(bscan *b, const char *p, const char *end, size_t ln, bool whole
     else if (*second < 0)
       *second = i;
     b->v[r].uses++;
-    b->v[r].reads += computes;
+    if (computes && b->v[r].read_line != ln)
+      b->v[r].reads++, b->v[r].read_line = ln;
     b->v[r].end = ln;
     b->v[r].whole_use |= whole;
     *tiled |= b->v[r].row_tiles;

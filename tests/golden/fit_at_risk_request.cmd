@@ -1,1 +1,1 @@
-$VMEMSCOPE fit body_value_widen.mlir --target v5e --param g0=1024 --vmem-limit-bytes 12582912
+$VMEMSCOPE fit body_value_heads.mlir --target v5e --vmem-limit-bytes 10485760 --param g0=512
