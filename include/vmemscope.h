@@ -907,8 +907,8 @@ VMEM_API uint64_t vmem_request_bytes(uint64_t needed_bytes);
  *  `physical_bytes` (0: no bound); else all of physical VMEM where the
  *  estimate's need fits it; else that need rounded up (above physical VMEM:
  *  no limit helps). A request at the estimate alone fell short of the
- *  compiler on 18 of the oracle's 61 refused kernels (docs/fidelity.md,
- *  "The limit to request"). */
+ *  compiler's figure on 14 of the oracle's 61 refused kernels; at this
+ *  limit all 61 compile (docs/fidelity.md, "The limit to request"). */
 VMEM_API uint64_t vmem_request_limit(uint64_t needed_bytes, uint64_t ceiling_bytes, uint64_t physical_bytes);
 
 /* ## Remedies with numbers, in this order: smaller blocks, a per-kernel

@@ -138,7 +138,7 @@ static void test_the_ceiling_of_each_rule(void **state) {
 
 /* The remedies ask for the limit of the ceiling: an f32 matmul's lhs, which
  * the estimate charges nothing, is in the request (at the estimate alone the
- * request fell short of the compiler on 18 of the oracle's refused kernels). */
+ * request fell short of the compiler on 14 of the oracle's refused kernels). */
 static void test_the_request_holds_the_ceiling(void **state) {
   (void)state;
   vmem_kernel *k = kernel_with(F32_LOADS "  %z = arith.constant dense<0.000000e+00> : vector<512x1024xf32>\n"
