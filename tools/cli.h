@@ -23,6 +23,7 @@ typedef struct cli_ctx {
   bool progress_shown; /* a progress line is on the terminal */
   json_t **capture;    /* report: cli_print_json hands the document here */
   const char *as;      /* report running check, explain or fit inside: the name errors carry */
+  bool at_risk_seen;   /* a kernel's verdict was "at risk" (check --strict turns that into exit 1) */
 } cli_ctx;
 extern _Thread_local cli_ctx *cli_now;
 #define CLI_OUT (cli_now->out)

@@ -57,7 +57,9 @@ static const char help[] =
     "  --tight                 HLO: a Pallas kernel reserves its computed footprint, a standard op its\n"
     "                          modelled choice (docs/program.md), not their limit\n"
     "  --top N                 HLO: how many of the largest buffers to list (default 10)\n"
-    "  --json                  print JSON (docs/json.md; every size in bytes)\n\n"
+    "  --json                  print JSON (docs/json.md; every size in bytes)\n"
+    "  --strict                exit 1 when a kernel is at risk too (it fits only with the body's\n"
+    "                          estimated values), for CI\n\n"
     "examples:\n"
     "  vmemscope check kernel.json --target v6e\n"
     "  vmemscope check module.hlo --summary --timeline\n"
@@ -387,12 +389,12 @@ static int check_dump(int argc, char **argv, const char *dir, const char *module
  * (check_takes_value) to pass an option on with its value. */
 typedef struct check_args {
   const char *target, *format_s, *instr, *flags, *limit, *align_s, *scratch, *top_s, *module;
-  bool json, summary, no_env, timeline, tight;
+  bool json, summary, no_env, timeline, tight, strict;
   const char *params_v[16];
   cli_list params;
 } check_args;
 
-enum { CHECK_NOPTS = 16 };
+enum { CHECK_NOPTS = 17 };
 
 static void check_options(check_args *a, cli_opt out[CHECK_NOPTS]) {
   a->params = (cli_list){a->params_v, 0, 16};
@@ -411,6 +413,7 @@ static void check_options(check_args *a, cli_opt out[CHECK_NOPTS]) {
                                      {"--timeline", NULL, &a->timeline, NULL},
                                      {"--tight", NULL, &a->tight, NULL},
                                      {"--summary", NULL, &a->summary, NULL},
+                                     {"--strict", NULL, &a->strict, NULL},
                                      {NULL, NULL, NULL, NULL}};
   memcpy(out, opts, sizeof opts);
 }
@@ -425,13 +428,26 @@ bool check_takes_value(const char *opt) {
   return false;
 }
 
+static int check_run(int argc, char **argv, bool *strict);
+
+/* --strict: a kernel "at risk" (it fits with the body's estimated values,
+ * not at their ceiling) fails the check too, for a CI that wants no kernel
+ * whose fit the model's estimate decides. */
 int cmd_check(int argc, char **argv) {
+  bool strict = false;
+  cli_now->at_risk_seen = false;
+  int rc = check_run(argc, argv, &strict);
+  return strict && rc == EXIT_OK && cli_now->at_risk_seen ? EXIT_OOM : rc;
+}
+
+static int check_run(int argc, char **argv, bool *strict) {
   const char *path = NULL, *format = NULL;
   long top = 10;
   check_args a = {0};
   cli_opt opts[CHECK_NOPTS];
   check_options(&a, opts);
   int scan = cli_scan("check", argc, argv, opts, &path, 1, help, "give one HLO file");
+  *strict = a.strict;
   const char *target = a.target, *format_s = a.format_s, *instr = a.instr, *limit = a.limit, *align_s = a.align_s,
              *scratch = a.scratch, *top_s = a.top_s, *module = a.module, *const *params_v = a.params_v;
   bool json = a.json, summary = a.summary, no_env = a.no_env, timeline = a.timeline, tight = a.tight;

@@ -553,6 +553,7 @@ int check_kernel(const char *path, const char *format, const vmem_kernel *k, con
         print_risk_remedies(&r);
     }
     rc = r.v.fits ? EXIT_OK : EXIT_OOM;
+    cli_now->at_risk_seen |= r.v.fits && r.v.scoped == VMEM_VERDICT_AT_RISK;
   }
   vmem_footprint_free(&r.f);
   return rc;
@@ -648,6 +649,7 @@ int kernel_brief(const vmem_kernel *k, const vmem_target *t, const vmem_limit_in
             cli_tone(CLI_RESET));
   }
   int v = !r.v.fits ? 2 : r.v.scoped == VMEM_VERDICT_AT_RISK ? 1 : 0;
+  cli_now->at_risk_seen |= v == 1;
   vmem_footprint_free(&r.f);
   return v;
 }

@@ -154,6 +154,16 @@ def test_assert_fits_raises_with_the_compilers_message_and_remedies():
     assert vj.assert_fits(matmul, X, Y, targets=("v5e", "v6e", "7x")).fits
 
 
+def test_assert_fits_strict_fails_a_kernel_at_risk():
+    risky = functools.partial(matmul, bm=2048, bn=512, bk=512)  # fits v5e's 16 MiB with the estimate, not the ceiling
+    assert vj.assert_fits(risky, X, Y, target="v5e")[0].at_risk
+    with pytest.raises(vj.VmemOverflow) as e:
+        vj.assert_fits(risky, X, Y, target="v5e", strict=True)
+    assert "at risk" in str(e.value) and "vmem_limit_bytes=" in str(e.value)
+    assert e.value.results[0].code() == [
+        "compiler_params=pltpu.CompilerParams(vmem_limit_bytes=%d)" % e.value.results[0].remedies["vmem_limit_bytes"]]
+
+
 # ---- bad input --------------------------------------------------------------------
 
 def test_a_function_without_pallas_call_says_so_and_lists_the_ops():

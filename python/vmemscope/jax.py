@@ -377,19 +377,26 @@ def check(f, *args, target=None, targets=None, vmem_limit_bytes=None, scoped_vme
         checker.close()
 
 
-def assert_fits(f, *args, targets=("v5e", "v6e", "7x"), target=None, **kwargs):
+def assert_fits(f, *args, targets=("v5e", "v6e", "7x"), target=None, strict=False, **kwargs):
     """For a kernel author's own tests: raises :class:`VmemOverflow` (an
     AssertionError) when any kernel of ``f(*args)`` does not fit its scoped
     VMEM limit on any of ``targets``, with the E1001 message the compiler
-    would print and the remedies. Returns the :class:`CheckResult` when all
+    would print and the remedies. With ``strict``, a kernel at risk (it fits
+    with the body's estimated values, not at their ceiling) fails too, as
+    ``check --strict`` does. Returns the :class:`CheckResult` when all
     fit."""
     result = check(f, *args, target=target, targets=None if target else targets, **kwargs)
-    over = [r for r in result if not r.fits]
+    over = [r for r in result if not r.fits or (strict and r.at_risk)]
     if not over:
         return result
     lines = []
     for r in over:
-        if r.verdict == "likely_e1001":
+        if r.verdict == "at_risk":
+            lines.append("%s on %s: at risk: it fits the %s limit %d bytes with the body's estimated values (%d "
+                         "bytes needed), not at their ceiling (%d bytes)" % (
+                             r.name, r.target, r.limit_origin, r.limit_bytes, r.predicted_bytes,
+                             r.doc["ceiling_bytes"]))
+        elif r.verdict == "likely_e1001":
             lines.append("%s on %s: likely E1001 (modelled: body values): windows and scratch %d bytes fit the %s "
                          "limit %d bytes, but with the body's values (%d bytes) the kernel needs %d" % (
                              r.name, r.target, r.scoped_bytes, r.limit_origin, r.limit_bytes, r.modelled_bytes,
