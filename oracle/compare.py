@@ -132,6 +132,8 @@ def body_kind(alloc):
         return "transposes"
     if note.startswith("one-row tiles"):
         return "one-row relayouts"
+    if "read across the reduction" in note:
+        return "values read across a reduction"
     return "unrolled values" if alloc.get("alike", 1) > 1 else "kept values"
 
 

@@ -42,8 +42,11 @@ typedef enum kernel_value_kind {
   VALUE_LANE_BCAST, /* a lane broadcast stored into one-row tiles: a vreg a row (v2-v4) */
   VALUE_LIVE,       /* computed, live where the body's computed values hold the most at once: the
                        ceiling's (src/scoped/footprint.c), never the estimate's */
-  VALUE_SHARED      /* computed, read by two or more ops none of which needs all of it: streamed by the
+  VALUE_SHARED,     /* computed, read by two or more ops none of which needs all of it: streamed by the
                        estimate, held whole over its lines by the ceiling */
+  VALUE_ACROSS      /* a shared value read before a vector reduction and after it (a norm's centred or
+                       summed rows): held while the reduction completes; the ceiling adds the reduction's
+                       result in vreg tiles beside it */
 } kernel_value_kind;
 
 typedef struct kernel_modelled {

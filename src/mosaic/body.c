@@ -817,6 +817,31 @@ static size_t shared_copies(const bscan *b, size_t kept_copies) {
   return most;
 }
 
+/* The root of the value an op's first operand is, or -1. */
+static int first_operand_root(const bscan *b, int j) {
+  int s = j >= 0 ? b->v[j].src : -1;
+  return s >= 0 ? b->v[s].root : -1;
+}
+
+/* The line of a vector reduction between lines `from` and `to` that
+ * reduces an op of value i (z * z), or 0. Value i, read on both sides of
+ * it, is read across it: the reduction needs every row of what it reduces
+ * before any row of its result exists, so the value (a layer norm's
+ * centred rows z, read by z * z and again by z * rsqrt(var)) is held whole
+ * while it completes. Records: layer and RMS norms over computed rows, and
+ * the RMS norm of a residual sum (oracle/cases/own.py held_resrms_*). Only
+ * the reduced op's first operand is looked at; a value met elsewhere stays
+ * a shared value. */
+static size_t reduction_within(const bscan *b, int i, size_t from, size_t to) {
+  for (size_t j = 0; j < b->n; j++) {
+    const bval *r = &b->v[j];
+    if (r->start > from && r->start < to && r->oplen == strlen("vector.multi_reduction") &&
+        !memcmp(r->op, "vector.multi_reduction", r->oplen) && first_operand_root(b, r->src) == i)
+      return r->start;
+  }
+  return 0;
+}
+
 /* A computed value that two or more ops read, none of which needs all of it
  * (gelu's x, read by x*x*x and by 0.5*x): the estimate streams it, as the
  * records of single-use chains show, but the compiler may hold it whole
@@ -829,10 +854,19 @@ static bool record_shared(bscan *b) {
     const bval *v = &b->v[i];
     if (!shared(b, i))
       continue;
-    char note[160];
-    snprintf(note, sizeof note, "%%%.*s = %.*s, read by %zu ops over lines %zu-%zu", (int)v->nlen, v->name,
-             (int)v->oplen, v->op, v->reads, v->start, v->end);
-    b->ok = record(b, VALUE_SHARED, &v->t, v->dt, v->start, v->end, note);
+    char note[192];
+    size_t across = reduction_within(b, (int)i, v->start, v->end);
+    if (across)
+      snprintf(note, sizeof note, "%%%.*s = %.*s, read across the reduction at line %zu, over lines %zu-%zu",
+               (int)v->nlen, v->name, (int)v->oplen, v->op, across, v->start, v->end);
+    else
+      snprintf(note, sizeof note, "%%%.*s = %.*s, read by %zu ops over lines %zu-%zu", (int)v->nlen, v->name,
+               (int)v->oplen, v->op, v->reads, v->start, v->end);
+    /* Read across a reduction, it is held from the line after its own: an
+     * elementwise op makes it tile by tile from what dies there (z = x - mean
+     * takes the tiles of a widened x), so the two are not held at once. */
+    size_t from = across && v->start < v->end ? v->start + 1 : v->start;
+    b->ok = record(b, across ? VALUE_ACROSS : VALUE_SHARED, &v->t, v->dt, from, v->end, note);
   }
   return b->ok;
 }

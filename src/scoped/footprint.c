@@ -207,6 +207,26 @@ enum { F32_COPY_SPARED = 69632, F32_COPY_LEAST = 4096 };
  * nothing, v4 124 KiB of them), so there the register file is the rule. */
 enum { KEPT_SPARED = 204 * 1024 };
 
+/* A value read across a reduction (src/mosaic/body.c): ACROSS_NUM/ACROSS_DEN
+ * of its bytes. The compiler's extra over 17 records of layer and RMS norms
+ * (v4-7x) runs 0.33-1.04 of the value, 0.99-1.04 on v6e and 7x. */
+enum { ACROSS_NUM = 3, ACROSS_DEN = 4 };
+
+static uint64_t across_charge(uint64_t padded) { return padded / ACROSS_DEN * ACROSS_NUM; }
+
+/* The reduction's result beside a value read across it, at the ceiling: a
+ * column of the value's rows, one vreg (4 KiB) a row tile of eight. The
+ * held-out RMS norm of a residual sum charges the 4 MiB sum and 140-150 KiB
+ * more on v6e and 7x, under the 256 KiB of its 512-row column. */
+static uint64_t across_column(const kernel_modelled *m) {
+  uint64_t rows = 1;
+  size_t rank = vmem_shape_rank(m->shape);
+  for (size_t d = 0; d + 1 < rank; d++)
+    if (!ck_mul(rows, (uint64_t)vmem_shape_dim(m->shape, d), &rows))
+      return UINT64_MAX;
+  return rows > UINT64_MAX / 4096 - 1 ? UINT64_MAX : (rows + 7) / 8 * 4096;
+}
+
 /* Which values count on t: the f32 copies only where the VPU has no bf16;
  * a matmul's lhs only when its K exceeds twice the MXU's width (the records:
  * K = 512 costs nothing on the 256-wide MXUs of v6e and 7x, and costs about
@@ -219,6 +239,8 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
   int64_t mxu = (int64_t)vmem_target_u64(t, VMEM_FACT_MXU_DIM);
   if (m->kind == VALUE_LIVE || m->kind == VALUE_SHARED || m->kind == VALUE_MXU_RHS) /* the ceiling's alone */
     return 0;
+  if (m->kind == VALUE_ACROSS)
+    return across_charge(padded);
   if (m->kind == VALUE_BF16_F32 && vmem_target_generation(t) > 3)
     return 0;
   if (m->kind == VALUE_ROW_BCAST)
@@ -281,6 +303,10 @@ uint64_t scoped_body_ceiling(const kernel_modelled *m, const vmem_target *t, uin
   case VALUE_SHARED:
   case VALUE_MXU_RHS:
     return padded;
+  case VALUE_ACROSS: {
+    uint64_t c = across_column(m);
+    return padded > UINT64_MAX - c ? UINT64_MAX : padded + c;
+  }
   case VALUE_BF16_F32:
     return gen <= 3 ? padded : 0;
   case VALUE_ROW_BCAST:
