@@ -452,7 +452,7 @@ def cause_summary(rows):
         if v == "DISAGREE" and not c.startswith("std_") and not c.endswith(":S(1)"):
             part = n.split("; ", 1)[1] if "beside windows + scratch; " in n else n
             part = re.sub(r"; asks for vmem_limit_bytes=[0-9]+$", "", part)  # the remedy, not a cause
-            causes[re.sub(r" [-+][0-9]+ B$", "", part)] += 1
+            causes[re.sub(r" [-+][0-9]+ B(?=;|$)", "", part)] += 1
     out = ["", "Pallas rows that disagree, by cause:"]
     out += [f"  {n:4}  {c}" for c, n in sorted(causes.items(), key=lambda x: (-x[1], x[0]))]
     return "\n".join(out) + "\n"
