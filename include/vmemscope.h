@@ -854,7 +854,9 @@ typedef struct vmem_footprint {
   uint64_t stack_bytes;         /* the top of the stack, all lines, aligned */
   uint64_t smem_bytes;          /* SMEM operands and scratch */
   uint64_t alignment;
-  vmem_allocator alloc; /* a copy of the kernel's (zero: malloc): free the kernel first if you like */
+  size_t body_values_unread; /* vector values of the body the model could not size (a dynamic or unknown
+                                   type, or past its room): not in modelled_bytes nor modelled_high_bytes */
+  vmem_allocator alloc;      /* a copy of the kernel's (zero: malloc): free the kernel first if you like */
 } vmem_footprint;
 
 VMEM_API vmem_status vmem_kernel_footprint(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *opt,
@@ -1084,6 +1086,7 @@ typedef struct vmem_eval {
   uint64_t modelled_bytes;      /* the body's values (modelled; docs/kernels.md "Body values") */
   uint64_t modelled_high_bytes; /* their ceiling (docs/kernels.md "The ceiling"), as check's footprint */
   uint64_t ceiling_bytes;       /* scoped + modelled_high_bytes: a candidate fits for sure when this does */
+  bool body_unread;             /* the body has values the model cannot size: no candidate fits for sure */
   uint64_t grid_steps;
   double hbm_bytes; /* moved between HBM and VMEM over the whole grid */
   double flops;

@@ -379,6 +379,64 @@ static void test_fit_ranks_at_risk_last(void **state) {
   vmem_kernel_free(k);
 }
 
+/* What the body walk learns beside its values reaches fit even when it
+ * records none: a body whose one value the model cannot size (an unknown
+ * element type) makes every candidate at risk, as check's verdict is; and
+ * a body that only reduces keeps check's 16 KiB spill margin (the template
+ * copied the walk's facts only when there were values, and lost both). */
+static void test_fit_takes_the_bodys_facts(void **state) {
+  (void)state;
+  static const char body[] =
+      "module {\n func.func @k(%arg0: i32, %arg1: memref<1024x1024xf32, #tpu.memory_space<vmem>>, %arg2: "
+      "memref<1024x1024xf32, #tpu.memory_space<vmem>>) attributes {dimension_semantics = "
+      "[#tpu.dimension_semantics<arbitrary>], iteration_bounds = array<i64: 4>, scalar_prefetch = 0 : i64, "
+      "scratch_operands = 0 : i64, window_params = [{transform_indices = @t, window_bounds = array<i64: 1024, 1024>}, "
+      "{transform_indices = @t, window_bounds = array<i64: 1024, 1024>}]} {\n"
+      "  %c0 = arith.constant 0 : index\n"
+      "  %0 = vector.load %arg1[%c0, %c0] : memref<1024x1024xf32, #tpu.memory_space<vmem>>, vector<1024x1024xf32>\n"
+      "  %zr = arith.constant dense<0.000000e+00> : vector<1024xf32>\n"
+      "  %1 = \"vector.multi_reduction\"(%0, %zr) {kind = #vector.kind<add>, reduction_dims = array<i64: 1>} : "
+      "(vector<1024x1024xf32>, vector<1024xf32>) -> vector<1024xf32>\n"
+      "  %2 = \"arith.mulf\"(%0, %0) : (vector<1024x1024xf32>, vector<1024x1024xf32>) -> UNREAD\n"
+      "  vector.store %0, %arg2[%c0, %c0] : memref<1024x1024xf32, #tpu.memory_space<vmem>>, vector<1024x1024xf32>\n"
+      "  return\n }\n func.func @t(%arg0: i32) -> (i32, i32) {\n  %c0 = arith.constant 0 : i32\n"
+      "  return %arg0, %c0 : i32, i32\n }\n}\n";
+  const vmem_target *t = vmem_target_find("v6e", 3);
+  for (int unread = 0; unread < 2; unread++) {
+    char text[4096];
+    const char *type = unread ? "vector<1024x1024xcomplex<f32>>" : "vector<1024x1024xf32>";
+    const char *at = strstr(body, "UNREAD");
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - body), body, type, at + 6);
+    vmem_error err;
+    vmem_kernel *k = vmem_kernel_from_mlir(text, strlen(text), NULL, &err);
+    if (!k)
+      fail_msg("%s", err.message);
+    size_t made;
+    assert_int_equal(vmem_kernel_parametrize(k, &made, &err), VMEM_OK);
+    vmem_footprint f;
+    assert_int_equal(vmem_kernel_footprint(k, t, NULL, &f, &err), VMEM_OK);
+    vmem_template *tpl = vmem_template_new(k, t, NULL, NULL, NULL, &err);
+    assert_non_null(tpl);
+    int64_t v = 1024;
+    vmem_eval e;
+    vmem_template_eval(tpl, &v, &e);
+    assert_int_equal(f.modelled_bytes, 0);
+    assert_int_equal(f.modelled_high_bytes, 16384); /* the spill margin of a body that reduces */
+    assert_int_equal(e.modelled_high_bytes, f.modelled_high_bytes);
+    assert_int_equal(f.body_values_unread, (size_t)unread);
+    assert_int_equal(e.body_unread, unread);
+    vmem_fit_options o = {.limit_bytes = 64u << 20};
+    vmem_fit_result r;
+    assert_int_equal(vmem_fit(tpl, &o, &r, NULL, &err), VMEM_OK);
+    assert_true(r.fitting > 0);
+    assert_int_equal(r.at_risk, unread ? r.fitting : 0);
+    vmem_fit_free(&r);
+    vmem_template_free(tpl);
+    vmem_footprint_free(&f);
+    vmem_kernel_free(k);
+  }
+}
+
 /* vmem_fit against a search written here: every candidate through
  * vmem_fit_eval, the fitting ones counted and the fastest found by hand;
  * the library's best, counts, smallest and order must agree. */
@@ -506,6 +564,7 @@ int main(void) {
       cmocka_unit_test(test_color),
       cmocka_unit_test(test_fit_search),
       cmocka_unit_test(test_fit_ranks_at_risk_last),
+      cmocka_unit_test(test_fit_takes_the_bodys_facts),
   };
   return RUN(tests);
 }

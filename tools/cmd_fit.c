@@ -531,6 +531,9 @@ static void print_results(const vmem_kernel *k, const vmem_template *tpl, const 
             "the rest)",
             s->at_risk);
   fprintf(CLI_OUT, "\n");
+  vmem_eval e0;
+  if (s->fitting && (vmem_fit_eval(tpl, sp, s->fit[0].index, &e0), e0.body_unread))
+    fprintf(CLI_OUT, "(the body has values the model cannot size, as check says: no candidate fits for sure)\n");
   if (s->overhang)
     fprintf(CLI_OUT, "(%" PRIu64 " more would overhang their arrays; --allow-padding-blocks tries them)\n",
             s->overhang);

@@ -157,6 +157,11 @@ static void print_totals(const kreport *r) {
                 po->name, cli_bytes(b, sizeof b, al->bytes), vmem_target_name(r->t), po->name);
     }
   }
+  if (r->f.body_values_unread)
+    fprintf(CLI_OUT,
+            "not modelled: %zu vector value%s of the body the model cannot size (a dynamic or unknown type, or past "
+            "its room), left out of the estimate and the ceiling\n",
+            r->f.body_values_unread, r->f.body_values_unread == 1 ? "" : "s");
   if (r->f.smem_bytes)
     fprintf(CLI_OUT, "SMEM (scalar prefetch and SMEM operands)  %s of %s\n", cli_bytes(b, sizeof b, r->f.smem_bytes),
             cli_human(phys, sizeof phys, vmem_target_u64(r->t, VMEM_FACT_SMEM_BYTES)));
@@ -192,6 +197,11 @@ static void print_verdict(const kreport *r) {
             "body's values (%s, modelled) the kernel is %s over\n",
             head, cli_tone(CLI_BAD), cli_tone(CLI_RESET), cli_human(b, sizeof b, lim - s),
             cli_human(c, sizeof c, r->f.modelled_bytes), cli_human(d, sizeof d, s + r->f.modelled_bytes - lim));
+  } else if (r->v.scoped == VMEM_VERDICT_AT_RISK && r->v.ceiling_bytes <= lim) {
+    fprintf(CLI_OUT,
+            "%s: %sfits by %s with the values the model sizes, but %zu it cannot size are left out — at risk%s\n", head,
+            cli_tone(CLI_WARN), cli_human(b, sizeof b, lim - r->v.ceiling_bytes), r->f.body_values_unread,
+            cli_tone(CLI_RESET));
   } else if (r->v.scoped == VMEM_VERDICT_AT_RISK) {
     fprintf(CLI_OUT,
             "%s: %sfits by %s with the body's values (%s, modelled), but not at their ceiling (%s, %s over) — "
@@ -279,6 +289,13 @@ static void print_request(const kreport *r) {
 static void print_risk_remedies(const kreport *r) {
   const vmem_remedies *m = &r->rem;
   char b[48], c[48];
+  if (r->v.ceiling_bytes <= r->v.limit_bytes) { /* at risk only for the values it cannot size */
+    fprintf(CLI_OUT,
+            "\nto be sure of it: compile it once; the model cannot size %zu of the body's values (their types), so "
+            "no limit it asks for would be sure either\n",
+            r->f.body_values_unread);
+    return;
+  }
   fprintf(CLI_OUT, "\nto be sure of it (the estimate fits, the ceiling does not):\n");
   if (m->request_at_ceiling) {
     fprintf(CLI_OUT, "1. request the limit of its ceiling: ");
@@ -411,6 +428,7 @@ static json_t *json_kernel(const kreport *r) {
   json_object_set_new(o, "internal_scratch_bytes", json_integer((json_int_t)r->f.internal_scratch_bytes));
   json_object_set_new(o, "modelled_bytes", json_integer((json_int_t)r->f.modelled_bytes));
   json_object_set_new(o, "modelled_high_bytes", json_integer((json_int_t)r->f.modelled_high_bytes));
+  json_object_set_new(o, "body_values_unread", json_integer((json_int_t)r->f.body_values_unread));
   json_object_set_new(o, "prefetched_bytes", json_integer((json_int_t)r->f.prefetched_bytes));
   json_object_set_new(o, "stack_bytes", json_integer((json_int_t)r->f.stack_bytes));
   json_object_set_new(o, "smem_bytes", json_integer((json_int_t)r->f.smem_bytes));

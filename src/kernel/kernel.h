@@ -75,6 +75,8 @@ typedef struct kernel_body_facts {
                                 (VALUE_SHARED), whichever is more */
   bool rules;                /* some rule recorded a value (any kind but VALUE_LIVE and VALUE_SHARED) */
   bool reduces;              /* it reduces a vector (vector.multi_reduction): the ceiling's spill margin */
+  size_t unread;             /* vector results the walk could not size (a dynamic or unknown type) or had no
+                                room for: left out of the estimate and the ceiling, and said so */
 } kernel_body_facts;
 
 struct vmem_kernel {

@@ -261,8 +261,10 @@ static bool vector_dtype(const char *p, const char *end, vmem_dtype *dt) {
 static bool record(bscan *b, kernel_value_kind kind, const vtype *t, vmem_dtype dt, size_t start, size_t end,
                    const char *note) {
   vmem_kernel *k = b->k;
-  if (k->nmodelled >= b->mcap)
-    return true; /* a body this large is charged by its first values */
+  if (k->nmodelled >= b->mcap) {
+    k->facts.unread++; /* a body this large is charged by its first values; the rest are said to be left out */
+    return true;
+  }
   int64_t dims[VMEM_KERNEL_MAX_RANK];
   size_t rank = t->rank < VMEM_KERNEL_MAX_RANK ? t->rank : VMEM_KERNEL_MAX_RANK;
   for (size_t i = 0; i < rank; i++)
@@ -640,8 +642,12 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
   vmem_dtype dt;
   relayouts(b, name, len, end, ln, first, tiled, whole);
   record_lane_store(b, name, len, end, ln, first);
-  if (!res || !vt || !read_vector(vt, end, &t) || !vector_dtype(vt, end, &dt) || b->n == b->cap)
+  if (!res || !vt)
     return;
+  if (!read_vector(vt, end, &t) || !vector_dtype(vt, end, &dt) || b->n == b->cap) {
+    b->k->facts.unread++; /* a vector the model cannot size: counted, so that check can say what it left out */
+    return;
+  }
   if (first >= 0 && row_broadcast(name, len, &b->v[first].t, &t)) {
     if (loaded_wide_row(b, first))
       record_relayout(b, UPTO_V4, &b->v[first], ln, name, len);

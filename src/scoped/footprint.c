@@ -495,6 +495,7 @@ uint64_t scoped_ceiling_total(const kernel_body_facts *bf, const vmem_target *t,
 
 static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_target *t, vmem_footprint *f, size_t cap,
                               vmem_error *err) {
+  f->body_values_unread = k->facts.unread;
   if (!k->nmodelled) { /* nothing to estimate; a reduction's spill margin still bounds it */
     f->modelled_high_bytes = scoped_ceiling_total(&k->facts, t, 0, 0, 0);
     return VMEM_OK;

@@ -65,10 +65,12 @@ vmem_status vmem_kernel_verdict(const vmem_footprint *f, const vmem_limits *l, c
   /* At risk: the kernel fits with the body's estimated values but not at
    * their ceiling, each rule at its worst error on the oracle's records
    * (src/scoped/footprint.c): the model's estimate decides the verdict. */
-  out->scoped = out->exact_bytes > lim       ? VMEM_VERDICT_E1001
-                : out->predicted_bytes > lim ? VMEM_VERDICT_LIKELY_E1001
-                : out->ceiling_bytes > lim   ? VMEM_VERDICT_AT_RISK
-                                             : VMEM_VERDICT_FITS;
+  /* A body with values the model cannot size has no ceiling to speak of:
+   * at best at risk. */
+  out->scoped = out->exact_bytes > lim                              ? VMEM_VERDICT_E1001
+                : out->predicted_bytes > lim                        ? VMEM_VERDICT_LIKELY_E1001
+                : out->ceiling_bytes > lim || f->body_values_unread ? VMEM_VERDICT_AT_RISK
+                                                                    : VMEM_VERDICT_FITS;
   out->smem_bytes = f->smem_bytes;
   out->smem_capacity_bytes = vmem_target_u64(t, VMEM_FACT_SMEM_BYTES);
   out->smem_over = out->smem_capacity_bytes && f->smem_bytes > out->smem_capacity_bytes;

@@ -215,7 +215,7 @@ static bool search(const vmem_template *tpl, uint64_t limit, vmem_fit_result *r)
     }
     r->legal++;
     vmem_fit_candidate c = {idx, e.needed_bytes, e.time_s, e.ceiling_bytes,
-                            e.needed_bytes <= limit && e.ceiling_bytes > limit};
+                            e.needed_bytes <= limit && (e.ceiling_bytes > limit || e.body_unread)};
     if (e.program_bytes > sp->room)
       continue; /* the colored arrays do not fit the VMEM the scoped limit leaves */
     if (!r->any_legal || c.needed_bytes < r->smallest.needed_bytes)

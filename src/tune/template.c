@@ -166,6 +166,7 @@ static void compile_value(tpl_operand *o, const kernel_modelled *m) {
  * with it; the set is kept as the blocks change (modelled: the peak could
  * move to other lines). */
 static vmem_status compile_values(vmem_template *tpl, const vmem_kernel *k, const vmem_target *t, vmem_error *err) {
+  tpl->facts = k->facts; /* a body with no values still reduces (the spill margin) or has some it cannot size */
   if (!k->nmodelled)
     return VMEM_OK;
   uint64_t *charge = vmem__alloc(&tpl->alloc, k->nmodelled * sizeof *charge);
@@ -203,7 +204,6 @@ static vmem_status compile_values(vmem_template *tpl, const vmem_kernel *k, cons
     tpl->highs[tpl->nhighs] = all[members[i]];
     tpl->high_src[tpl->nhighs++] = &k->modelled[members[i]];
   }
-  tpl->facts = k->facts;
   vmem__free(&tpl->alloc, charge);
   vmem__free(&tpl->alloc, members);
   vmem__free(&tpl->alloc, all);
@@ -721,6 +721,7 @@ void vmem_template_eval_order(const vmem_template *tpl, const int64_t *values, c
                                  : out->modelled_bytes;
   if (!ck_add(out->scoped_bytes, out->modelled_high_bytes, &out->ceiling_bytes))
     out->ceiling_bytes = UINT64_MAX;
+  out->body_unread = tpl->facts.unread > 0;
   out->grid_steps = (uint64_t)cx.steps;
   out->flops = kernel_flops(tpl, values, &cx, out);
   roofline(tpl, &cx, out);
