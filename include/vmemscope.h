@@ -830,6 +830,7 @@ typedef struct vmem_allocation {
   const char *note;        /* what it is, for modelled lines */
   size_t alike;            /* modelled: how many alike copies the body unrolls, charged as held at once
                               (0 or 1: one value) */
+  bool unrolled;           /* modelled: the one line for all `alike` copies at once (not one value of them) */
 } vmem_allocation;
 
 typedef struct vmem_plan_options {

@@ -593,9 +593,20 @@ static void test_verdict(void **state) {
 /* The footprint check catches each broken invariant. */
 static void test_footprint_check(void **state) {
   (void)state;
-  vmem_allocation a[3] = {{VMEM_ALLOC_WINDOW, 0, 2, 1024, 1024, 0, NULL, 0},
-                          {VMEM_ALLOC_SCRATCH, SIZE_MAX, 1, 512, 512, 1024, NULL, 0},
-                          {VMEM_ALLOC_INTERNAL_SCRATCH, SIZE_MAX, 1, 512, 512, 1536, NULL, 0}};
+  vmem_allocation a[3] = {
+      {.kind = VMEM_ALLOC_WINDOW, .operand = 0, .buffers = 2, .bytes = 1024, .unpadded_bytes = 1024},
+      {.kind = VMEM_ALLOC_SCRATCH,
+       .operand = SIZE_MAX,
+       .buffers = 1,
+       .bytes = 512,
+       .unpadded_bytes = 512,
+       .offset = 1024},
+      {.kind = VMEM_ALLOC_INTERNAL_SCRATCH,
+       .operand = SIZE_MAX,
+       .buffers = 1,
+       .bytes = 512,
+       .unpadded_bytes = 512,
+       .offset = 1536}};
   vmem_footprint f = {.count = 3,
                       .allocs = a,
                       .scoped_bytes = 1536,

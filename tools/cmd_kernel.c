@@ -239,7 +239,7 @@ static void print_body_remedy(const kreport *r) {
   if (!big)
     return;
   char b[48];
-  if (big->alike > 1 && strstr(big->note, "unrolled copies")) { /* the copies' line (footprint.c) */
+  if (big->unrolled) { /* the copies' line (footprint.c) */
     fprintf(CLI_OUT,
             "0. the body's largest term, %s (%s, modelled): a Python loop, one copy per head, whose copies the "
             "compiler interleaves; a lax.fori_loop over them keeps one live, or fewer of them per grid step, and a "

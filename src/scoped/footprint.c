@@ -97,13 +97,17 @@ static vmem_status operand_alloc(arena *scratch, const vmem_kernel *k, size_t i,
     vmem_size whole;
     if ((st = buffer_size(scratch, o->array, t, false, &whole, err)) != VMEM_OK)
       return st;
-    vmem_allocation p = {VMEM_ALLOC_PREFETCHED, i, 1, whole.bytes, whole.unpadded_bytes, 0, NULL, 0};
+    vmem_allocation p = {.kind = VMEM_ALLOC_PREFETCHED,
+                         .operand = i,
+                         .buffers = 1,
+                         .bytes = whole.bytes,
+                         .unpadded_bytes = whole.unpadded_bytes};
     if (!ck_add(f->prefetched_bytes, p.bytes, &f->prefetched_bytes))
       goto overflow;
     push(f, cap, p);
     return VMEM_OK;
   }
-  vmem_allocation a = {scratch_buf ? VMEM_ALLOC_SCRATCH : VMEM_ALLOC_WINDOW, i, n, 0, 0, 0, NULL, 0};
+  vmem_allocation a = {.kind = scratch_buf ? VMEM_ALLOC_SCRATCH : VMEM_ALLOC_WINDOW, .operand = i, .buffers = n};
   if (!add_mul(&a.bytes, z.bytes, (uint64_t)n) || !add_mul(&a.unpadded_bytes, z.unpadded_bytes, (uint64_t)n) ||
       !ck_add(f->scoped_bytes, a.bytes, &f->scoped_bytes))
     goto overflow;
@@ -531,8 +535,14 @@ static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_t
   for (size_t i = 0; i < n; i++)
     swept = ck_add(swept, charge[members[i]], &swept) ? swept : UINT64_MAX;
   if (unrolled > swept) { /* the copies held at once, one line for them all */
-    vmem_allocation a = {VMEM_ALLOC_MODELLED,    SIZE_MAX,         1, unrolled, unrolled, 0,
-                         k->facts.unrolled_note, k->facts.unrolled};
+    vmem_allocation a = {.kind = VMEM_ALLOC_MODELLED,
+                         .operand = SIZE_MAX,
+                         .buffers = 1,
+                         .bytes = unrolled,
+                         .unpadded_bytes = unrolled,
+                         .note = k->facts.unrolled_note,
+                         .alike = k->facts.unrolled,
+                         .unrolled = true};
     if (!push(f, cap, a)) {
       err_set(err, VMEM_ERR_OVERFLOW, 0, "the body's modelled values do not fit the footprint");
       return VMEM_ERR_OVERFLOW;
@@ -542,8 +552,13 @@ static vmem_status body_model(arena *scratch, const vmem_kernel *k, const vmem_t
   }
   for (size_t i = 0; i < n; i++) {
     const kernel_modelled *m = &k->modelled[members[i]];
-    vmem_allocation a = {VMEM_ALLOC_MODELLED, SIZE_MAX, 1,       charge[members[i]],
-                         charge[members[i]],  0,        m->note, m->group ? m->repeats : 1};
+    vmem_allocation a = {.kind = VMEM_ALLOC_MODELLED,
+                         .operand = SIZE_MAX,
+                         .buffers = 1,
+                         .bytes = charge[members[i]],
+                         .unpadded_bytes = charge[members[i]],
+                         .note = m->note,
+                         .alike = m->group ? m->repeats : 1};
     if (!push(f, cap, a) || !ck_add(f->modelled_bytes, a.bytes, &f->modelled_bytes)) {
       err_set(err, VMEM_ERR_OVERFLOW, 0, "the body's modelled values do not fit in 64 bits");
       return VMEM_ERR_OVERFLOW;
@@ -562,7 +577,12 @@ static vmem_status extras(arena *scratch, const vmem_kernel *k, const vmem_targe
     const char *note = opt && opt->internal_scratch >= 0 ? "internal scratch given by the caller"
                        : k->internal_scratch >= 0        ? "internal_scratch_in_bytes given by the kernel"
                                                          : "Mosaic internal scratch, the target's default";
-    vmem_allocation a = {VMEM_ALLOC_INTERNAL_SCRATCH, SIZE_MAX, 1, (uint64_t)is, (uint64_t)is, 0, note, 0};
+    vmem_allocation a = {.kind = VMEM_ALLOC_INTERNAL_SCRATCH,
+                         .operand = SIZE_MAX,
+                         .buffers = 1,
+                         .bytes = (uint64_t)is,
+                         .unpadded_bytes = (uint64_t)is,
+                         .note = note};
     f->internal_scratch_bytes = (uint64_t)is;
     push(f, cap, a);
   }
