@@ -273,7 +273,8 @@ static void remedies(FILE *f, const json_t *k) {
             (int64_t)json_integer_value(json_object_get(s, "from")),
             (int64_t)json_integer_value(json_object_get(s, "to")), human(b, sizeof b, jbytes(s, "scoped_bytes")));
   }
-  fprintf(f, "<li>or request <code>vmem_limit_bytes=%" PRIu64 "</code>%s%s</li>\n", jbytes(rm, "vmem_limit_bytes"),
+  fprintf(f, "<li>%s <code>vmem_limit_bytes=%" PRIu64 "</code>%s%s</li>\n",
+          json_array_size(sh) ? "or request" : "request", jbytes(rm, "vmem_limit_bytes"),
           jtrue(rm, "at_ceiling") ? " (the body's values at their ceiling)" : "",
           jtrue(rm, "within_physical") ? " (within physical VMEM)" : " (beyond physical VMEM: not possible)");
   const json_t *b1 = json_object_get(rm, "buffered1");
