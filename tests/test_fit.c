@@ -339,6 +339,18 @@ static void test_mlir_body_values_follow_the_blocks(void **state) {
   vmem_kernel_free(k);
 }
 
+/* check's footprint of k on t and fit's template evaluated at the one
+ * parameter value v: the two sides every body test compares. */
+static vmem_template *footprint_and_eval(const vmem_kernel *k, const vmem_target *t, int64_t v, vmem_footprint *f,
+                                         vmem_eval *e) {
+  vmem_error err;
+  assert_int_equal(vmem_kernel_footprint(k, t, NULL, f, &err), VMEM_OK);
+  vmem_template *tpl = vmem_template_new(k, t, NULL, NULL, NULL, &err);
+  assert_non_null(tpl);
+  vmem_template_eval(tpl, &v, e);
+  return tpl;
+}
+
 /* The body's ceiling in fit, as check's footprint has it: on v6e the
  * estimate spares 204 KiB of the kept logits, their ceiling none (and it
  * takes the matmul's lhs twice). With the
@@ -348,14 +360,9 @@ static void test_fit_ranks_at_risk_last(void **state) {
   (void)state;
   vmem_error err;
   vmem_kernel *k = attention_kernel();
-  const vmem_target *t = vmem_target_find("v6e", 3);
   vmem_footprint f;
-  assert_int_equal(vmem_kernel_footprint(k, t, NULL, &f, &err), VMEM_OK);
-  vmem_template *tpl = vmem_template_new(k, t, NULL, NULL, NULL, &err);
-  assert_non_null(tpl);
-  int64_t v = 512;
   vmem_eval e;
-  vmem_template_eval(tpl, &v, &e);
+  vmem_template *tpl = footprint_and_eval(k, vmem_target_find("v6e", 3), 512, &f, &e);
   assert_int_equal(e.modelled_high_bytes, f.modelled_high_bytes);
   assert_true(e.modelled_high_bytes >= e.modelled_bytes + 204 * 1024);
   assert_int_equal(e.ceiling_bytes, e.scoped_bytes + e.modelled_high_bytes);
@@ -414,12 +421,8 @@ static void test_fit_takes_the_bodys_facts(void **state) {
     size_t made;
     assert_int_equal(vmem_kernel_parametrize(k, &made, &err), VMEM_OK);
     vmem_footprint f;
-    assert_int_equal(vmem_kernel_footprint(k, t, NULL, &f, &err), VMEM_OK);
-    vmem_template *tpl = vmem_template_new(k, t, NULL, NULL, NULL, &err);
-    assert_non_null(tpl);
-    int64_t v = 1024;
     vmem_eval e;
-    vmem_template_eval(tpl, &v, &e);
+    vmem_template *tpl = footprint_and_eval(k, t, 1024, &f, &e);
     assert_int_equal(f.modelled_bytes, 0);
     assert_int_equal(f.modelled_high_bytes, 16384); /* the spill margin of a body that reduces */
     assert_int_equal(e.modelled_high_bytes, f.modelled_high_bytes);
