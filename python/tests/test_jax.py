@@ -274,6 +274,22 @@ def test_the_pytest_plugin_fails_a_test_whose_kernel_overflows(tmp_path):
     assert "Ran out of memory in memory space vmem" in run.stdout and "v5e" in run.stdout
 
 
+def test_the_pytest_plugin_strict_fails_a_kernel_at_risk(tmp_path):
+    (tmp_path / "conftest.py").write_text('pytest_plugins = ["vmemscope.pytest_plugin"]\n')
+    (tmp_path / "test_k.py").write_text(
+        "import functools, pytest\n"
+        "from test_jax import matmul, X, Y\n"
+        "@pytest.mark.vmem_targets('v5e')\n"
+        "def test_risky(vmem_fits):\n"
+        "    vmem_fits(functools.partial(matmul, bm=2048, bn=512, bk=512), X, Y)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(__file__), os.environ.get("PYTHONPATH", "")]))
+    base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)]
+    run = subprocess.run(base, capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert "1 passed" in run.stdout, run.stdout + run.stderr
+    run = subprocess.run(base + ["--vmem-strict"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert "1 failed" in run.stdout and "at risk" in run.stdout, run.stdout + run.stderr
+
+
 # ---- JAX's own kernels (jax.experimental.pallas.ops.tpu) --------------------------------------
 
 def ops_cases():

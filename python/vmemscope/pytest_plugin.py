@@ -9,8 +9,11 @@ message the compiler would print and the remedies when one does not fit.
 
 The targets are, first found of: the test's marker
 ``@pytest.mark.vmem_targets("v5e", "v6e")``, the ``--vmem-targets=v5e,v6e``
-option, the ``vmem_targets`` ini setting, and v5e, v6e and 7x. JAX is
-imported when the fixture is first used, not when the plugin loads.
+option, the ``vmem_targets`` ini setting, and v5e, v6e and 7x. A kernel
+"at risk" (it fits with the body's estimated values, not at their
+ceiling) passes, unless ``--vmem-strict`` or the ``vmem_strict`` ini
+setting asks that it fail too (``check --strict``). JAX is imported when
+the fixture is first used, not when the plugin loads.
 """
 import pytest
 
@@ -21,6 +24,9 @@ def pytest_addoption(parser):
     parser.addoption("--vmem-targets", default=None,
                      help="vmemscope: the TPU generations vmem_fits checks, comma-separated (default v5e,v6e,7x)")
     parser.addini("vmem_targets", "vmemscope: the TPU generations vmem_fits checks", type="args", default=[])
+    parser.addoption("--vmem-strict", action="store_true", default=False,
+                     help="vmemscope: vmem_fits fails a kernel at risk too (it fits only with the body's estimate)")
+    parser.addini("vmem_strict", "vmemscope: vmem_fits fails a kernel at risk too", type="bool", default=False)
 
 
 def pytest_configure(config):
@@ -45,8 +51,11 @@ def vmem_fits(request):
     from vmemscope import jax as vj
     targets = _targets(request)
 
+    strict = request.config.getoption("--vmem-strict") or request.config.getini("vmem_strict")
+
     def check(f, *args, **kwargs):
         kwargs.setdefault("targets", targets)
+        kwargs.setdefault("strict", strict)
         try:
             return vj.assert_fits(f, *args, **kwargs)
         except vj.VmemOverflow as e:
