@@ -273,7 +273,8 @@ def compare(tool, rec):
                 "compiled, but the module gives no used_scoped_memory_configs for the kernel")
     fits = all(k["fits"] for k in kernels)  # the verdict at the record's limits
     verdict = max((k["verdict"] for k in kernels), key=_VERDICTS.index)
-    request = kernels[0].get("remedies", {}).get("vmem_limit_bytes") if len(kernels) == 1 else None
+    remedies = kernels[0].get("remedies", {}) if len(kernels) == 1 else {}
+    request = remedies.get("vmem_limit_bytes")
     at_limit = kernels
     kernels = raised_kernels(tool, rec, kernels) if not compiled and exact is not None else kernels
     ours = sum(k["scoped_bytes"] for k in kernels)
@@ -309,7 +310,8 @@ def compare(tool, rec):
     # holds it to the kernel compiled at that limit (remedies.py) or to the figure under the raised one.
     result = "agree" if not notes else "DISAGREE"
     if not compiled and request is not None:
-        notes.append(f"asks for vmem_limit_bytes={request}")
+        notes.append(f"asks for vmem_limit_bytes={request}" +
+                     ("" if remedies.get("within_physical", True) else ", above physical VMEM: smaller blocks"))
     flag = (rec.get("flags") or {}).get("xla_tpu_scoped_vmem_limit_kib")
     model = (sum(exact) if exact is not None else None, predicted, ours, fits == compiled, ceiling, verdict, request,
              compiled, flag)
@@ -451,7 +453,7 @@ def cause_summary(rows):
     for t, c, v, a, b, n, *_ in rows:
         if v == "DISAGREE" and not c.startswith("std_") and not c.endswith(":S(1)"):
             part = n.split("; ", 1)[1] if "beside windows + scratch; " in n else n
-            part = re.sub(r"; asks for vmem_limit_bytes=[0-9]+$", "", part)  # the remedy, not a cause
+            part = re.sub(r"; asks for vmem_limit_bytes=[0-9]+.*$", "", part)  # the remedy, not a cause
             causes[re.sub(r" [-+][0-9]+ B(?=;|$)", "", part)] += 1
     out = ["", "Pallas rows that disagree, by cause:"]
     out += [f"  {n:4}  {c}" for c, n in sorted(causes.items(), key=lambda x: (-x[1], x[0]))]
