@@ -75,10 +75,16 @@ void err_clear(vmem_error *err);
 typedef struct strbuf {
   char *buf;
   size_t cap;
-  size_t len; /* length needed so far; may exceed cap */
+  size_t len;                 /* length needed so far; may exceed cap */
+  const vmem_allocator *grow; /* sb_init_growing: buf is the allocator's, doubled as needed */
+  bool failed;                /* a growth failed: from then on it only counts */
 } strbuf;
 
 void sb_init(strbuf *sb, char *buf, size_t cap);
+/* A buffer that grows through `alloc` (so that text is written in one pass,
+ * not measured first); sb_release frees it. */
+void sb_init_growing(strbuf *sb, const vmem_allocator *alloc);
+void sb_release(strbuf *sb);
 void sb_putn(strbuf *sb, const char *s, size_t n);
 void sb_puts(strbuf *sb, const char *s);
 void sb_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

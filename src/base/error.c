@@ -64,14 +64,50 @@ void vmem_locate(const char *text, size_t len, size_t offset, size_t *line, size
 }
 
 void sb_init(strbuf *sb, char *buf, size_t cap) {
-  sb->buf = buf;
-  sb->cap = cap;
-  sb->len = 0;
+  *sb = (strbuf){buf, cap, 0, NULL, false};
   if (buf && cap)
     buf[0] = '\0';
 }
 
+void sb_init_growing(strbuf *sb, const vmem_allocator *alloc) { *sb = (strbuf){NULL, 0, 0, alloc, false}; }
+
+void sb_release(strbuf *sb) {
+  if (sb->grow)
+    vmem__free(sb->grow, sb->buf);
+  sb->buf = NULL;
+  sb->cap = 0;
+}
+
+/* Room for n more bytes and the NUL in a growing buffer: doubled, copied
+ * (the allocator has no realloc). False, and only counting from then on,
+ * when the allocator fails or the size passes SIZE_MAX. */
+static bool sb_room(strbuf *sb, size_t n) {
+  if (sb->failed || (sb->len <= sb->cap && n < sb->cap - sb->len))
+    return !sb->failed;
+  size_t want = sb->cap ? sb->cap : 4096;
+  while (want - 1 < sb->len || n >= want - sb->len) {
+    if (want > SIZE_MAX / 2) {
+      sb->failed = true;
+      return false;
+    }
+    want *= 2;
+  }
+  char *nb = vmem__alloc(sb->grow, want);
+  if (!nb) {
+    sb->failed = true;
+    return false;
+  }
+  if (sb->buf)
+    memcpy(nb, sb->buf, sb->len < sb->cap ? sb->len + 1 : sb->cap);
+  vmem__free(sb->grow, sb->buf);
+  sb->buf = nb;
+  sb->cap = want;
+  return true;
+}
+
 void sb_putn(strbuf *sb, const char *s, size_t n) {
+  if (sb->grow)
+    sb_room(sb, n);
   if (sb->buf && sb->len + 1 < sb->cap) {
     size_t room = sb->cap - 1 - sb->len;
     size_t k = n < room ? n : room;

@@ -1320,28 +1320,31 @@ static bool print_ir(printer *p) {
 }
 
 vmem_status bc_print(arena *a, const bc_file *f, vmem_str *text, vmem_error *err) {
-  /* Two passes: measure, then write into a buffer of the exact size. The
-   * first error wins (fail() keeps it), so start clear. */
+  /* One pass into a buffer that grows, then the text copied into the arena
+   * at its size, the printer's scratch freed first. (It printed twice,
+   * measuring and then writing: the printing is most of a large body's
+   * check.) The first error wins (fail() keeps it), so start clear. */
   err_clear(err);
   strbuf sb;
   printer p = {f,    a, &sb, err, 0,        0, dialect_named(f, "builtin"), dialect_named(f, "stable_mosaic"),
                NULL, 0, 0,   0,   {0, 0, 0}};
   p.budget = f->len > (SIZE_MAX - (1u << 20)) / 16 ? SIZE_MAX : 16 * f->len + (1u << 20);
   arena_mark m = arena_save(a);
-  sb_init(&sb, NULL, 0);
-  if (!print_ir(&p))
-    return err->code;
+  sb_init_growing(&sb, &a->alloc);
+  bool ok = print_ir(&p);
   arena_restore(a, m);
-  char *buf = arena_alloc(a, sb.len + 1);
+  char *buf = ok && !sb.failed ? arena_alloc(a, sb.len + 1) : NULL;
+  if (buf) {
+    memcpy(buf, sb.buf, sb.len); /* a rolled-back dict may have left bytes past the end: not copied */
+    buf[sb.len] = '\0';
+    *text = (vmem_str){buf, sb.len};
+  }
+  sb_release(&sb);
+  if (!ok)
+    return err->code;
   if (!buf) {
     err_set(err, VMEM_ERR_NOMEM, 0, "out of memory");
     return VMEM_ERR_NOMEM;
   }
-  p = (printer){f, a, &sb, err, SIZE_MAX, 0, p.builtin, p.mosaic, NULL, 0, 0, 0, {0, 0, 0}};
-  sb_init(&sb, buf, sb.len + 1);
-  if (!print_ir(&p))
-    return err->code;
-  buf[sb.len] = '\0'; /* a rolled-back dict may have left bytes past the end */
-  *text = (vmem_str){buf, sb.len};
   return VMEM_OK;
 }

@@ -19,6 +19,12 @@ static bool fail(bc_cursor *c, size_t at, const char *what) {
   return false;
 }
 
+/* An allocation that failed: the input is not at fault (VMEM_ERR_NOMEM). */
+static bool no_memory(bc_cursor *c, size_t at) {
+  err_set(c->err, VMEM_ERR_NOMEM, at, "bytecode: out of memory at byte %zu", at);
+  return false;
+}
+
 static bool byte(bc_cursor *c, uint8_t *out) {
   if (c->pos >= c->end)
     return fail(c, c->pos, "unexpected end of data");
@@ -135,7 +141,7 @@ static bool read_strings(arena *a, bc_file *f, vmem_error *err) {
   f->nstrings = (size_t)n;
   f->strings = arena_calloc(a, n ? (size_t)n : 1, sizeof *f->strings);
   if (!f->strings)
-    return fail(&c, c.pos, "out of memory");
+    return no_memory(&c, c.pos);
   size_t end = c.end;
   for (size_t k = 0; k < n; k++) {
     size_t at = c.pos;
@@ -166,7 +172,7 @@ static bool read_dialects(arena *a, bc_file *f, vmem_error *err) {
   f->ndialects = (size_t)n;
   f->dialects = arena_calloc(a, n ? (size_t)n : 1, sizeof *f->dialects);
   if (!f->dialects)
-    return fail(&c, c.pos, "out of memory");
+    return no_memory(&c, c.pos);
   for (size_t i = 0; i < n; i++) {
     size_t at = c.pos;
     bool has_version = false;
@@ -202,7 +208,7 @@ static bool read_dialects(arena *a, bc_file *f, vmem_error *err) {
       if (f->nops == cap) {
         bc_op_name *grown = arena_alloc(a, 2 * cap * sizeof *grown);
         if (!grown)
-          return fail(&c, at, "out of memory");
+          return no_memory(&c, at);
         memcpy(grown, f->ops, cap * sizeof *grown);
         f->ops = grown;
         cap *= 2;
@@ -210,7 +216,7 @@ static bool read_dialects(arena *a, bc_file *f, vmem_error *err) {
       f->ops[f->nops++] = (bc_op_name){(uint32_t)dialect, (uint32_t)name, registered};
     }
   }
-  return f->ops ? true : fail(&c, c.pos, "out of memory");
+  return f->ops ? true : no_memory(&c, c.pos);
 }
 
 /* offsets ::= numAttrs numTypes (dialect count (size<<1|custom)^count)*
@@ -228,7 +234,7 @@ static bool read_entries(arena *a, bc_file *f, vmem_error *err) {
   size_t total = f->nattrs + f->ntypes, filled = 0, offset = 0;
   f->entries = arena_calloc(a, total ? total : 1, sizeof *f->entries);
   if (!f->entries)
-    return fail(&c, c.pos, "out of memory");
+    return no_memory(&c, c.pos);
   while (filled < total) {
     size_t at = c.pos;
     uint64_t dialect, k;
