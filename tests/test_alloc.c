@@ -87,34 +87,38 @@ static void test_results_outlive_their_makers(void **state) {
   assert_int_equal(c.live, 0);
 }
 
-/* A Mosaic kernel from bytecode under an allocator that fails at its k-th
- * call, for every k until it does not: the decoder, the text it prints
- * through a buffer that grows, and the reader all give NOMEM and give every
- * byte back. */
-static void test_bytecode_kernel_under_failing_allocator(void **state) {
+/* A Mosaic kernel, from bytecode and from MLIR text, under an allocator
+ * that fails at its k-th call, for every k until it does not: the decoder,
+ * the text it prints through a buffer that grows, the reader and the body
+ * walk all give NOMEM and give every byte back. */
+static void test_kernel_readers_under_failing_allocator(void **state) {
   (void)state;
-  FILE *fp = fopen(GOLDEN_DIR "/body_value_attention.mlirbc", "rb");
-  assert_non_null(fp);
-  static char bc[65536];
-  size_t n = fread(bc, 1, sizeof bc, fp);
-  fclose(fp);
-  long k = 0;
-  for (;; k++) {
-    counting c = {0, 0, k};
-    vmem_allocator a = {c_alloc, c_free, &c};
-    vmem_error err;
-    vmem_kernel *kern = vmem_kernel_from_bytecode(bc, n, &a, &err);
-    if (kern) {
-      vmem_kernel_free(kern);
+  static const char *const files[] = {GOLDEN_DIR "/body_value_attention.mlirbc",
+                                      GOLDEN_DIR "/body_value_attention.mlir"};
+  for (size_t f = 0; f < 2; f++) {
+    FILE *fp = fopen(files[f], "rb");
+    assert_non_null(fp);
+    static char in[65536];
+    size_t n = fread(in, 1, sizeof in, fp);
+    fclose(fp);
+    long k = 0;
+    for (;; k++) {
+      counting c = {0, 0, k};
+      vmem_allocator a = {c_alloc, c_free, &c};
+      vmem_error err;
+      vmem_kernel *kern = f == 0 ? vmem_kernel_from_bytecode(in, n, &a, &err) : vmem_kernel_from_mlir(in, n, &a, &err);
+      if (kern) {
+        vmem_kernel_free(kern);
+        assert_int_equal(c.live, 0);
+        break;
+      }
+      if (err.code != VMEM_ERR_NOMEM)
+        fail_msg("%s, allocation %ld failing: %s (%s)", files[f], k, vmem_status_name(err.code), err.message);
       assert_int_equal(c.live, 0);
-      break;
+      assert_true(k < 10000);
     }
-    if (err.code != VMEM_ERR_NOMEM)
-      fail_msg("allocation %ld failing: %s (%s)", k, vmem_status_name(err.code), err.message);
-    assert_int_equal(c.live, 0);
-    assert_true(k < 10000);
+    assert_true(k > 0);
   }
-  assert_true(k > 0);
 }
 
 static void test_null_arguments(void **state) {
@@ -138,7 +142,7 @@ int main(void) {
       cmocka_unit_test(test_everything_is_freed),
       cmocka_unit_test(test_failing_allocator),
       cmocka_unit_test(test_results_outlive_their_makers),
-      cmocka_unit_test(test_bytecode_kernel_under_failing_allocator),
+      cmocka_unit_test(test_kernel_readers_under_failing_allocator),
       cmocka_unit_test(test_null_arguments),
   };
   return RUN(tests);
