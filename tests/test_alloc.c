@@ -121,6 +121,40 @@ static void test_kernel_readers_under_failing_allocator(void **state) {
   }
 }
 
+/* The module readers, the same way: an HLO module with a Pallas kernel in
+ * its backend_config, and StableHLO with its custom calls. */
+static void test_module_readers_under_failing_allocator(void **state) {
+  (void)state;
+  static const char *const files[] = {GOLDEN_DIR "/kernel.hlo", GOLDEN_DIR "/../../examples/jit_model.stablehlo.mlir"};
+  for (size_t f = 0; f < 2; f++) {
+    FILE *fp = fopen(files[f], "rb");
+    assert_non_null(fp);
+    static char in[1 << 20];
+    size_t n = fread(in, 1, sizeof in, fp);
+    fclose(fp);
+    long k = 0;
+    for (;; k++) {
+      counting c = {0, 0, k};
+      vmem_allocator a = {c_alloc, c_free, &c};
+      vmem_error err;
+      void *m = f == 0 ? (void *)vmem_hlo_parse(in, n, &a, &err) : (void *)vmem_stablehlo_parse(in, n, &a, &err);
+      if (m) {
+        if (f == 0)
+          vmem_hlo_free(m);
+        else
+          vmem_stablehlo_free(m);
+        assert_int_equal(c.live, 0);
+        break;
+      }
+      if (err.code != VMEM_ERR_NOMEM)
+        fail_msg("%s, allocation %ld failing: %s (%s)", files[f], k, vmem_status_name(err.code), err.message);
+      assert_int_equal(c.live, 0);
+      assert_true(k < 100000);
+    }
+    assert_true(k > 0);
+  }
+}
+
 static void test_null_arguments(void **state) {
   (void)state;
   vmem_error err;
@@ -143,6 +177,7 @@ int main(void) {
       cmocka_unit_test(test_failing_allocator),
       cmocka_unit_test(test_results_outlive_their_makers),
       cmocka_unit_test(test_kernel_readers_under_failing_allocator),
+      cmocka_unit_test(test_module_readers_under_failing_allocator),
       cmocka_unit_test(test_null_arguments),
   };
   return RUN(tests);
