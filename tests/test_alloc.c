@@ -87,72 +87,65 @@ static void test_results_outlive_their_makers(void **state) {
   assert_int_equal(c.live, 0);
 }
 
-/* A Mosaic kernel, from bytecode and from MLIR text, under an allocator
- * that fails at its k-th call, for every k until it does not: the decoder,
- * the text it prints through a buffer that grows, the reader and the body
- * walk all give NOMEM and give every byte back. */
-static void test_kernel_readers_under_failing_allocator(void **state) {
-  (void)state;
-  static const char *const files[] = {GOLDEN_DIR "/body_value_attention.mlirbc",
-                                      GOLDEN_DIR "/body_value_attention.mlir"};
-  for (size_t f = 0; f < 2; f++) {
-    FILE *fp = fopen(files[f], "rb");
-    assert_non_null(fp);
-    static char in[65536];
-    size_t n = fread(in, 1, sizeof in, fp);
-    fclose(fp);
-    long k = 0;
-    for (;; k++) {
-      counting c = {0, 0, k};
-      vmem_allocator a = {c_alloc, c_free, &c};
-      vmem_error err;
-      vmem_kernel *kern = f == 0 ? vmem_kernel_from_bytecode(in, n, &a, &err) : vmem_kernel_from_mlir(in, n, &a, &err);
-      if (kern) {
-        vmem_kernel_free(kern);
-        assert_int_equal(c.live, 0);
-        break;
-      }
-      if (err.code != VMEM_ERR_NOMEM)
-        fail_msg("%s, allocation %ld failing: %s (%s)", files[f], k, vmem_status_name(err.code), err.message);
+/* Each reader as one signature, for the failing-allocator loop below. */
+typedef void *(*reader)(const char *text, size_t len, const vmem_allocator *a, vmem_error *err);
+static void *read_bytecode(const char *t, size_t n, const vmem_allocator *a, vmem_error *e) {
+  return vmem_kernel_from_bytecode(t, n, a, e);
+}
+static void *read_mlir(const char *t, size_t n, const vmem_allocator *a, vmem_error *e) {
+  return vmem_kernel_from_mlir(t, n, a, e);
+}
+static void *read_hlo(const char *t, size_t n, const vmem_allocator *a, vmem_error *e) {
+  return vmem_hlo_parse(t, n, a, e);
+}
+static void *read_stablehlo(const char *t, size_t n, const vmem_allocator *a, vmem_error *e) {
+  return vmem_stablehlo_parse(t, n, a, e);
+}
+static void free_kernel(void *k) { vmem_kernel_free(k); }
+static void free_hlo(void *m) { vmem_hlo_free(m); }
+static void free_stablehlo(void *m) { vmem_stablehlo_free(m); }
+
+/* Reads `path` under an allocator that fails at its k-th call, for every k
+ * until it does not: each failure must be NOMEM with every byte given back. */
+static void fail_each_allocation(const char *path, reader read, void (*release)(void *)) {
+  FILE *fp = fopen(path, "rb");
+  assert_non_null(fp);
+  static char in[1 << 20];
+  size_t n = fread(in, 1, sizeof in, fp);
+  fclose(fp);
+  long k = 0;
+  for (;; k++) {
+    counting c = {0, 0, k};
+    vmem_allocator a = {c_alloc, c_free, &c};
+    vmem_error err;
+    void *got = read(in, n, &a, &err);
+    if (got) {
+      release(got);
       assert_int_equal(c.live, 0);
-      assert_true(k < 10000);
+      break;
     }
-    assert_true(k > 0);
+    if (err.code != VMEM_ERR_NOMEM)
+      fail_msg("%s, allocation %ld failing: %s (%s)", path, k, vmem_status_name(err.code), err.message);
+    assert_int_equal(c.live, 0);
+    assert_true(k < 100000);
   }
+  assert_true(k > 0);
 }
 
-/* The module readers, the same way: an HLO module with a Pallas kernel in
- * its backend_config, and StableHLO with its custom calls. */
+/* A Mosaic kernel from bytecode and from MLIR text: the decoder, the text it
+ * prints through a buffer that grows, the reader and the body walk. */
+static void test_kernel_readers_under_failing_allocator(void **state) {
+  (void)state;
+  fail_each_allocation(GOLDEN_DIR "/body_value_attention.mlirbc", read_bytecode, free_kernel);
+  fail_each_allocation(GOLDEN_DIR "/body_value_attention.mlir", read_mlir, free_kernel);
+}
+
+/* The module readers: an HLO module with a Pallas kernel in its
+ * backend_config, and StableHLO with its custom calls. */
 static void test_module_readers_under_failing_allocator(void **state) {
   (void)state;
-  static const char *const files[] = {GOLDEN_DIR "/kernel.hlo", GOLDEN_DIR "/../../examples/jit_model.stablehlo.mlir"};
-  for (size_t f = 0; f < 2; f++) {
-    FILE *fp = fopen(files[f], "rb");
-    assert_non_null(fp);
-    static char in[1 << 20];
-    size_t n = fread(in, 1, sizeof in, fp);
-    fclose(fp);
-    long k = 0;
-    for (;; k++) {
-      counting c = {0, 0, k};
-      vmem_allocator a = {c_alloc, c_free, &c};
-      vmem_error err;
-      void *m = f == 0 ? (void *)vmem_hlo_parse(in, n, &a, &err) : (void *)vmem_stablehlo_parse(in, n, &a, &err);
-      if (m) {
-        if (f == 0)
-          vmem_hlo_free(m);
-        else
-          vmem_stablehlo_free(m);
-        assert_int_equal(c.live, 0);
-        break;
-      }
-      if (err.code != VMEM_ERR_NOMEM)
-        fail_msg("%s, allocation %ld failing: %s (%s)", files[f], k, vmem_status_name(err.code), err.message);
-      assert_int_equal(c.live, 0);
-      assert_true(k < 100000);
-    }
-    assert_true(k > 0);
-  }
+  fail_each_allocation(GOLDEN_DIR "/kernel.hlo", read_hlo, free_hlo);
+  fail_each_allocation(GOLDEN_DIR "/../../examples/jit_model.stablehlo.mlir", read_stablehlo, free_stablehlo);
 }
 
 static void test_null_arguments(void **state) {
