@@ -316,8 +316,10 @@ static void print_remedies(const kreport *r) {
   if (r->v.scoped == VMEM_VERDICT_LIKELY_E1001)
     print_body_remedy(r);
   fprintf(CLI_OUT, "1. smaller blocks (each alone fits the limit%s):\n",
-          r->f.modelled_high_bytes || r->f.modelled_bytes ? " with the body's values at their ceiling, held as they are"
-                                                          : "");
+          r->f.modelled_high_bytes || r->f.modelled_bytes
+              ? " with the body's estimated values held as they are; most shrink with the blocks, and vmemscope fit "
+                "sizes them at each"
+              : "");
   if (!m->nshrink)
     fprintf(CLI_OUT, "   none found by halving a block dimension alone; combine them, or use the steps below\n");
   for (size_t i = 0; i < m->nshrink; i++) {

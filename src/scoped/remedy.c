@@ -211,14 +211,17 @@ vmem_status vmem_kernel_remedies(const vmem_kernel *k, const vmem_target *t, con
   if (st != VMEM_OK)
     return st;
   out->limit_bytes = limit;
-  /* The body's modelled values stay what they are when blocks shrink (their
-   * shapes are the body's): at their ceiling, as "fits" counts them
-   * (verdict.c), they come off the budget, and go into the request. The
-   * internal scratch lies beside the limit. */
+  /* The body's estimated values are held as they are when blocks shrink and
+   * come off the budget. Most of them shrink with the blocks (a matmul's
+   * lhs with bm and bk), so a shrink that fits with them held fits with room
+   * to spare; held at their ceiling as well, the heads and reduction
+   * fixtures (tests/golden) found no shrink at all. `fit` sizes the values
+   * at each block. The internal
+   * scratch lies beside the limit. */
   uint64_t extra = f.modelled_bytes;
   uint64_t high = f.modelled_high_bytes > extra ? f.modelled_high_bytes : extra;
   out->needed_bytes = f.scoped_bytes > UINT64_MAX - extra ? UINT64_MAX : f.scoped_bytes + extra;
-  uint64_t budget = limit > high ? limit - high : 0;
+  uint64_t budget = limit > extra ? limit - extra : 0;
   shrinks(k, t, &f, budget, out);
   /* The request holds the body's values at their ceiling: asked at the
    * estimate alone, it fell short of the compiler's figure on 14 of the
