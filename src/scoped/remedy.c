@@ -216,8 +216,7 @@ vmem_status vmem_kernel_remedies(const vmem_kernel *k, const vmem_target *t, con
    * lhs with bm and bk), so a shrink that fits with them held fits with room
    * to spare; held at their ceiling as well, the heads and reduction
    * fixtures (tests/golden) found no shrink at all. `fit` sizes the values
-   * at each block. The internal
-   * scratch lies beside the limit. */
+   * at each block. The internal scratch lies beside the limit. */
   uint64_t extra = f.modelled_bytes;
   uint64_t high = f.modelled_high_bytes > extra ? f.modelled_high_bytes : extra;
   out->needed_bytes = f.scoped_bytes > UINT64_MAX - extra ? UINT64_MAX : f.scoped_bytes + extra;
@@ -227,7 +226,8 @@ vmem_status vmem_kernel_remedies(const vmem_kernel *k, const vmem_target *t, con
    * estimate alone, it fell short of the compiler's figure on 14 of the
    * oracle's 61 refused kernels (flash attention, unrolled heads, layer
    * norm, LoRA), and the user would meet the E1001 again after following it;
-   * an at-risk kernel had none. At the ceiling all 61 compile. */
+   * an at-risk kernel had none. At the ceiling all 78 refused kernels the
+   * oracle holds compile (oracle/cases/remedies.py). */
   out->ceiling_bytes = f.scoped_bytes > UINT64_MAX - high ? UINT64_MAX : f.scoped_bytes + high;
   uint64_t physical = vmem_target_u64(t, VMEM_FACT_VMEM_BYTES);
   out->request_bytes = vmem_request_limit(out->needed_bytes, out->ceiling_bytes, physical);
