@@ -257,36 +257,33 @@ def test_fit_keeps_a_rejected_combination_with_its_error():
 
 # ---- the pytest plugin --------------------------------------------------------------------
 
-def test_the_pytest_plugin_fails_a_test_whose_kernel_overflows(tmp_path):
+def run_plugin(tmp_path, tests, *options):
+    """pytest with vmemscope's plugin over `tests` (a test file's source), in a folder of its own."""
     (tmp_path / "conftest.py").write_text('pytest_plugins = ["vmemscope.pytest_plugin"]\n')
-    (tmp_path / "test_k.py").write_text(
-        "import functools, pytest\n"
-        "from test_jax import matmul, X, Y\n"
-        "def test_small(vmem_fits):\n"
-        "    vmem_fits(matmul, X, Y)\n"
-        "@pytest.mark.vmem_targets('v5e')\n"
-        "def test_big(vmem_fits):\n"
-        "    vmem_fits(functools.partial(matmul, bm=2048, bn=1024, bk=2048), X, Y)\n")
+    (tmp_path / "test_k.py").write_text("import functools, pytest\nfrom test_jax import matmul, X, Y\n" + tests)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(__file__), os.environ.get("PYTHONPATH", "")]))
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
-                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)] +
+                          list(options), capture_output=True, text=True, env=env, cwd=tmp_path)
+
+
+def test_the_pytest_plugin_fails_a_test_whose_kernel_overflows(tmp_path):
+    run = run_plugin(tmp_path,
+                     "def test_small(vmem_fits):\n"
+                     "    vmem_fits(matmul, X, Y)\n"
+                     "@pytest.mark.vmem_targets('v5e')\n"
+                     "def test_big(vmem_fits):\n"
+                     "    vmem_fits(functools.partial(matmul, bm=2048, bn=1024, bk=2048), X, Y)\n")
     assert "1 failed, 1 passed" in run.stdout, run.stdout + run.stderr
     assert "Ran out of memory in memory space vmem" in run.stdout and "v5e" in run.stdout
 
 
 def test_the_pytest_plugin_strict_fails_a_kernel_at_risk(tmp_path):
-    (tmp_path / "conftest.py").write_text('pytest_plugins = ["vmemscope.pytest_plugin"]\n')
-    (tmp_path / "test_k.py").write_text(
-        "import functools, pytest\n"
-        "from test_jax import matmul, X, Y\n"
-        "@pytest.mark.vmem_targets('v5e')\n"
-        "def test_risky(vmem_fits):\n"
-        "    vmem_fits(functools.partial(matmul, bm=2048, bn=512, bk=512), X, Y)\n")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(__file__), os.environ.get("PYTHONPATH", "")]))
-    base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)]
-    run = subprocess.run(base, capture_output=True, text=True, env=env, cwd=tmp_path)
+    risky = ("@pytest.mark.vmem_targets('v5e')\n"
+             "def test_risky(vmem_fits):\n"
+             "    vmem_fits(functools.partial(matmul, bm=2048, bn=512, bk=512), X, Y)\n")
+    run = run_plugin(tmp_path, risky)
     assert "1 passed" in run.stdout, run.stdout + run.stderr
-    run = subprocess.run(base + ["--vmem-strict"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    run = run_plugin(tmp_path, risky, "--vmem-strict")
     assert "1 failed" in run.stdout and "at risk" in run.stdout, run.stdout + run.stderr
 
 

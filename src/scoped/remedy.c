@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "../kernel/kernel.h"
+#include "scoped.h"
 
 /* The block dims of every operand, as a variant can change them. */
 typedef struct variant {
@@ -218,8 +218,7 @@ vmem_status vmem_kernel_remedies(const vmem_kernel *k, const vmem_target *t, con
    * fixtures (tests/golden) found no shrink at all. `fit` sizes the values
    * at each block. The internal scratch lies beside the limit. */
   uint64_t extra = f.modelled_bytes;
-  uint64_t high = f.modelled_high_bytes > extra ? f.modelled_high_bytes : extra;
-  out->needed_bytes = f.scoped_bytes > UINT64_MAX - extra ? UINT64_MAX : f.scoped_bytes + extra;
+  out->needed_bytes = scoped_predicted(&f);
   uint64_t budget = limit > extra ? limit - extra : 0;
   shrinks(k, t, &f, budget, out);
   /* The request holds the body's values at their ceiling: asked at the
@@ -228,7 +227,7 @@ vmem_status vmem_kernel_remedies(const vmem_kernel *k, const vmem_target *t, con
    * norm, LoRA), and the user would meet the E1001 again after following it;
    * an at-risk kernel had none. At the ceiling all 78 refused kernels the
    * oracle holds compile (oracle/cases/remedies.py). */
-  out->ceiling_bytes = f.scoped_bytes > UINT64_MAX - high ? UINT64_MAX : f.scoped_bytes + high;
+  out->ceiling_bytes = scoped_ceiling(&f);
   uint64_t physical = vmem_target_u64(t, VMEM_FACT_VMEM_BYTES);
   out->request_bytes = vmem_request_limit(out->needed_bytes, out->ceiling_bytes, physical);
   out->request_at_ceiling = out->request_bytes >= out->ceiling_bytes;

@@ -44,6 +44,12 @@ bool scoped_contiguous(const int64_t *block, const int64_t *array, size_t n);
  * vmem_limit_bytes, else the target's default. */
 uint64_t scoped_limit(const vmem_kernel *k, const vmem_target *t, const vmem_plan_options *opt);
 
+/* A footprint's totals as the verdict counts them (verdict.c), saturating:
+ * exact + the body's estimated values, and exact + their ceiling (never
+ * under the estimate). The verdict and the remedies' request use these. */
+uint64_t scoped_predicted(const vmem_footprint *f);
+uint64_t scoped_ceiling(const vmem_footprint *f);
+
 /* An input or an output: the roles that have windows, and that may be
  * whole in VMEM instead (prefetch.c). */
 static inline bool scoped_io(vmem_operand_role r) { return r == VMEM_ROLE_INPUT || r == VMEM_ROLE_OUTPUT; }

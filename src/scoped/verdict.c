@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "../base/base.h"
+#include "scoped.h"
 
 enum { MIB = 1 << 20 };
 
@@ -39,6 +39,13 @@ const char *vmem_verdict_name(vmem_verdict_code c) {
  * past 2^64 is over any limit. */
 static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
+uint64_t scoped_predicted(const vmem_footprint *f) { return sat_add(f->scoped_bytes, f->modelled_bytes); }
+
+uint64_t scoped_ceiling(const vmem_footprint *f) {
+  uint64_t high = f->modelled_high_bytes > f->modelled_bytes ? f->modelled_high_bytes : f->modelled_bytes;
+  return sat_add(f->scoped_bytes, high);
+}
+
 vmem_status vmem_kernel_verdict(const vmem_footprint *f, const vmem_limits *l, const vmem_target *t, vmem_verdict *out,
                                 vmem_error *err) {
   if (!f || !l || !t || !out) {
@@ -53,14 +60,13 @@ vmem_status vmem_kernel_verdict(const vmem_footprint *f, const vmem_limits *l, c
   if (l->physical_bytes && l->effective_bytes > l->physical_bytes)
     out->limit_bytes = l->physical_bytes, out->limit_capped = true;
   out->exact_bytes = f->scoped_bytes;
-  out->predicted_bytes = sat_add(f->scoped_bytes, f->modelled_bytes);
+  out->predicted_bytes = scoped_predicted(f);
   /* The internal scratch lies beside the limit, not under it: libtpu
    * 0.0.42.1 compiles a kernel whose windows and scratch equal the limit to
    * the byte on every generation, and fails it 4 KiB lower (the oracle's
    * edge_* records and probes, docs/fidelity.md). */
   out->needed_bytes = out->predicted_bytes;
-  uint64_t high = f->modelled_high_bytes > f->modelled_bytes ? f->modelled_high_bytes : f->modelled_bytes;
-  out->ceiling_bytes = sat_add(f->scoped_bytes, high);
+  out->ceiling_bytes = scoped_ceiling(f);
   uint64_t lim = out->limit_bytes;
   /* At risk: the kernel fits with the body's estimated values but not at
    * their ceiling, each rule at its worst error on the oracle's records
