@@ -855,6 +855,8 @@ typedef struct vmem_footprint {
   uint64_t stack_bytes;         /* the top of the stack, all lines, aligned */
   uint64_t smem_bytes;          /* SMEM operands and scratch */
   uint64_t alignment;
+  uint64_t forwarded_bytes;  /* scratch the body writes whole before reading it every step, which the compiler
+                                forwards and allocates no buffer for: out of scoped_bytes, in the ceiling */
   size_t body_values_unread; /* vector values of the body the model could not size (a dynamic or unknown
                                    type, or past its room): not in modelled_bytes nor modelled_high_bytes */
   vmem_allocator alloc;      /* a copy of the kernel's (zero: malloc): free the kernel first if you like */

@@ -25,6 +25,9 @@ typedef struct kernel_operand {
   bool fixed;          /* scratch that keeps its shape in fit (--fixed-scratch) */
   int follows;         /* scratch in fit: 1 + the operand whose block it follows; 0 when fixed */
   unsigned tied;       /* block dims tied to a parameter by size alone (bit d; vmem_kernel_parametrize) */
+  bool written_first;  /* scratch the body writes whole before it reads it, every step (src/mosaic/forward.c) */
+  unsigned written_axes; /* ... given these grid axes keep extent 1 (bit a): the conditions it folded */
+  const char *forward_note; /* ... said so, for its line */
 } kernel_operand;
 
 /* A vector value of the kernel body that the body model may charge

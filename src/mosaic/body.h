@@ -22,6 +22,11 @@ typedef struct body_cost {
  * only when out of memory. */
 bool body_read(vmem_kernel *k, const char *body, size_t len, body_cost *cost);
 
+/* Marks each VMEM scratch operand that the body writes whole before any
+ * read, in code that runs every step (src/mosaic/forward.c): the compiler
+ * forwards its stores and allocates none. False only when out of memory. */
+bool body_forwarded_scratch(vmem_kernel *k, const char *body, size_t len);
+
 /* An MLIR element type name ("bf16", "f8E4M3FN") as a dtype (mlir_text.c). */
 bool mlir_elem_type(const char *s, size_t n, vmem_dtype *out);
 

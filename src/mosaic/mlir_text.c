@@ -771,7 +771,8 @@ vmem_kernel *vmem_kernel_from_mlir(const char *text, size_t len, const vmem_allo
     sv name = kernel_name(r, f);
     k->name = arena_strndup(&k->a, name.ptr, name.len);
     ok = k->name && read_grid(r, f) && read_operands(r, f) &&
-         (body_read(k, f->body.ptr, f->body.len, &bc) || fail(r, VMEM_ERR_NOMEM, 0, "out of memory"));
+         ((body_read(k, f->body.ptr, f->body.len, &bc) && body_forwarded_scratch(k, f->body.ptr, f->body.len)) ||
+          fail(r, VMEM_ERR_NOMEM, 0, "out of memory"));
   }
   if (ok) {
     single_buffer_fixed_windows(k);

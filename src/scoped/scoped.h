@@ -38,6 +38,7 @@ uint64_t scoped_unrolled_estimate(size_t copies, uint64_t live, const vmem_targe
 /* Whether a block of dims `block` is one contiguous run of an array of dims
  * `array` (rank n): past leading dims of one, the first dim cut short is
  * followed only by whole dims. */
+bool scoped_forwarded(const vmem_kernel *k, const kernel_operand *op);
 bool scoped_contiguous(const int64_t *block, const int64_t *array, size_t n);
 
 /* The scoped limit that sizes the prefetch budget: opt's, else the kernel's
