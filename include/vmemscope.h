@@ -831,6 +831,8 @@ typedef struct vmem_allocation {
   size_t alike;            /* modelled: how many alike copies the body unrolls, charged as held at once
                               (0 or 1: one value) */
   bool unrolled;           /* modelled: the one line for all `alike` copies at once (not one value of them) */
+  bool outside_domain;     /* modelled: sized by a pattern (a fitted factor, unrolled copies) or outside the
+                              shapes its rule was measured on: may make a kernel "at risk", never "likely E1001" */
 } vmem_allocation;
 
 typedef struct vmem_plan_options {
@@ -848,6 +850,8 @@ typedef struct vmem_footprint {
   uint64_t scoped_bytes;   /* windows + scratch: the compiler-comparable figure */
   uint64_t internal_scratch_bytes;
   uint64_t modelled_bytes;      /* the body's values, the model's estimate (docs/kernels.md "Body values") */
+  uint64_t modelled_firm_bytes; /* the part of the estimate sized by rules inside the domain they were measured
+                                   on (docs/kernels.md "Where the rules hold"); <= modelled_bytes */
   uint64_t modelled_high_bytes; /* their ceiling: each rule at its worst error on the oracle's records, and
                                    what the estimate leaves out (docs/kernels.md "The ceiling"); >= modelled */
   uint64_t prefetched_bytes;    /* VMEM_ALLOC_PREFETCHED inputs: program-scoped VMEM the kernel reads in place
@@ -879,8 +883,9 @@ VMEM_API const char *vmem_alloc_kind_name(vmem_alloc_kind kind);
  * footprint against the limit in force and against SMEM. */
 typedef enum vmem_verdict_code {
   VMEM_VERDICT_FITS,         /* with the body's values at their ceiling (the internal scratch lies beside the limit) */
-  VMEM_VERDICT_AT_RISK,      /* fits with the body's estimated values, not at their ceiling: the model decides */
-  VMEM_VERDICT_LIKELY_E1001, /* the exact part fits; with the body's modelled values it does not */
+  VMEM_VERDICT_AT_RISK,      /* fits with the body's estimated values, not at their ceiling; or over with them
+                                only through rules outside their domain (estimate_over): the model cannot say */
+  VMEM_VERDICT_LIKELY_E1001, /* the exact part fits; with the values the rules inside their domain size, not */
   VMEM_VERDICT_E1001         /* the exact part (windows + scratch) exceeds the limit */
 } vmem_verdict_code;
 
@@ -892,6 +897,10 @@ typedef struct vmem_verdict {
   uint64_t exact_bytes;         /* windows + scratch: the figure the compiler prints */
   uint64_t predicted_bytes;     /* exact + the body's modelled values */
   uint64_t ceiling_bytes;       /* exact + their ceiling (modelled_high_bytes): "fits" means this fits */
+  uint64_t firm_bytes;          /* exact + the values sized by rules inside their domain: "likely E1001" means
+                                   this is over */
+  bool estimate_over;           /* at risk because predicted_bytes is over, though firm_bytes is not: the rules
+                                   that put it over are patterns or outside their domain */
   uint64_t needed_bytes;        /* what a limit must hold: predicted (the internal scratch is beside it) */
   uint64_t smem_bytes;          /* scalar prefetch, SMEM operands and scratch */
   uint64_t smem_capacity_bytes; /* the target's SMEM; 0 when unknown (then never over) */
@@ -1087,6 +1096,8 @@ typedef struct vmem_eval {
   uint64_t needed_bytes;        /* scoped + modelled: what must fit the limit, as check's verdict counts it (the
                                internal scratch is not in the compiler's figure: docs/fidelity.md) */
   uint64_t modelled_bytes;      /* the body's values (modelled; docs/kernels.md "Body values") */
+  uint64_t modelled_firm_bytes; /* the part of the estimate sized by rules inside the domain they were measured
+                                   on (docs/kernels.md "Where the rules hold"); <= modelled_bytes */
   uint64_t modelled_high_bytes; /* their ceiling (docs/kernels.md "The ceiling"), as check's footprint */
   uint64_t ceiling_bytes;       /* scoped + modelled_high_bytes: a candidate fits for sure when this does */
   bool body_unread;             /* the body has values the model cannot size: no candidate fits for sure */

@@ -138,8 +138,9 @@ static void print_totals(const kreport *r) {
       fprintf(CLI_OUT, "internal scratch (%s)  %s  at offset %" PRIu64 "  [headroom]\n", al->note,
               cli_bytes(b, sizeof b, al->bytes), al->offset);
     if (al->kind == VMEM_ALLOC_MODELLED)
-      fprintf(CLI_OUT, "modelled: %s  %s  at offset %" PRIu64 "  [estimate, not in the exact figure]\n", al->note,
-              cli_bytes(b, sizeof b, al->bytes), al->offset);
+      fprintf(CLI_OUT, "modelled: %s  %s  at offset %" PRIu64 "  [estimate%s, not in the exact figure]\n", al->note,
+              cli_bytes(b, sizeof b, al->bytes), al->offset,
+              al->outside_domain ? "; a pattern or outside its rule's measured shapes" : "");
     if (al->kind == VMEM_ALLOC_PREFETCHED) {
       const vmem_operand *po = vmem_kernel_operand(r->k, al->operand);
       bool out = po->role == VMEM_ROLE_OUTPUT;
@@ -197,6 +198,14 @@ static void print_verdict(const kreport *r) {
             "body's values (%s, modelled) the kernel is %s over\n",
             head, cli_tone(CLI_BAD), cli_tone(CLI_RESET), cli_human(b, sizeof b, lim - s),
             cli_human(c, sizeof c, r->f.modelled_bytes), cli_human(d, sizeof d, s + r->f.modelled_bytes - lim));
+  } else if (r->v.scoped == VMEM_VERDICT_AT_RISK && r->v.estimate_over) {
+    fprintf(CLI_OUT,
+            "%s: %sat risk%s — windows and scratch fit by %s; the body's estimated values (%s, modelled) put it %s "
+            "over, but only through rules used as patterns or outside the shapes they were measured on; with the "
+            "values the rules inside their domain size (%s) it fits: the model cannot say which\n",
+            head, cli_tone(CLI_WARN), cli_tone(CLI_RESET), cli_human(b, sizeof b, lim - s),
+            cli_human(c, sizeof c, r->f.modelled_bytes), cli_human(d, sizeof d, r->v.predicted_bytes - lim),
+            cli_human(e, sizeof e, r->v.firm_bytes - s));
   } else if (r->v.scoped == VMEM_VERDICT_AT_RISK && r->v.ceiling_bytes <= lim) {
     fprintf(CLI_OUT,
             "%s: %sfits by %s with the values the model sizes, but %zu it cannot size are left out — at risk%s\n", head,
@@ -294,6 +303,13 @@ static void print_risk_remedies(const kreport *r) {
             "\nto be sure of it: compile it once; the model cannot size %zu of the body's values (their types), so "
             "no limit it asks for would be sure either\n",
             r->f.body_values_unread);
+    return;
+  }
+  if (r->v.estimate_over) {
+    fprintf(CLI_OUT, "\nto be sure of it (the estimate is over, the rules inside their domain fit):\n");
+    fprintf(CLI_OUT, "1. compile it once; if the compiler refuses it, request the estimate's need: ");
+    print_request(r);
+    fprintf(CLI_OUT, "2. search blocks that fit with the estimate: vmemscope fit\n");
     return;
   }
   fprintf(CLI_OUT, "\nto be sure of it (the estimate fits, the ceiling does not):\n");
@@ -441,6 +457,9 @@ static json_t *json_kernel(const kreport *r) {
   json_object_set_new(o, "exact_bytes", json_integer((json_int_t)r->f.scoped_bytes));
   json_object_set_new(o, "predicted_bytes", json_integer((json_int_t)r->v.predicted_bytes));
   json_object_set_new(o, "ceiling_bytes", json_integer((json_int_t)r->v.ceiling_bytes));
+  json_object_set_new(o, "firm_bytes", json_integer((json_int_t)r->v.firm_bytes));
+  json_object_set_new(o, "estimate_over", json_boolean(r->v.estimate_over));
+  json_object_set_new(o, "forwarded_bytes", json_integer((json_int_t)r->f.forwarded_bytes));
   json_object_set_new(o, "fits", json_boolean(r->v.fits));
   json_object_set_new(o, "at_risk", json_boolean(r->v.scoped == VMEM_VERDICT_AT_RISK));
   json_object_set_new(o, "verdict", json_string(vmem_verdict_name(r->v.scoped)));
@@ -463,8 +482,10 @@ static json_t *json_kernel(const kreport *r) {
     json_object_set_new(e, "bytes", json_integer((json_int_t)al->bytes));
     json_object_set_new(e, "unpadded_bytes", json_integer((json_int_t)al->unpadded_bytes));
     json_object_set_new(e, "offset", json_integer((json_int_t)al->offset));
-    if (al->kind == VMEM_ALLOC_MODELLED)
+    if (al->kind == VMEM_ALLOC_MODELLED) {
       json_object_set_new(e, "alike", json_integer((json_int_t)(al->alike > 1 ? al->alike : 1)));
+      json_object_set_new(e, "outside_domain", json_boolean(al->outside_domain));
+    }
     json_object_set_new(e, "exact", json_boolean(al->kind == VMEM_ALLOC_WINDOW || al->kind == VMEM_ALLOC_SCRATCH));
     json_array_append_new(allocs, e);
   }

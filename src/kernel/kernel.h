@@ -66,6 +66,8 @@ typedef struct kernel_modelled {
   size_t group;                    /* 1 + the index of the first of them in k->modelled; 0 when alone */
   int upto_generation;             /* VALUE_RELAYOUT: the last generation that charges it */
   bool beside;                     /* VALUE_BF16_F32: a second copy at its line (the registers spare none of it) */
+  bool gathered;                   /* VALUE_KEPT: a tpu.concatenate's result, kept for its op alone */
+  const char *op;                  /* VALUE_KEPT: the op that makes it ("tpu.matmul"), for its rule's domain */
 } kernel_modelled;
 
 /* What the body walk learns of a body beyond its values (src/mosaic/body.c),
@@ -74,6 +76,10 @@ typedef struct kernel_modelled {
 typedef struct kernel_body_facts {
   size_t unrolled;           /* the most kept values alike (the copies a Python loop unrolls); 0 or 1: none */
   const char *unrolled_note; /* what those copies are, for the line that charges them */
+  vmem_dtype unrolled_dt;    /* ... one copy's op, type and dims (the kept value alike in each) */
+  const char *unrolled_op;
+  size_t unrolled_rank;
+  int64_t unrolled_dims[VMEM_KERNEL_MAX_RANK];
   size_t copies;             /* the copies the ceiling counts: `unrolled`, or the most shared values alike
                                 (VALUE_SHARED), whichever is more */
   bool rules;                /* some rule recorded a value (any kind but VALUE_LIVE and VALUE_SHARED) */

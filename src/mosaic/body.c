@@ -904,8 +904,18 @@ static bool finish(bscan *b) {
   if (f->unrolled > 1) {
     const bval *v = &b->v[lead_most];
     char note[192];
-    snprintf(note, sizeof note, "%zu unrolled copies (alike %%%.*s = %.*s, line %zu) held at once", f->unrolled,
-             (int)v->nlen, v->name, (int)v->oplen, v->op, v->start);
+    int len = snprintf(note, sizeof note, "%zu unrolled copies (alike %%%.*s = %.*s, line %zu: %s[", f->unrolled,
+                       (int)v->nlen, v->name, (int)v->oplen, v->op, v->start, vmem_dtype_name(v->dt));
+    for (size_t d = 0; d < v->t.rank && len > 0 && (size_t)len < sizeof note; d++)
+      len += snprintf(note + len, sizeof note - (size_t)len, "%s%lld", d ? "," : "", (long long)v->t.dims[d]);
+    if (len > 0 && (size_t)len < sizeof note)
+      snprintf(note + len, sizeof note - (size_t)len, "]) held at once");
+    f->unrolled_dt = v->dt;
+    if (!(f->unrolled_op = arena_strndup(&b->k->a, v->op, v->oplen)))
+      return b->ok = false;
+    f->unrolled_rank = v->t.rank < VMEM_KERNEL_MAX_RANK ? v->t.rank : VMEM_KERNEL_MAX_RANK;
+    for (size_t d = 0; d < f->unrolled_rank; d++)
+      f->unrolled_dims[d] = v->t.dims[v->t.rank - f->unrolled_rank + d];
     if (!(f->unrolled_note = arena_strndup(&b->k->a, note, strlen(note))))
       return b->ok = false;
   }
@@ -925,6 +935,10 @@ static bool finish(bscan *b) {
     size_t at = b->k->nmodelled;
     b->ok = record(b, VALUE_KEPT, &v->t, v->dt, v->start, v->end, note);
     recorded[i] = b->k->nmodelled > at ? at : SIZE_MAX;
+    if (b->ok && recorded[i] != SIZE_MAX) {
+      b->k->modelled[at].gathered = !(v->whole_use && v->uses >= 2);
+      b->ok = (b->k->modelled[at].op = arena_strndup(&b->k->a, v->op, v->oplen)) != NULL;
+    }
     if (b->ok && recorded[i] != SIZE_MAX && alike_n > 1) {
       kernel_modelled *m = &b->k->modelled[at];
       m->repeats = alike_n;

@@ -49,6 +49,8 @@ uint64_t scoped_limit(const vmem_kernel *k, const vmem_target *t, const vmem_pla
  * exact + the body's estimated values, and exact + their ceiling (never
  * under the estimate). The verdict and the remedies' request use these. */
 uint64_t scoped_predicted(const vmem_footprint *f);
+uint64_t scoped_firm(const vmem_footprint *f);
+bool scoped_rule_firm(const kernel_modelled *m, uint64_t charge);
 uint64_t scoped_ceiling(const vmem_footprint *f);
 
 /* An input or an output: the roles that have windows, and that may be

@@ -41,6 +41,11 @@ static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UI
 
 uint64_t scoped_predicted(const vmem_footprint *f) { return sat_add(f->scoped_bytes, f->modelled_bytes); }
 
+uint64_t scoped_firm(const vmem_footprint *f) {
+  return sat_add(f->scoped_bytes, f->modelled_firm_bytes < f->modelled_bytes ? f->modelled_firm_bytes
+                                                                             : f->modelled_bytes);
+}
+
 uint64_t scoped_ceiling(const vmem_footprint *f) {
   uint64_t high = f->modelled_high_bytes > f->modelled_bytes ? f->modelled_high_bytes : f->modelled_bytes;
   return sat_add(f->scoped_bytes, high);
@@ -73,10 +78,17 @@ vmem_status vmem_kernel_verdict(const vmem_footprint *f, const vmem_limits *l, c
    * (src/scoped/footprint.c): the model's estimate decides the verdict. */
   /* A body with values the model cannot size has no ceiling to speak of:
    * at best at risk. */
-  out->scoped = out->exact_bytes > lim                              ? VMEM_VERDICT_E1001
-                : out->predicted_bytes > lim                        ? VMEM_VERDICT_LIKELY_E1001
-                : out->ceiling_bytes > lim || f->body_values_unread ? VMEM_VERDICT_AT_RISK
-                                                                    : VMEM_VERDICT_FITS;
+  /* "likely E1001" only where the exact part and the rules inside the
+   * domain they were measured on put it over (scoped_firm): a pattern, or a
+   * rule sizing a value unlike any it was measured on, can make a kernel at
+   * risk and no more. Real kernels outside the records' families showed why
+   * (docs/fidelity.md, "Generated kernels"). */
+  out->firm_bytes = scoped_firm(f);
+  out->estimate_over = out->predicted_bytes > lim && out->firm_bytes <= lim && out->exact_bytes <= lim;
+  out->scoped = out->exact_bytes > lim                                                     ? VMEM_VERDICT_E1001
+                : out->firm_bytes > lim                                                    ? VMEM_VERDICT_LIKELY_E1001
+                : out->estimate_over || out->ceiling_bytes > lim || f->body_values_unread ? VMEM_VERDICT_AT_RISK
+                                                                                           : VMEM_VERDICT_FITS;
   out->smem_bytes = f->smem_bytes;
   out->smem_capacity_bytes = vmem_target_u64(t, VMEM_FACT_SMEM_BYTES);
   out->smem_over = out->smem_capacity_bytes && f->smem_bytes > out->smem_capacity_bytes;
