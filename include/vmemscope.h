@@ -849,15 +849,17 @@ typedef struct vmem_footprint {
   vmem_allocation *allocs; /* owned by the footprint */
   uint64_t scoped_bytes;   /* windows + scratch: the compiler-comparable figure */
   uint64_t internal_scratch_bytes;
-  uint64_t modelled_bytes;      /* the body's values, the model's estimate (docs/kernels.md "Body values") */
-  uint64_t modelled_firm_bytes; /* the part of the estimate sized by rules inside the domain they were measured
+  uint64_t modelled_bytes;            /* the body's values, the model's estimate (docs/kernels.md "Body values") */
+  uint64_t modelled_firm_bytes;       /* the part of the estimate sized by rules inside the domain they were measured
                                    on (docs/kernels.md "Where the rules hold"); <= modelled_bytes */
-  uint64_t modelled_high_bytes; /* their ceiling: each rule at its worst error on the oracle's records, and
+  uint64_t modelled_high_bytes;       /* their ceiling: each rule at its worst error on the oracle's records, and
                                    what the estimate leaves out (docs/kernels.md "The ceiling"); >= modelled */
-  uint64_t prefetched_bytes;    /* VMEM_ALLOC_PREFETCHED inputs: program-scoped VMEM the kernel reads in place
+  uint64_t modelled_rules_high_bytes; /* the ceiling of the rules alone, without the floor for what no rule
+                                        names (every live value at once): what the limit requested holds */
+  uint64_t prefetched_bytes;          /* VMEM_ALLOC_PREFETCHED inputs: program-scoped VMEM the kernel reads in place
                                 (other inputs prefetched but read through windows are not counted) */
-  uint64_t stack_bytes;         /* the top of the stack, all lines, aligned */
-  uint64_t smem_bytes;          /* SMEM operands and scratch */
+  uint64_t stack_bytes;               /* the top of the stack, all lines, aligned */
+  uint64_t smem_bytes;                /* SMEM operands and scratch */
   uint64_t alignment;
   uint64_t forwarded_bytes;  /* scratch the body writes whole before reading it every step, which the compiler
                                 forwards and allocates no buffer for: out of scoped_bytes, in the ceiling */
@@ -952,12 +954,14 @@ typedef struct vmem_coloring {
 typedef struct vmem_remedies {
   uint64_t limit_bytes;
   uint64_t needed_bytes;  /* scoped + the body's estimated values (the internal scratch lies beside the limit) */
-  uint64_t ceiling_bytes; /* scoped + the body's values at their ceiling */
+  uint64_t ceiling_bytes; /* scoped + the body's values at the rules' ceiling (modelled_rules_high_bytes) */
   size_t nshrink;
   vmem_shrink shrink[VMEM_REMEDY_MAX];
   uint64_t request_bytes;  /* vmem_limit_bytes to request (vmem_request_limit): the ceiling rounded up to a MiB,
                              or the need where the ceiling's is above physical VMEM */
   bool request_at_ceiling; /* request_bytes holds the ceiling, not only the estimate */
+  bool request_estimate;   /* request_bytes is the estimate's need: the estimate is over only through rules
+                              outside their domain (the verdict's estimate_over), whose ceiling is no guide */
   bool request_within_physical;
   size_t nbuffered1;
   vmem_buffered1 buffered1[VMEM_REMEDY_MAX];

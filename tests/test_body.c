@@ -108,15 +108,18 @@ static void test_the_ceiling_of_each_rule(void **state) {
                                          "(vector<512x1024xf32>, vector<1024x1024xf32>, vector<512x1024xf32>) -> "
                                          "vector<512x1024xf32>\n" STORE("%2"));
   assert_int_equal(modelled(k, "v6e", NULL, 0), 0);
-  assert_int_equal(ceiling(k, "v6e"), 2u << 20);
-  assert_int_equal(ceiling(k, "v5e"), 2u << 20);
+  /* the 2 MiB f32 lhs whole, and the 4 MiB f32 rhs's bf16 parts (half of it) */
+  assert_int_equal(ceiling(k, "v6e"), (2u << 20) + (2u << 20));
+  assert_int_equal(ceiling(k, "v5e"), (2u << 20) + (2u << 20));
   vmem_kernel_free(k);
   k = kernel_with("  %0 = \"vector.load\"(%arg1, %c0, %c0) : (memref<1024x1024xbf16, #tpu.memory_space<vmem>>, "
                   "index, index) -> vector<1024x512xbf16>\n"
                   "  %1 = \"vector.load\"(%arg2, %c0, %c0) : (memref<1024x1024xbf16, #tpu.memory_space<vmem>>, "
                   "index, index) -> vector<512x1024xbf16>\n" MATMUL("%2", "%0", "%1", "512") STORE("%2"));
   assert_int_equal(modelled(k, "v6e", NULL, 0), 0);
-  assert_int_equal(ceiling(k, "v6e"), 2u << 20);
+  /* the lhs twice is 2 MiB; the 4 MiB result, made whole by the matmul and
+   * live to its store, is the ceiling's floor */
+  assert_int_equal(ceiling(k, "v6e"), 4u << 20);
   vmem_kernel_free(k);
   k = kernel_with(
       LOADS MATMUL("%2", "%0", "%1", "1024") "  %zr = arith.constant dense<0.000000e+00> : "
@@ -131,8 +134,10 @@ static void test_the_ceiling_of_each_rule(void **state) {
                                              "vector<1024x1024xf32>\n"
                                              "  %6 = \"arith.subf\"(%2, %5) : (vector<1024x1024xf32>, "
                                              "vector<1024x1024xf32>) -> vector<1024x1024xf32>\n" STORE("%6"));
-  /* at the matmul: the 4 MiB result whole and the 2 MiB lhs twice */
-  assert_int_equal(ceiling(k, "v6e"), (4u << 20) + (4u << 20));
+  /* the rules' ceiling at the matmul: the 4 MiB result whole and the 2 MiB
+   * lhs twice; the floor above it at the subtraction: the result, the
+   * difference and the row maxima (4 KiB) live at once */
+  assert_int_equal(ceiling(k, "v6e"), (8u << 20) + (4u << 10));
   vmem_kernel_free(k);
 }
 
@@ -153,8 +158,8 @@ static void test_the_request_holds_the_ceiling(void **state) {
   assert_int_equal(vmem_kernel_footprint(k, t, NULL, &f, &err), VMEM_OK);
   assert_int_equal(vmem_kernel_remedies(k, t, NULL, 1u << 20, &r, &err), VMEM_OK);
   assert_int_equal(r.needed_bytes, f.scoped_bytes);
-  assert_int_equal(r.ceiling_bytes, f.scoped_bytes + (2u << 20));
-  assert_int_equal(r.request_bytes, vmem_request_bytes(f.scoped_bytes + (2u << 20)));
+  assert_int_equal(r.ceiling_bytes, f.scoped_bytes + (4u << 20)); /* the lhs whole, the rhs's bf16 parts */
+  assert_int_equal(r.request_bytes, vmem_request_bytes(f.scoped_bytes + (4u << 20)));
   assert_true(r.request_at_ceiling && r.request_within_physical);
   vmem_footprint_free(&f);
   vmem_kernel_free(k);
@@ -175,7 +180,9 @@ static void test_one_op_reading_twice_is_one_read(void **state) {
                         "-> vector<1024x1024xf32>\n"
                         "  %4 = \"arith.addf\"(%3, %2) : (vector<1024x1024xf32>, vector<1024x1024xf32>) "
                         "-> vector<1024x1024xf32>\n" STORE("%4"));
-  assert_int_equal(ceiling(k, "v6e"), 4u << 20);
+  /* shared, %2 cannot stream: the ceiling holds every computed value live at
+   * once, %2, %3 and %4 at %4's line (4 MiB each) */
+  assert_int_equal(ceiling(k, "v6e"), 12u << 20);
   vmem_kernel_free(k);
 }
 
@@ -200,7 +207,14 @@ static void test_a_value_read_across_a_reduction(void **state) {
   char notes[512];
   assert_int_equal(modelled(k, "v6e", notes, sizeof notes), 3u << 20);
   assert_non_null(strstr(notes, "%2 = arith.extf, read across the reduction at line"));
-  assert_int_equal(ceiling(k, "v6e"), (4u << 20) + (512u << 10));
+  /* the rules' ceiling: %2 whole and the reduction's column beside it */
+  vmem_footprint f;
+  assert_int_equal(vmem_kernel_footprint(k, vmem_target_find("v6e", 3), NULL, &f, NULL), VMEM_OK);
+  assert_int_equal(f.modelled_rules_high_bytes, (4u << 20) + (512u << 10));
+  /* the ceiling's floor: every computed value live at once (%2 and %3, and
+   * the reduction's 4 KiB result, at %4's line) */
+  assert_int_equal(f.modelled_high_bytes, (8u << 20) + (4u << 10));
+  vmem_footprint_free(&f);
   vmem_kernel_free(k);
 }
 

@@ -44,23 +44,23 @@ static vmem_footprint footprint_of(int ksteps, const char *body) {
 }
 
 /* pl.when(k == 0) zeroes it, it accumulates, pl.when(k == last) stores it (custom form). */
-#define ACCUMULATE(LAST)                                                                                             \
+#define ACCUMULATE(LAST)                                                                                          \
   "  %c0 = arith.constant 0 : index\n  %c0_i32 = arith.constant 0 : i32\n  %c" LAST "_i32 = arith.constant " LAST \
   " : i32\n  %cst = arith.constant dense<0.000000e+00> : vector<512x512xf32>\n"                                   \
-  "  %0 = arith.cmpi eq, %arg1, %c0_i32 : i32\n  scf.if %0 {\n"                                                    \
-  "    tpu.vector_store %arg5[%c0, %c0], %cst {strides = array<i32>} : memref<512x512xf32, "                        \
-  "#tpu.memory_space<vmem>>, vector<512x512xf32>,\n  }\n"                                                          \
+  "  %0 = arith.cmpi eq, %arg1, %c0_i32 : i32\n  scf.if %0 {\n"                                                   \
+  "    tpu.vector_store %arg5[%c0, %c0], %cst {strides = array<i32>} : memref<512x512xf32, "                      \
+  "#tpu.memory_space<vmem>>, vector<512x512xf32>,\n  }\n"                                                         \
   "  %1 = vector.load %arg5[%c0, %c0] : memref<512x512xf32, #tpu.memory_space<vmem>>, vector<512x512xf32>\n"      \
   "  %2 = vector.load %arg2[%c0, %c0] : memref<512x512xbf16, #tpu.memory_space<vmem>>, vector<512x512xbf16>\n"    \
   "  %3 = vector.load %arg3[%c0, %c0] : memref<512x512xbf16, #tpu.memory_space<vmem>>, vector<512x512xbf16>\n"    \
   "  %4 = tpu.matmul %2, %3, %cst {dimension_numbers = #tpu.dot_dimension_numbers<[1], [0], [0], [1], [0, 0, 1, " \
   "1], [], []>} : vector<512x512xbf16>, vector<512x512xbf16>, vector<512x512xf32> -> vector<512x512xf32>\n"       \
-  "  %5 = arith.addf %1, %4 : vector<512x512xf32>\n"                                                               \
+  "  %5 = arith.addf %1, %4 : vector<512x512xf32>\n"                                                              \
   "  tpu.vector_store %arg5[%c0, %c0], %5 {strides = array<i32>} : memref<512x512xf32, "                          \
-  "#tpu.memory_space<vmem>>, vector<512x512xf32>,\n"                                                               \
-  "  %6 = arith.cmpi eq, %arg1, %c" LAST "_i32 : i32\n  scf.if %6 {\n"                                             \
+  "#tpu.memory_space<vmem>>, vector<512x512xf32>,\n"                                                              \
+  "  %6 = arith.cmpi eq, %arg1, %c" LAST "_i32 : i32\n  scf.if %6 {\n"                                            \
   "    %7 = vector.load %arg5[%c0, %c0] : memref<512x512xf32, #tpu.memory_space<vmem>>, vector<512x512xf32>\n"    \
-  "    %8 = arith.truncf %7 : vector<512x512xf32> to vector<512x512xbf16>\n"                                       \
+  "    %8 = arith.truncf %7 : vector<512x512xf32> to vector<512x512xbf16>\n"                                      \
   "    tpu.vector_store %arg4[%c0, %c0], %8 {strides = array<i32>} : memref<512x512xbf16, "                       \
   "#tpu.memory_space<vmem>>, vector<512x512xbf16>,\n  }\n"
 

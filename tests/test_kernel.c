@@ -554,9 +554,17 @@ static void test_verdict(void **state) {
   assert_int_equal(vmem_kernel_verdict(&f, &l, t, &v, NULL), VMEM_OK);
   assert_int_equal(v.scoped, VMEM_VERDICT_FITS);
   f.scoped_bytes = 800, f.modelled_bytes = 201, f.modelled_high_bytes = 300;
+  /* over with the estimate, but none of it sized by a rule inside its domain: at risk, never likely E1001 */
+  assert_int_equal(vmem_kernel_verdict(&f, &l, t, &v, NULL), VMEM_OK);
+  assert_int_equal(v.scoped, VMEM_VERDICT_AT_RISK);
+  assert_true(v.estimate_over && v.fits);
+  f.modelled_firm_bytes = 200; /* the rules inside their domain fit to the byte: still at risk */
+  assert_int_equal(vmem_kernel_verdict(&f, &l, t, &v, NULL), VMEM_OK);
+  assert_int_equal(v.scoped, VMEM_VERDICT_AT_RISK);
+  f.modelled_firm_bytes = 201; /* they are over: likely E1001 */
   assert_int_equal(vmem_kernel_verdict(&f, &l, t, &v, NULL), VMEM_OK);
   assert_int_equal(v.scoped, VMEM_VERDICT_LIKELY_E1001);
-  assert_false(v.fits);
+  assert_false(v.fits || v.estimate_over);
   f.scoped_bytes = 1001;
   assert_int_equal(vmem_kernel_verdict(&f, &l, t, &v, NULL), VMEM_OK);
   assert_int_equal(v.scoped, VMEM_VERDICT_E1001);
@@ -583,7 +591,7 @@ static void test_verdict(void **state) {
   assert_true(v.fits);
 
   /* Sums past 2^64 are over any limit, never wrapped under it. */
-  vmem_footprint w = {.scoped_bytes = 10, .modelled_bytes = UINT64_MAX};
+  vmem_footprint w = {.scoped_bytes = 10, .modelled_bytes = UINT64_MAX, .modelled_firm_bytes = UINT64_MAX};
   assert_int_equal(vmem_kernel_verdict(&w, &l, t, &v, NULL), VMEM_OK);
   assert_int_equal(v.scoped, VMEM_VERDICT_LIKELY_E1001);
   vmem_error err;

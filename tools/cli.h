@@ -169,7 +169,7 @@ size_t cli_dump_modules(const char *dir, const char *module, char ***out);
 size_t cli_dump_logs(const char *dir, char ***out);
 
 /* The JSON schema version every command's output carries (docs/json.md). */
-#define CLI_JSON_SCHEMA 4
+#define CLI_JSON_SCHEMA 5
 /* A top-level JSON object: {"schema_version": 3, "command": NAME, ...}. */
 json_t *cli_json_root(const char *command);
 

@@ -277,7 +277,12 @@ static void print_request(const kreport *r) {
   uint64_t estimate = vmem_request_bytes(m->needed_bytes);
   fprintf(CLI_OUT, "pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # %s: ", m->request_bytes,
           cli_human(c, sizeof c, m->request_bytes));
-  if (m->request_at_ceiling && wider)
+  if (m->request_estimate)
+    fprintf(CLI_OUT,
+            "windows + scratch + the body's estimated values, rounded up to a MiB (the ceiling, each rule at "
+            "its worst, is %s)",
+            cli_human(d, sizeof d, m->ceiling_bytes));
+  else if (m->request_at_ceiling && wider)
     fprintf(CLI_OUT, "windows + scratch + the body's values at their ceiling, rounded up to a MiB%s%s%s",
             estimate != m->request_bytes ? " (the estimate needs " : "",
             estimate != m->request_bytes ? cli_human(d, sizeof d, estimate) : "",
@@ -510,6 +515,7 @@ static json_t *json_kernel(const kreport *r) {
     json_object_set_new(rm, "vmem_limit_bytes", json_integer((json_int_t)r->rem.request_bytes));
     json_object_set_new(rm, "within_physical", json_boolean(r->rem.request_within_physical));
     json_object_set_new(rm, "at_ceiling", json_boolean(r->rem.request_at_ceiling));
+    json_object_set_new(rm, "for_estimate", json_boolean(r->rem.request_estimate));
     json_object_set_new(rm, "ceiling_bytes", json_integer((json_int_t)r->rem.ceiling_bytes));
     json_t *b1 = json_array();
     for (size_t i = 0; i < r->rem.nbuffered1; i++)

@@ -19,14 +19,14 @@ typedef struct kernel_param {
  * vary them). */
 typedef struct kernel_operand {
   vmem_operand pub;
-  vmem_shape *array;   /* pub.array, writable */
-  size_t offset;       /* in the source text, for messages */
-  bool array_inferred; /* the array is grid x window (vmem_kernel_parametrize) */
-  bool fixed;          /* scratch that keeps its shape in fit (--fixed-scratch) */
-  int follows;         /* scratch in fit: 1 + the operand whose block it follows; 0 when fixed */
-  unsigned tied;       /* block dims tied to a parameter by size alone (bit d; vmem_kernel_parametrize) */
-  bool written_first;  /* scratch the body writes whole before it reads it, every step (src/mosaic/forward.c) */
-  unsigned written_axes; /* ... given these grid axes keep extent 1 (bit a): the conditions it folded */
+  vmem_shape *array;        /* pub.array, writable */
+  size_t offset;            /* in the source text, for messages */
+  bool array_inferred;      /* the array is grid x window (vmem_kernel_parametrize) */
+  bool fixed;               /* scratch that keeps its shape in fit (--fixed-scratch) */
+  int follows;              /* scratch in fit: 1 + the operand whose block it follows; 0 when fixed */
+  unsigned tied;            /* block dims tied to a parameter by size alone (bit d; vmem_kernel_parametrize) */
+  bool written_first;       /* scratch the body writes whole before it reads it, every step (src/mosaic/forward.c) */
+  unsigned written_axes;    /* ... given these grid axes keep extent 1 (bit a): the conditions it folded */
   const char *forward_note; /* ... said so, for its line */
 } kernel_operand;
 
@@ -47,9 +47,11 @@ typedef enum kernel_value_kind {
                        ceiling's (src/scoped/footprint.c), never the estimate's */
   VALUE_SHARED,     /* computed, read by two or more ops none of which needs all of it: streamed by the
                        estimate, held whole over its lines by the ceiling */
-  VALUE_ACROSS      /* a shared value read before a vector reduction and after it (a norm's centred or
+  VALUE_ACROSS,     /* a shared value read before a vector reduction and after it (a norm's centred or
                        summed rows): held while the reduction completes; the ceiling adds the reduction's
                        result in vreg tiles beside it */
+  VALUE_MXU_RHS32,  /* a matmul's 32-bit rhs, loaded: the MXU takes it in bf16 parts; the ceiling's alone */
+  VALUE_WIDEN8      /* a strip of an 8-bit value widened to 32 bits: the ceiling's alone */
 } kernel_value_kind;
 
 typedef struct kernel_modelled {
@@ -68,6 +70,7 @@ typedef struct kernel_modelled {
   bool beside;                     /* VALUE_BF16_F32: a second copy at its line (the registers spare none of it) */
   bool gathered;                   /* VALUE_KEPT: a tpu.concatenate's result, kept for its op alone */
   const char *op;                  /* VALUE_KEPT: the op that makes it ("tpu.matmul"), for its rule's domain */
+  bool declared;                   /* VALUE_KEPT: declared by a kernel spec: sized by its author, not a rule */
 } kernel_modelled;
 
 /* What the body walk learns of a body beyond its values (src/mosaic/body.c),
@@ -80,11 +83,13 @@ typedef struct kernel_body_facts {
   const char *unrolled_op;
   size_t unrolled_rank;
   int64_t unrolled_dims[VMEM_KERNEL_MAX_RANK];
-  size_t copies;             /* the copies the ceiling counts: `unrolled`, or the most shared values alike
+  size_t copies; /* the copies the ceiling counts: `unrolled`, or the most shared values alike
                                 (VALUE_SHARED), whichever is more */
-  bool rules;                /* some rule recorded a value (any kind but VALUE_LIVE and VALUE_SHARED) */
-  bool reduces;              /* it reduces a vector (vector.multi_reduction): the ceiling's spill margin */
-  size_t unread;             /* vector results the walk could not size (a dynamic or unknown type) or had no
+  bool rules;    /* some rule recorded a value (any kind but VALUE_LIVE and VALUE_SHARED) */
+  bool reduces;  /* it reduces a vector (vector.multi_reduction): the ceiling's spill margin */
+  bool holds;    /* some computed value cannot stream (read twice, or needing or made by a whole op):
+                                the ceiling then holds every live value (VALUE_LIVE) at once */
+  size_t unread; /* vector results the walk could not size (a dynamic or unknown type) or had no
                                 room for: left out of the estimate and the ceiling, and said so */
 } kernel_body_facts;
 

@@ -640,6 +640,7 @@ static bool read_values(sreader *r) {
     m->shape = kernel_shape(k, t, dims, rank);
     m->note = arena_strndup(&k->a, note, strlen(note));
     m->kind = VALUE_KEPT;
+    m->declared = true; /* the user's figure, not a rule's: it decides */
     m->start = 1;
     m->end = 1;
     if (!m->shape || !m->note)

@@ -450,6 +450,25 @@ static void record_transpose(bscan *b, const char *name, size_t len, const vtype
   b->ok = b->ok && record(b, bits == 8 ? VALUE_TRANSPOSE8 : VALUE_TRANSPOSE, &strip, dt, ln, ln, note);
 }
 
+/* An 8-bit value widened to 32 bits (arith.extsi, arith.sitofp, ...): one
+ * 8-bit vreg unpacks into four, and the compiler holds part of a row strip
+ * of the result: 45-90 KiB at 6144 and 8192 lanes on v5e, v6e, v5p and 7x
+ * in the generated kernels (oracle/gen, the fitting split), nothing that
+ * narrow rows show. Recorded as a strip of 4 rows of the result (16 bytes
+ * a lane), the ceiling's alone. */
+static void record_widen8(bscan *b, const char *name, size_t len, const vtype *t, vmem_dtype dt, int first, size_t ln,
+                          const char *res, size_t rlen) {
+  static const char *const widens[] = {"arith.extsi", "arith.extui", "arith.sitofp", "arith.uitofp"};
+  if (!op_is(name, len, widens, 4) || first < 0 || vmem_dtype_bits(b->v[first].dt) != 8 || vmem_dtype_bits(dt) != 32 ||
+      !t->rank)
+    return;
+  vtype strip = {.rank = 2, .dims = {4, t->dims[t->rank - 1]}};
+  char note[160];
+  snprintf(note, sizeof note, "a strip of the 8-bit widening %%%.*s = %.*s, line %zu", (int)rlen, res, (int)len, name,
+           ln);
+  b->ok = b->ok && record(b, VALUE_WIDEN8, &strip, dt, ln, ln, note);
+}
+
 /* ---- one-row tiles ---------------------------------------------------------
  *
  * Mosaic tiles a 32-bit ref whose second-minor dim is 1 as (1, 128), and a
@@ -632,6 +651,12 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
       m->columns = vt && read_vector(vt, end, &out) && out.rank ? out.dims[out.rank - 1] : 0;
     }
   }
+  if (matmul && second >= 0 && !b->v[b->v[second].root].computed && vmem_dtype_bits(b->v[second].dt) == 32) {
+    const bval *r = &b->v[second]; /* an f32 rhs: split into bf16 parts for the MXU (the ceiling's) */
+    snprintf(note, sizeof note, "rhs %%%.*s of the %.*s at line %zu, 32-bit: its bf16 parts for the MXU", (int)r->nlen,
+             r->name, (int)len, name, ln);
+    b->ok = b->ok && record(b, VALUE_MXU_RHS32, &r->t, r->dt, ln, ln, note);
+  }
   if (matmul && second >= 0 && b->v[b->v[second].root].computed) { /* a rhs made in the body: whole, for the MXU */
     const bval *r = &b->v[second];
     snprintf(note, sizeof note, "rhs %%%.*s of the %.*s at line %zu, made in the body", (int)r->nlen, r->name, (int)len,
@@ -656,6 +681,7 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
   if (bf16_in_f32(name, len, p, end, dt))
     record_f32_copies(b, name, len, end, ln, &t, res, rlen);
   record_transpose(b, name, len, &t, dt, ln, res, rlen);
+  record_widen8(b, name, len, &t, dt, first, ln, res, rlen);
   bval *v = &b->v[b->n];
   memset(v, 0, sizeof *v);
   v->name = res;
@@ -754,13 +780,25 @@ static const uint64_t LIVE_MAX = (uint64_t)1 << 50;
 
 static bool live_counts(const bval *v, int i) { return v->root == i && v->computed && v->end > v->start; }
 
-static bool record_live(bscan *b) {
+/* A computed value that cannot stream through the registers: read by two
+ * or more ops, by one that needs all of it (a reduction, a matmul), or
+ * made whole by one (a matmul's result). A chain of single reads streams:
+ * the records of elementwise chains are exact with windows and scratch
+ * alone. */
+static bool holds(const bval *v, int i) {
+  bool made_whole = v->oplen && op_is(v->op, v->oplen, wholes, sizeof wholes / sizeof *wholes);
+  return live_counts(v, i) && (v->reads >= 2 || v->whole_use || made_whole);
+}
+
+/* The line where the values `counts` picks hold the most at once, each of
+ * them recorded there as `kind`. */
+static bool record_peak(bscan *b, bool (*counts)(const bval *, int), kernel_value_kind kind, const char *what) {
   live_end *ends = vmem__alloc(&b->k->a.alloc, (b->n ? b->n : 1) * sizeof *ends);
   if (!ends)
     return false;
   size_t n = 0;
   for (size_t i = 0; i < b->n; i++)
-    if (live_counts(&b->v[i], (int)i)) {
+    if (counts(&b->v[i], (int)i)) {
       uint64_t bytes = tile_bytes(&b->v[i]);
       ends[n++] = (live_end){b->v[i].end, bytes < LIVE_MAX ? bytes : LIVE_MAX};
     }
@@ -769,7 +807,7 @@ static bool record_live(bscan *b) {
   size_t at = 0, e = 0;
   for (size_t i = 0; i < b->n; i++) {
     const bval *v = &b->v[i];
-    if (!live_counts(v, (int)i))
+    if (!counts(v, (int)i))
       continue;
     while (e < n && ends[e].end < v->start)
       live -= ends[e++].bytes;
@@ -781,11 +819,11 @@ static bool record_live(bscan *b) {
   vmem__free(&b->k->a.alloc, ends);
   for (size_t i = 0; at && i < b->n && b->ok; i++) {
     const bval *v = &b->v[i];
-    if (!live_counts(v, (int)i) || v->start > at || v->end < at)
+    if (!counts(v, (int)i) || v->start > at || v->end < at)
       continue;
     char note[160];
-    snprintf(note, sizeof note, "%%%.*s = %.*s, live at line %zu", (int)v->nlen, v->name, (int)v->oplen, v->op, at);
-    b->ok = record(b, VALUE_LIVE, &v->t, v->dt, at, at, note);
+    snprintf(note, sizeof note, "%%%.*s = %.*s, %s at line %zu", (int)v->nlen, v->name, (int)v->oplen, v->op, what, at);
+    b->ok = record(b, kind, &v->t, v->dt, at, at, note);
   }
   return b->ok;
 }
@@ -920,8 +958,10 @@ static bool finish(bscan *b) {
       return b->ok = false;
   }
   f->copies = shared_copies(b, f->unrolled);
-  if (!record_live(b))
+  if (!record_peak(b, live_counts, VALUE_LIVE, "live"))
     return b->ok = false;
+  for (size_t i = 0; i < b->n && !f->holds; i++)
+    f->holds = holds(&b->v[i], (int)i);
   for (size_t i = 0; i < b->n && b->ok; i++) {
     const bval *v = &b->v[i];
     char note[192];
@@ -950,7 +990,8 @@ static bool finish(bscan *b) {
   if (!record_shared(b))
     return false;
   for (size_t m = 0; m < b->k->nmodelled; m++)
-    f->rules |= b->k->modelled[m].kind != VALUE_LIVE && b->k->modelled[m].kind != VALUE_SHARED;
+    f->rules |= b->k->modelled[m].kind != VALUE_LIVE && b->k->modelled[m].kind != VALUE_SHARED &&
+                b->k->modelled[m].kind != VALUE_MXU_RHS32 && b->k->modelled[m].kind != VALUE_WIDEN8;
   return true;
 }
 

@@ -121,16 +121,26 @@ static const char *const PREDICATES[] = {"eq", "ne", "slt", "sle", "sgt", "sge",
 static bool compare(int pred, int64_t a, int64_t b) {
   uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
   switch (pred) {
-  case 0: return a == b;
-  case 1: return a != b;
-  case 2: return a < b;
-  case 3: return a <= b;
-  case 4: return a > b;
-  case 5: return a >= b;
-  case 6: return ua < ub;
-  case 7: return ua <= ub;
-  case 8: return ua > ub;
-  default: return ua >= ub;
+  case 0:
+    return a == b;
+  case 1:
+    return a != b;
+  case 2:
+    return a < b;
+  case 3:
+    return a <= b;
+  case 4:
+    return a > b;
+  case 5:
+    return a >= b;
+  case 6:
+    return ua < ub;
+  case 7:
+    return ua <= ub;
+  case 8:
+    return ua > ub;
+  default:
+    return ua >= ub;
   }
 }
 
@@ -280,8 +290,8 @@ static bool read_after(const char *name, size_t n, const char *from, const char 
 }
 
 /* An access to a scratch on this line: a load, a whole store, or anything else. */
-static void access(fwd_scan *f, fwd_state *s, const char *op, size_t oplen, const char *res, size_t rlen,
-                   const char *p, const char *end, const char *body_end) {
+static void access(fwd_scan *f, fwd_state *s, const char *op, size_t oplen, const char *res, size_t rlen, const char *p,
+                   const char *end, const char *body_end) {
   fwd_region r = current(f);
   if (f->depth > FWD_DEPTH)
     r = REGION_DYNAMIC;
@@ -388,7 +398,7 @@ bool body_forwarded_scratch(vmem_kernel *k, const char *body, size_t len) {
     kernel_operand *o = &k->ops[i];
     if (o->pub.role != VMEM_ROLE_SCRATCH || o->pub.space != VMEM_SPACE_VMEM || st[i].escapes)
       continue;
-    o->written_first = !st[i].touched || st[i].first_store;
+    o->written_first = st[i].touched && st[i].first_store; /* untouched: no evidence either way, kept */
     o->written_axes = st[i].axes;
     if (!o->written_first)
       continue;

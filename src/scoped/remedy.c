@@ -227,16 +227,17 @@ vmem_status vmem_kernel_remedies(const vmem_kernel *k, const vmem_target *t, con
    * norm, LoRA), and the user would meet the E1001 again after following it;
    * an at-risk kernel had none. At the ceiling all 78 refused kernels the
    * oracle holds compile (oracle/cases/remedies.py). */
-  out->ceiling_bytes = scoped_ceiling(&f);
+  out->ceiling_bytes = scoped_rules_ceiling(&f);
   uint64_t physical = vmem_target_u64(t, VMEM_FACT_VMEM_BYTES);
   /* Over the limit only through rules outside their domain (verdict.c's
    * estimate_over): the request is the estimate's need, no more. The
    * ceiling there is those rules at their worst, and the generated kernels
    * showed them at three times the compiler's figure. */
   bool heuristic_over = scoped_firm(&f) <= limit && out->needed_bytes > limit;
-  out->request_bytes = vmem_request_limit(out->needed_bytes, heuristic_over ? out->needed_bytes : out->ceiling_bytes,
-                                          physical);
+  out->request_bytes =
+      vmem_request_limit(out->needed_bytes, heuristic_over ? out->needed_bytes : out->ceiling_bytes, physical);
   out->request_at_ceiling = out->request_bytes >= out->ceiling_bytes;
+  out->request_estimate = heuristic_over;
   out->request_within_physical = out->request_bytes <= physical;
   buffering_and_coloring(k, t, &f, out);
   vmem_footprint_free(&f);

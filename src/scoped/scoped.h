@@ -50,6 +50,9 @@ uint64_t scoped_limit(const vmem_kernel *k, const vmem_target *t, const vmem_pla
  * under the estimate). The verdict and the remedies' request use these. */
 uint64_t scoped_predicted(const vmem_footprint *f);
 uint64_t scoped_firm(const vmem_footprint *f);
+uint64_t scoped_ceiling_of(const kernel_body_facts *bf, const vmem_target *t, uint64_t peak_high, uint64_t live,
+                           uint64_t estimate, bool floor);
+uint64_t scoped_rules_ceiling(const vmem_footprint *f);
 bool scoped_rule_firm(const kernel_modelled *m, uint64_t charge);
 uint64_t scoped_ceiling(const vmem_footprint *f);
 
