@@ -11,7 +11,7 @@ CC         ?= cc
 MAKEFLAGS  += --no-print-directory
 
 .PHONY: all bootstrap build demo test python-venv asan tsan fuzz bench install format clang golden-update clean \
-        oracle-setup oracle oracle-table
+        oracle-setup oracle oracle-table oracle-gen
 
 all: build
 
@@ -95,9 +95,22 @@ oracle: oracle-setup build
 	$(ORACLE_VENV)/bin/python oracle/record.py $(addprefix --target ,$(ORACLE_TARGETS))
 	@python3 oracle/compare.py --vmemscope $(BUILD)/vmemscope tests/oracle
 
-# The agreement table over the committed records (no venv needed).
+# The agreement table over the committed records (no venv needed), then the
+# generated kernels' test split: the measures docs/fidelity.md reports.
 oracle-table: build
 	@python3 oracle/compare.py --vmemscope $(BUILD)/vmemscope tests/oracle
+	@echo; echo "== generated kernels, the test split (oracle/gen; no rule looks at it)"
+	@python3 oracle/gen/compare_gen.py --vmemscope $(BUILD)/vmemscope --split test tests/oracle/gen
+
+# Generated kernels (oracle/gen/grammar.py) recorded with libtpu for the four
+# current targets, two recorders at once; resumes where it stopped, then packs
+# the records into tests/oracle/gen/SPLIT/TARGET.jsonl.gz.
+GEN_SEEDS ?= 0:3000
+oracle-gen: oracle-setup
+	$(ORACLE_VENV)/bin/python oracle/gen/record_gen.py --target v5e --target v6e --seeds $(GEN_SEEDS) > /tmp/vmemscope-gen-a.log 2>&1 & \
+	$(ORACLE_VENV)/bin/python oracle/gen/record_gen.py --target v5p --target 7x --seeds $(GEN_SEEDS) > /tmp/vmemscope-gen-b.log 2>&1; \
+	wait
+	$(ORACLE_VENV)/bin/python oracle/gen/record_gen.py --pack
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

@@ -160,7 +160,10 @@ class KernelResult:
     values do not) or e1001. ``ceiling_bytes`` is the exact part plus the
     body's values at the model's ceiling (``modelled_high_bytes``: each rule
     at its worst error on the compiler's records); ``fits`` as the verdict
-    means that fits too, ``at_risk`` that only the estimate does.
+    means that fits too, ``at_risk`` that only the estimate does, or
+    (``estimate_over``) that the estimate is over only through rules used
+    outside the shapes they were measured on: ``firm_bytes``, the exact
+    part and the values sized inside their domain, decides likely_e1001.
     ``prefetched_bytes``: inputs the compiler copies
     whole into VMEM before the kernel (7x), program-scoped, not in
     ``scoped_bytes``. ``remedies`` (when it does not
@@ -183,6 +186,8 @@ class KernelResult:
         self.modelled_bytes = doc.get("modelled_bytes", 0)
         self.modelled_high_bytes = doc.get("modelled_high_bytes", self.modelled_bytes)
         self.ceiling_bytes = doc.get("ceiling_bytes", self.predicted_bytes)
+        self.firm_bytes = doc.get("firm_bytes", self.predicted_bytes)
+        self.estimate_over = doc.get("estimate_over", False)
         self.prefetched_bytes = doc.get("prefetched_bytes", 0)
         self.verdict = doc.get("verdict", "fits" if doc["fits"] else "e1001")
         self.fits = doc["fits"]  # scoped VMEM and SMEM both (the library's vmem_kernel_verdict)
@@ -391,7 +396,12 @@ def assert_fits(f, *args, targets=("v5e", "v6e", "7x"), target=None, strict=Fals
         return result
     lines = []
     for r in over:
-        if r.verdict == "at_risk":
+        if r.verdict == "at_risk" and r.estimate_over:
+            lines.append("%s on %s: at risk: with the body's estimated values the kernel needs %d bytes, over the %s "
+                         "limit %d bytes, but only through rules used outside the shapes they were measured on; "
+                         "the rules inside their domain need %d" % (
+                             r.name, r.target, r.predicted_bytes, r.limit_origin, r.limit_bytes, r.firm_bytes))
+        elif r.verdict == "at_risk":
             lines.append("%s on %s: at risk: it fits the %s limit %d bytes with the body's estimated values (%d "
                          "bytes needed), not at their ceiling (%d bytes)" % (
                              r.name, r.target, r.limit_origin, r.limit_bytes, r.predicted_bytes,
