@@ -1100,8 +1100,6 @@ typedef struct vmem_eval {
   uint64_t needed_bytes;        /* scoped + modelled: what must fit the limit, as check's verdict counts it (the
                                internal scratch is not in the compiler's figure: docs/fidelity.md) */
   uint64_t modelled_bytes;      /* the body's values (modelled; docs/kernels.md "Body values") */
-  uint64_t modelled_firm_bytes; /* the part of the estimate sized by rules inside the domain they were measured
-                                   on (docs/kernels.md "Where the rules hold"); <= modelled_bytes */
   uint64_t modelled_high_bytes; /* their ceiling (docs/kernels.md "The ceiling"), as check's footprint */
   uint64_t ceiling_bytes;       /* scoped + modelled_high_bytes: a candidate fits for sure when this does */
   bool body_unread;             /* the body has values the model cannot size: no candidate fits for sure */

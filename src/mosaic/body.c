@@ -781,14 +781,12 @@ static const uint64_t LIVE_MAX = (uint64_t)1 << 50;
 static bool live_counts(const bval *v, int i) { return v->root == i && v->computed && v->end > v->start; }
 
 /* A computed value that cannot stream through the registers: read by two
- * or more ops, by one that needs all of it (a reduction, a matmul), or
- * made whole by one (a matmul's result). A chain of single reads streams:
+ * or more ops, or by one that needs all of it (a reduction, a matmul). A
+ * matmul's result streams into what reads it (the matmul_acc records charge
+ * the windows and the lhs alone). A chain of single reads streams:
  * the records of elementwise chains are exact with windows and scratch
  * alone. */
-static bool holds(const bval *v, int i) {
-  bool made_whole = v->oplen && op_is(v->op, v->oplen, wholes, sizeof wholes / sizeof *wholes);
-  return live_counts(v, i) && (v->reads >= 2 || v->whole_use || made_whole);
-}
+static bool holds(const bval *v, int i) { return live_counts(v, i) && (v->reads >= 2 || v->whole_use); }
 
 /* The line where the values `counts` picks hold the most at once, each of
  * them recorded there as `kind`. */

@@ -31,9 +31,11 @@ typedef struct tpl_operand {
   int index_axis[VMEM_KERNEL_MAX_RANK];
   bool has_array;
   int64_t array[VMEM_KERNEL_MAX_RANK];
-  int elem_bytes_hbm; /* for transfers: unpadded bytes per element */
-  bool auto_buffers;  /* one buffer when its block never moves over the candidate's grid (MLIR's rule) */
-  bool prefetch;      /* copied whole into VMEM before the kernel (footprint.c's prefetch_plan) */
+  int elem_bytes_hbm;    /* for transfers: unpadded bytes per element */
+  bool auto_buffers;     /* one buffer when its block never moves over the candidate's grid (MLIR's rule) */
+  bool prefetch;         /* copied whole into VMEM before the kernel (footprint.c's prefetch_plan) */
+  bool forward;          /* scratch written whole before it is read, every step (src/mosaic/forward.c) ... */
+  unsigned forward_axes; /* ... while these grid axes have extent 1: then no buffer, its bytes in the ceiling */
 } tpl_operand;
 
 /* flops_per_step ::= term ('+' term)*    term ::= factor ('*' factor)*
@@ -133,6 +135,8 @@ static void compile_operand(tpl_operand *o, const kernel_operand *ko) {
   o->space = p->space;
   o->buffers = p->role == VMEM_ROLE_SCRATCH ? 1 : p->buffers;
   o->internal = p->role == VMEM_ROLE_SCRATCH;
+  o->forward = p->role == VMEM_ROLE_SCRATCH && ko->written_first;
+  o->forward_axes = ko->written_axes;
   if (!p->block)
     return;
   vmem_dtype dt = p->block->dtype;
@@ -551,6 +555,7 @@ typedef struct eval_ctx {
   int64_t dims[MAX_OPS][VMEM_KERNEL_MAX_RANK]; /* each operand's block */
   double steps;
   double single_bytes;           /* transfers a single buffer cannot overlap */
+  uint64_t forwarded;            /* scratch the compiler forwards at this candidate: in the ceiling only */
   int pos[VMEM_KERNEL_MAX_RANK]; /* each axis's position in the grid's order */
 } eval_ctx;
 
@@ -631,11 +636,26 @@ static void never_moving(const vmem_template *tpl, eval_ctx *cx, vmem_eval *out)
 /* One operand's windows (exact, overflow-checked) and its HBM traffic. An
  * edge block that overhangs the array moves only its in-bounds part: over
  * a sweep, the valid share per dim is A / (ceil(A/b)·b). */
+/* A scratch the compiler forwards at this candidate's grid (footprint.c's scoped_forwarded). */
+static bool forwarded(const tpl_operand *o, const eval_ctx *cx) {
+  if (!o->forward)
+    return false;
+  for (size_t a = 0; a < VMEM_KERNEL_MAX_RANK && a < 32; a++)
+    if ((o->forward_axes >> a & 1u) && cx->grid[a] != 1)
+      return false;
+  return true;
+}
+
 static void add_operand(const vmem_template *tpl, size_t i, eval_ctx *cx, vmem_eval *out) {
   const tpl_operand *o = &tpl->ops[i];
   if (!o->tile_bits || o->space != VMEM_SPACE_VMEM || o->role == VMEM_ROLE_SCALAR_PREFETCH || cx->nbuf[i] <= 0)
     return;
   uint64_t one, all;
+  if (forwarded(o, cx)) {
+    if (padded_bytes(tpl, o, cx->dims[i], &one) && !ck_add(cx->forwarded, one, &cx->forwarded))
+      cx->forwarded = UINT64_MAX;
+    return;
+  }
   if (!padded_bytes(tpl, o, cx->dims[i], &one) || !ck_mul(one, (uint64_t)cx->nbuf[i], &all) ||
       !ck_add(out->scoped_bytes, all, &out->scoped_bytes) || out->scoped_bytes > (uint64_t)INT64_MAX) {
     out->legal = false; /* a footprint past 2^63 bytes is no candidate */
@@ -702,6 +722,7 @@ void vmem_template_eval_order(const vmem_template *tpl, const int64_t *values, c
     return;
   eval_ctx cx;
   cx.single_bytes = 0;
+  cx.forwarded = 0;
   memset(out, 0, sizeof *out);
   out->legal = order_positions(tpl, order, cx.pos);
   choose_buffers(tpl, buffers, &cx, out);
@@ -719,6 +740,8 @@ void vmem_template_eval_order(const vmem_template *tpl, const int64_t *values, c
   out->modelled_high_bytes = tpl->nhighs || tpl->nlives || tpl->facts.reduces
                                  ? ceiling_bytes(tpl, values, live, out->modelled_bytes)
                                  : out->modelled_bytes;
+  if (!ck_add(out->modelled_high_bytes, cx.forwarded, &out->modelled_high_bytes))
+    out->modelled_high_bytes = UINT64_MAX;
   if (!ck_add(out->scoped_bytes, out->modelled_high_bytes, &out->ceiling_bytes))
     out->ceiling_bytes = UINT64_MAX;
   out->body_unread = tpl->facts.unread > 0;
