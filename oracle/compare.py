@@ -513,21 +513,27 @@ def main(argv=None):
             rows.append(compare_program(opts.vmemscope, r))
     table = render(rows)
     sys.stdout.write(table + summary(rows))
-    if opts.golden:
-        if opts.update:
-            with open(opts.golden, "w") as fh:
-                fh.write(table)
-            return 0
-        with open(opts.golden) as fh:
-            want = fh.read()
-        if want != table:
-            import difflib
-            sys.stdout.writelines(difflib.unified_diff(
-                want.splitlines(True), table.splitlines(True), opts.golden, "now"))
-            print("oracle: the agreement table changed (make oracle-table; "
-                  "python3 oracle/compare.py ... --golden FILE --update once the change is understood)")
-            return 1
-    return 0
+    return hold(table, opts.golden, opts.update, "oracle: the agreement table changed (make oracle-table; "
+                "python3 oracle/compare.py ... --golden FILE --update once the change is understood)")
+
+
+def hold(table, golden, update, changed):
+    """0 when `table` equals the file `golden` (or there is none to hold it
+    to); with `update`, writes it there. Else prints the diff and `changed`: 1."""
+    if not golden:
+        return 0
+    if update:
+        with open(golden, "w") as fh:
+            fh.write(table)
+        return 0
+    with open(golden) as fh:
+        want = fh.read()
+    if want == table:
+        return 0
+    import difflib
+    sys.stdout.writelines(difflib.unified_diff(want.splitlines(True), table.splitlines(True), golden, "now"))
+    print(changed)
+    return 1
 
 
 if __name__ == "__main__":

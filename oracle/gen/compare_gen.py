@@ -80,6 +80,17 @@ def row_text(rec, out, row, why):
     return f"{rec['target']:4} {rec['case']} {out:8} {verdict:12} compiler {fig:>9} estimate {predicted:>9} ceiling {ceiling:>9}"
 
 
+def limit_of(rec, row):
+    """The limit the kernel was judged at: its own vmem_limit_bytes, else the target's default."""
+    spec = rec.get("spec") or {}
+    if "vmem_limit_bytes" in spec:
+        return spec["vmem_limit_bytes"]
+    return DEFAULTS.get(rec["target"], 32 * MIB)
+
+
+DEFAULTS = {"v5e": 16 * MIB, "v6e": 32 * MIB, "v5p": 16 * MIB, "7x": 32 * MIB}
+
+
 def measures(judged):
     """The issue's measures over the judged records, as lines."""
     rows = [(rec, out, row) for rec, out, row, _ in judged if row is not None and len(row) > 6]
@@ -102,6 +113,13 @@ def measures(judged):
            f"the ceiling at or above libtpu's figure: {len(held)}/{len(figs)} ({pct(len(held), len(figs)):.2f}%)",
            (f"estimate |error|: median {errs[len(errs) // 2] / MIB:.3f} MiB, 90th percentile "
             f"{errs[len(errs) * 9 // 10] / MIB:.3f} MiB over {len(errs)}") if errs else "estimate: no figure"]
+    near = [1 for rec, out_, row in rows if row[6][0] is not None and
+            abs(row[6][0] - limit_of(rec, row)) <= 0.25 * limit_of(rec, row)]
+    out.append(f"near their limit (libtpu's figure within 25% of it): {len(near)}/{len(figs)}")
+    per = collections.Counter((rec["target"], kind) for rec, row in false_fits for kind in ["fit"])
+    per.update((rec["target"], "alarm") for rec, row in alarms)
+    if per:
+        out.append("by target: " + ", ".join(f"{t} {k} {n}" for (t, k), n in sorted(per.items())))
     out += [f"  false fit: {rec['target']} {rec['case']} compiler {row[6][0]} ceiling {row[6][4]}"
             for rec, row in false_fits]
     out += [f"  false alarm: {rec['target']} {rec['case']} compiler {row[6][0]} estimate {row[6][1]}"
@@ -131,19 +149,8 @@ def main(argv=None):
     table = "".join(row_text(rec, out, row, why) + "\n" for rec, out, row, why in judged)
     report = "\n".join(measures(judged)) + "\n"
     sys.stdout.write(report)
-    if opts.golden:
-        if opts.update:
-            with open(opts.golden, "w") as fh:
-                fh.write(table)
-            return 0
-        with open(opts.golden) as fh:
-            want = fh.read()
-        if want != table:
-            import difflib
-            sys.stdout.writelines(difflib.unified_diff(want.splitlines(True), table.splitlines(True), opts.golden, "now"))
-            print(f"oracle_gen: the {opts.split} table changed (compare_gen.py ... --golden FILE --update once understood)")
-            return 1
-    return 0
+    return compare.hold(table, opts.golden, opts.update,
+                        f"oracle_gen: the {opts.split} table changed (compare_gen.py ... --golden FILE --update once understood)")
 
 
 if __name__ == "__main__":
