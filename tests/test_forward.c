@@ -104,8 +104,8 @@ static void test_part_add_or_dma_keeps_it(void **state) {
       "  %c0 = arith.constant 0 : index\n  %cst = arith.constant dense<0.0> : vector<512x512xf32>\n"
       "  tpu.vector_store %arg5[%c0, %c0], %cst {add = true, strides = array<i32>} : memref<512x512xf32, "
       "#tpu.memory_space<vmem>>, vector<512x512xf32>,\n",
-      "  tpu.enqueue_dma source(%arg2 : memref<512x512xbf16, #tpu.memory_space<vmem>>) target(%arg5 : "
-      "memref<512x512xf32, #tpu.memory_space<vmem>>)\n"};
+      ("  tpu.enqueue_dma source(%arg2 : memref<512x512xbf16, #tpu.memory_space<vmem>>) target(%arg5 : "
+       "memref<512x512xf32, #tpu.memory_space<vmem>>)\n")};
   for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++) {
     vmem_footprint f = footprint_of(1, bodies[i]);
     assert_int_equal(f.forwarded_bytes, 0);

@@ -14,9 +14,11 @@
  *   cond    ::= '%'name '=' ('arith.cmpi' pred ',' a ',' b | '"arith.cmpi"(' a ',' b ') {predicate = ' n)
  *   if      ::= 'scf.if' '%'c '{' | '"scf.if"(%c) ({'      (then)  '} else {' | '}, {'  (else)  '}' | '})'
  *   access  ::= 'vector.load' ... '%'scratch | 'tpu.vector_store' ... '%'scratch '[' ...
- * Scalars are evaluated where they are constants or the program id of an
- * axis of extent 1 (which is 0); a region under a condition it cannot
- * evaluate, or a loop, is dynamic. A scratch is written first when its
+ * Scalars are evaluated where they are constants or program ids, taken at
+ * the first step (0), and each remembers the grid axes it read: the fact
+ * holds while those axes have extent 1, where every step is the first (and
+ * fit, which changes extents, asks it at each candidate); a region under a
+ * condition it cannot evaluate, or a loop, is dynamic. A scratch is written first when its
  * first access that runs is a whole store (not add = true), every access
  * runs in straight-line code, and nothing but loads and stores touches it
  * (a DMA, a slice or a call keeps it in memory).
@@ -77,7 +79,7 @@ static const fwd_scalar *lookup(const fwd_scan *f, const char *s, size_t n) {
 }
 
 /* The value of operand %s: a known scalar, or the program id of a grid
- * axis of extent 1 (%argN, N < grid rank). */
+ * axis (%argN, N < grid rank) at the first step. */
 static bool operand(const fwd_scan *f, const char *s, size_t n, int64_t *v, unsigned *axes) {
   const fwd_scalar *x = lookup(f, s, n);
   if (x) {
@@ -91,7 +93,7 @@ static bool operand(const fwd_scan *f, const char *s, size_t n, int64_t *v, unsi
         return false;
       a = a * 10 + (size_t)(s[i] - '0');
     }
-    if (a < f->k->grid_rank && f->k->grid[a] == 1) {
+    if (a < f->k->grid_rank && a < 32) { /* the first step; the fact then holds while the axis has extent 1 */
       *v = 0, *axes |= 1u << a;
       return true;
     }
