@@ -480,8 +480,14 @@ def test_fit_on_lowered_gate_up_equals_the_same_kernel_as_a_spec(tmp_path):
     b = footprints(from_bc, ["g0", "g1", "g2"])
     c = footprints(from_spec, ["bm", "bn", "bk"])
     assert a == b
-    shared = set(a) & set(c)
+    # Where bk is all of K (one K step) the body writes its accumulators whole before reading them and the
+    # compiler forwards them (src/mosaic/forward.c): the MLIR forms have no scratch there, the spec, with no
+    # body to say so, keeps it. Elsewhere the two agree to the byte.
+    k = GU[0].shape[1]
+    shared = {x for x in set(a) & set(c) if x[2] < k}
     assert len(shared) > 20 and all(a[x] == c[x] for x in shared)
+    one_step = {x for x in set(a) & set(c) if x[2] == k}
+    assert one_step and all(a[x] == c[x] - 2 * x[0] * x[1] * 4 for x in one_step)
     # the FLOPs come from the body: two matmuls, 2*M*N*K each
     assert from_hlo["best"]["intensity"] > 0 and from_hlo["best"]["bound"] in ("compute", "hbm")
     # every returned candidate is a fresh check of that kernel
