@@ -104,7 +104,7 @@ oracle-table: build
 
 # Generated kernels (oracle/gen/grammar.py) recorded with libtpu for the four
 # current targets, two recorders at once; resumes where it stopped, then packs
-# the records into tests/oracle/gen/SPLIT/TARGET.jsonl.gz.
+# the records into tests/oracle/gen/SPLIT/TARGET.N.jsonl.gz.
 GEN_SEEDS ?= 0:3000
 oracle-gen: oracle-setup
 	$(ORACLE_VENV)/bin/python oracle/gen/record_gen.py --target v5e --target v6e --seeds $(GEN_SEEDS) > /tmp/vmemscope-gen-a.log 2>&1 & \

@@ -4,7 +4,7 @@ split at a time:
 
   python3 oracle/gen/compare_gen.py --vmemscope build/vmemscope tests/oracle/gen --split test [--golden FILE [--update]]
 
-Reads SPLIT/TARGET.jsonl.gz (record_gen.py), compares every record as
+Reads SPLIT/TARGET.N.jsonl.gz (record_gen.py), compares every record as
 oracle/compare.py compares a hand-written one, and prints one row a record
 and the measures the generalization issue is judged by:
   false fits     vmemscope says "fits", libtpu refused the kernel (out of VMEM)
@@ -35,9 +35,9 @@ def load(folder, split):
         return recs
     for name in sorted(os.listdir(sub)):
         path = os.path.join(sub, name)
-        if name.endswith(".jsonl.gz"):
+        if name.endswith(".jsonl.gz"):  # packed, TARGET.N.jsonl.gz
             fh = gzip.open(path, "rt")
-        elif name.endswith(".jsonl") and not os.path.exists(path + ".gz"):
+        elif name.endswith(".jsonl"):  # being recorded: its seeds replace the packed ones below
             fh = open(path)
         else:
             continue
@@ -47,8 +47,8 @@ def load(folder, split):
                     recs.append(json.loads(line))
                 except ValueError:
                     pass  # a line cut mid-write by a stopped recorder
-    recs.sort(key=lambda r: (r["target"], r["seed"]))
-    return recs
+    unique = {(r["target"], r["seed"]): r for r in recs}  # a seed both packed and being re-recorded: once
+    return [unique[k] for k in sorted(unique)]
 
 
 def outcome(rec):

@@ -12,7 +12,7 @@ XLA placed the kernel's result in VMEM), errors cut to MAX_ERROR. A kernel
 that does not lower, or that the compiler rejects for a reason that is not
 memory, is recorded with that status, never dropped. Recording resumes: a
 seed already in the file is skipped. `--pack` gzips each file (what is
-committed, tests/oracle/gen/SPLIT/TARGET.jsonl.gz).
+committed, tests/oracle/gen/SPLIT/TARGET.N.jsonl.gz, 1,000 records a file).
 """
 import argparse
 import gzip
@@ -88,9 +88,21 @@ def seen(path):
     return out
 
 
+CHUNK = 1000  # records per packed file: each stays under 2 MiB
+
+
+def packed(folder, split, target):
+    """The packed files of one split and target, in order: TARGET.N.jsonl.gz."""
+    sub = os.path.join(folder, split)
+    names = [n for n in os.listdir(sub) if n.startswith(target + ".") and n.endswith(".jsonl.gz")] if os.path.isdir(
+        sub) else []
+    return [os.path.join(sub, n) for n in sorted(names, key=lambda n: int(n.split(".")[1]))]
+
+
 def pack(folder):
-    """Each SPLIT/TARGET.jsonl, its lines sorted by seed, gzipped with no
-    time stamp (the same records give the same bytes)."""
+    """Each SPLIT/TARGET.jsonl with what is packed already, sorted by seed,
+    gzipped with no time stamp (the same records give the same bytes) into
+    SPLIT/TARGET.N.jsonl.gz, CHUNK records a file."""
     for split in sorted(os.listdir(folder)):
         sub = os.path.join(folder, split)
         if not os.path.isdir(sub):
@@ -98,22 +110,25 @@ def pack(folder):
         for name in sorted(os.listdir(sub)):
             if not name.endswith(".jsonl"):
                 continue
-            path = os.path.join(sub, name)
-            recs = {}
-            for p in (path + ".gz", path):
-                if os.path.exists(p):
-                    with (gzip.open(p, "rt") if p.endswith(".gz") else open(p)) as fh:
-                        for line in fh:
-                            try:
-                                r = json.loads(line)
-                            except ValueError:
-                                continue
-                            recs[r["seed"]] = r
-            with open(path + ".gz", "wb") as raw:
-                with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0, filename="") as gz:
-                    for seed in sorted(recs):
-                        gz.write((json.dumps(recs[seed], sort_keys=True) + "\n").encode())
-            print(f"{split}/{name}.gz: {len(recs)} records")
+            target, path = name[:-len(".jsonl")], os.path.join(sub, name)
+            recs, old = {}, packed(folder, split, target)
+            for p in old + [path]:
+                with (gzip.open(p, "rt") if p.endswith(".gz") else open(p)) as fh:
+                    for line in fh:
+                        try:
+                            r = json.loads(line)
+                        except ValueError:
+                            continue
+                        recs[r["seed"]] = r
+            for p in old:
+                os.unlink(p)
+            seeds = sorted(recs)
+            for n, at in enumerate(range(0, len(seeds), CHUNK)):
+                with open(os.path.join(sub, f"{target}.{n}.jsonl.gz"), "wb") as raw:
+                    with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0, filename="") as gz:
+                        for seed in seeds[at:at + CHUNK]:
+                            gz.write((json.dumps(recs[seed], sort_keys=True) + "\n").encode())
+            print(f"{split}/{target}: {len(recs)} records")
 
 
 def main(argv=None):
@@ -138,7 +153,7 @@ def main(argv=None):
         for split in ("fit", "test"):
             path = os.path.join(opts.out, split, target + ".jsonl")
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            done[(split, target)] = seen(path) | seen(path + ".gz")
+            done[(split, target)] = seen(path).union(*(seen(p) for p in packed(opts.out, split, target)))
             files[(split, target)] = open(path, "a")
     for seed in seeds:
         spec = grammar.draw(seed)
