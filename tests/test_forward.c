@@ -133,6 +133,26 @@ static void test_a_dead_load_before_the_store(void **state) {
   vmem_footprint_free(&f);
 }
 
+/* Regions nested past the pass's stack, with else branches: read as dynamic, no write past its room (the
+ * sanitizers caught one before), and the scratch kept. */
+static void test_regions_past_the_stack(void **state) {
+  (void)state;
+  static char body[8192];
+  size_t n = 0;
+  for (int i = 0; i < 100; i++)
+    n += (size_t)snprintf(body + n, sizeof body - n, "  scf.if %%c {\n");
+  for (int i = 0; i < 100; i++)
+    n += (size_t)snprintf(body + n, sizeof body - n, "  } else {\n");
+  n += (size_t)snprintf(body + n, sizeof body - n,
+                        "  tpu.vector_store %%arg5[%%c0, %%c0], %%cst {strides = array<i32>} : memref<512x512xf32, "
+                        "#tpu.memory_space<vmem>>, vector<512x512xf32>,\n");
+  for (int i = 0; i < 100; i++)
+    n += (size_t)snprintf(body + n, sizeof body - n, "  }\n");
+  vmem_footprint f = footprint_of(1, body);
+  assert_int_equal(f.forwarded_bytes, 0);
+  vmem_footprint_free(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_one_reduction_step_forwards_the_accumulator),
@@ -140,6 +160,7 @@ int main(void) {
       cmocka_unit_test(test_a_read_first_keeps_it),
       cmocka_unit_test(test_part_add_or_dma_keeps_it),
       cmocka_unit_test(test_a_dead_load_before_the_store),
+      cmocka_unit_test(test_regions_past_the_stack),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -218,7 +218,7 @@ static void scalar_line(fwd_scan *f, const char *res, size_t rlen, const char *o
 
 static fwd_region current(const fwd_scan *f) {
   fwd_region r = REGION_TAKEN;
-  for (size_t i = 0; i < f->depth; i++)
+  for (size_t i = 0; i < f->depth && i < FWD_DEPTH; i++)
     if (f->stack[i].now == REGION_DYNAMIC)
       r = REGION_DYNAMIC;
     else if (f->stack[i].now == REGION_SKIPPED && r == REGION_TAKEN)
@@ -235,8 +235,9 @@ static void regions(fwd_scan *f, const char *p, const char *end) {
   while (e > p && (e[-1] == ' ' || e[-1] == '\r'))
     e--;
   bool opens = e > p && e[-1] == '{', closes = p < e && *p == '}';
-  if (closes && opens && f->depth) { /* } else {  or  }, { */
-    f->stack[f->depth - 1].now = f->stack[f->depth - 1].else_;
+  if (closes && opens && f->depth) { /* } else {  or  }, { (past the stack's room: dynamic, as access() takes it) */
+    if (f->depth <= FWD_DEPTH)
+      f->stack[f->depth - 1].now = f->stack[f->depth - 1].else_;
     return;
   }
   if (closes && f->depth)
