@@ -314,7 +314,7 @@ def compare(tool, rec):
                      ("" if remedies.get("within_physical", True) else ", above physical VMEM: smaller blocks"))
     flag = (rec.get("flags") or {}).get("xla_tpu_scoped_vmem_limit_kib")
     model = (sum(exact) if exact is not None else None, predicted, ours, fits == compiled, ceiling, verdict, request,
-             compiled, flag)
+             compiled, flag, at_limit[0]["limit_bytes"])
     return (target, case, result, figure, str(ours), "; ".join(notes), model)
 
 

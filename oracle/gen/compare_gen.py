@@ -75,20 +75,9 @@ def row_text(rec, out, row, why):
     model = row[6] if len(row) > 6 else None
     if model is None:
         return f"{rec['target']:4} {rec['case']} {out:8} {row[2]} {row[5]}"
-    figure, predicted, _, _, ceiling, verdict, request, _, _ = model
+    figure, predicted, _, _, ceiling, verdict, *_ = model
     fig = "-" if figure is None else str(figure)
     return f"{rec['target']:4} {rec['case']} {out:8} {verdict:12} compiler {fig:>9} estimate {predicted:>9} ceiling {ceiling:>9}"
-
-
-def limit_of(rec, row):
-    """The limit the kernel was judged at: its own vmem_limit_bytes, else the target's default."""
-    spec = rec.get("spec") or {}
-    if "vmem_limit_bytes" in spec:
-        return spec["vmem_limit_bytes"]
-    return DEFAULTS.get(rec["target"], 32 * MIB)
-
-
-DEFAULTS = {"v5e": 16 * MIB, "v6e": 32 * MIB, "v5p": 16 * MIB, "7x": 32 * MIB}
 
 
 def measures(judged):
@@ -113,8 +102,7 @@ def measures(judged):
            f"the ceiling at or above libtpu's figure: {len(held)}/{len(figs)} ({pct(len(held), len(figs)):.2f}%)",
            (f"estimate |error|: median {errs[len(errs) // 2] / MIB:.3f} MiB, 90th percentile "
             f"{errs[len(errs) * 9 // 10] / MIB:.3f} MiB over {len(errs)}") if errs else "estimate: no figure"]
-    near = [1 for rec, out_, row in rows if row[6][0] is not None and
-            abs(row[6][0] - limit_of(rec, row)) <= 0.25 * limit_of(rec, row)]
+    near = [1 for rec, out_, row in rows if row[6][0] is not None and abs(row[6][0] - row[6][9]) <= 0.25 * row[6][9]]
     out.append(f"near their limit (libtpu's figure within 25% of it): {len(near)}/{len(figs)}")
     per = collections.Counter((rec["target"], kind) for rec, row in false_fits for kind in ["fit"])
     per.update((rec["target"], "alarm") for rec, row in alarms)

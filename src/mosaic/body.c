@@ -788,15 +788,13 @@ static bool live_counts(const bval *v, int i) { return v->root == i && v->comput
  * alone. */
 static bool holds(const bval *v, int i) { return live_counts(v, i) && (v->reads >= 2 || v->whole_use); }
 
-/* The line where the values `counts` picks hold the most at once, each of
- * them recorded there as `kind`. */
-static bool record_peak(bscan *b, bool (*counts)(const bval *, int), kernel_value_kind kind, const char *what) {
+static bool record_live(bscan *b) {
   live_end *ends = vmem__alloc(&b->k->a.alloc, (b->n ? b->n : 1) * sizeof *ends);
   if (!ends)
     return false;
   size_t n = 0;
   for (size_t i = 0; i < b->n; i++)
-    if (counts(&b->v[i], (int)i)) {
+    if (live_counts(&b->v[i], (int)i)) {
       uint64_t bytes = tile_bytes(&b->v[i]);
       ends[n++] = (live_end){b->v[i].end, bytes < LIVE_MAX ? bytes : LIVE_MAX};
     }
@@ -805,7 +803,7 @@ static bool record_peak(bscan *b, bool (*counts)(const bval *, int), kernel_valu
   size_t at = 0, e = 0;
   for (size_t i = 0; i < b->n; i++) {
     const bval *v = &b->v[i];
-    if (!counts(v, (int)i))
+    if (!live_counts(v, (int)i))
       continue;
     while (e < n && ends[e].end < v->start)
       live -= ends[e++].bytes;
@@ -817,11 +815,11 @@ static bool record_peak(bscan *b, bool (*counts)(const bval *, int), kernel_valu
   vmem__free(&b->k->a.alloc, ends);
   for (size_t i = 0; at && i < b->n && b->ok; i++) {
     const bval *v = &b->v[i];
-    if (!counts(v, (int)i) || v->start > at || v->end < at)
+    if (!live_counts(v, (int)i) || v->start > at || v->end < at)
       continue;
     char note[160];
-    snprintf(note, sizeof note, "%%%.*s = %.*s, %s at line %zu", (int)v->nlen, v->name, (int)v->oplen, v->op, what, at);
-    b->ok = record(b, kind, &v->t, v->dt, at, at, note);
+    snprintf(note, sizeof note, "%%%.*s = %.*s, live at line %zu", (int)v->nlen, v->name, (int)v->oplen, v->op, at);
+    b->ok = record(b, VALUE_LIVE, &v->t, v->dt, at, at, note);
   }
   return b->ok;
 }
@@ -956,7 +954,7 @@ static bool finish(bscan *b) {
       return b->ok = false;
   }
   f->copies = shared_copies(b, f->unrolled);
-  if (!record_peak(b, live_counts, VALUE_LIVE, "live"))
+  if (!record_live(b))
     return b->ok = false;
   for (size_t i = 0; i < b->n && !f->holds; i++)
     f->holds = holds(&b->v[i], (int)i);
