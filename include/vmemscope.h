@@ -1305,6 +1305,85 @@ VMEM_API vmem_status vmem_kernel_cost(const vmem_kernel *k, const vmem_target *t
                                       const vmem_cost_options *cost, vmem_kernel_cost_report *out, vmem_error *err);
 VMEM_API const char *vmem_flops_source_name(vmem_flops_source s);
 
+/* ## The real compiler (docs/compiler.md)
+ *
+ * libtpu, the TPU compiler from PyPI, compiles ahead of time for a TPU
+ * topology on a machine with no TPU, through the PJRT C API it exports.
+ * vmemscope loads it at run time (it is never linked) and compiles in a
+ * child process of its own: a crash or a compile past its deadline is a
+ * status, and the caller's process never holds libtpu. Nothing here needs
+ * Python. The figures are the compiler's own: for each Pallas kernel the
+ * scoped VMEM it gave it (used_scoped_memory_configs), or the error it
+ * gave, verbatim.
+ */
+typedef struct vmem_compiler vmem_compiler;
+
+/** Finds and checks a libtpu: `path` when given, else $VMEMSCOPE_LIBTPU,
+ *  else libtpu/libtpu.so in the site-packages of a Python environment
+ *  ($VIRTUAL_ENV, then the prefix of each python3 on $PATH). The check
+ *  loads it in a child process and reads its PJRT API version. NULL with
+ *  VMEM_ERR_UNKNOWN when none is found (the message lists where it looked
+ *  and how to install one), VMEM_ERR_UNSUPPORTED when the file is no
+ *  libtpu or speaks another API version. */
+VMEM_API vmem_compiler *vmem_compiler_open(const char *path, const vmem_allocator *alloc, vmem_error *err);
+VMEM_API void vmem_compiler_close(vmem_compiler *c);
+/** The libtpu file in use. */
+VMEM_API const char *vmem_compiler_path(const vmem_compiler *c);
+/** "libtpu 0.0.42.1, PJRT API 0.112" (the package version when the
+ *  file lies in an installed package, else the API version alone). */
+VMEM_API const char *vmem_compiler_version(const vmem_compiler *c);
+
+typedef struct vmem_compile_options {
+  const char *topology;             /* e.g. "v5e:2x2"; NULL: the target's (vmem_target_topology) */
+  const vmem_target *target;        /* when topology is NULL; NULL: v5e */
+  int64_t scoped_vmem_limit_kib;    /* --xla_tpu_scoped_vmem_limit_kib; 0: the compiler's default */
+  double timeout_seconds;           /* the compile is killed past this; <= 0: 300 */
+} vmem_compile_options;
+
+typedef enum vmem_compile_status {
+  VMEM_COMPILE_OK,       /* compiled: the figures below are the compiler's */
+  VMEM_COMPILE_REFUSED,  /* the compiler returned an error (error_text, verbatim) */
+  VMEM_COMPILE_CRASHED,  /* the compiler's process ended abnormally (error_text: its last fatal line) */
+  VMEM_COMPILE_TIMEOUT   /* killed at the deadline */
+} vmem_compile_status;
+
+/** A Pallas kernel (tpu_custom_call) of the compiled module, in module order. */
+typedef struct vmem_compiled_kernel {
+  const char *name;        /* the instruction's name in the compiled module */
+  const char *computation; /* the computation holding it */
+  bool has_figure;         /* the compiler named its used_scoped_memory_configs */
+  uint64_t scoped_bytes;   /* their VMEM (memory space 1) bytes */
+  const char *body;        /* custom_call_config.body as in the backend_config (base64 Mosaic bytecode), or "":
+                              what pairs it with the kernel of the module compiled */
+} vmem_compiled_kernel;
+
+typedef struct vmem_compile_result {
+  vmem_compile_status status;
+  const char *error_text;  /* REFUSED, CRASHED, TIMEOUT: the compiler's message, else "" */
+  int error_code;          /* REFUSED: the PJRT (absl) status code; 8 is RESOURCE_EXHAUSTED */
+  bool scoped_oom;         /* REFUSED with E1001: a kernel's scoped VMEM over its limit */
+  size_t nkernels;
+  const vmem_compiled_kernel *kernels;
+  bool has_stats;          /* PJRT_Executable_GetCompiledMemoryStats answered */
+  int64_t generated_code_bytes, argument_bytes, output_bytes, alias_bytes, temp_bytes;
+  double compile_seconds;  /* the compile call alone */
+  double wall_seconds;     /* the child process, start to end (loading libtpu included) */
+  const char *topology;    /* the topology compiled for */
+} vmem_compile_result;
+
+/** Compiles StableHLO or MLIR (text or bytecode: what jax.jit(f).lower(x)
+ *  gives) for a topology, ahead of time. A compile that fails is a result
+ *  (status REFUSED, CRASHED or TIMEOUT), not an error; errors are for what
+ *  stops the compile from being tried (no process, bad options, an answer
+ *  that cannot be read). */
+VMEM_API vmem_status vmem_compile(vmem_compiler *c, const char *module, size_t len, const vmem_compile_options *opts,
+                                  vmem_compile_result **out, vmem_error *err);
+VMEM_API void vmem_compile_result_free(vmem_compile_result *r);
+VMEM_API const char *vmem_compile_status_name(vmem_compile_status s);
+/** The libtpu topology vmemscope compiles a target for ("v5e:2x2"): the
+ *  smallest slice of that generation, as the oracle's records use. */
+VMEM_API const char *vmem_target_topology(const vmem_target *t);
+
 /* ---- the command line as a call ---------------------------------------------
  * What the `vmemscope` program does, for bindings (the Python package) and
  * for programs that want a command's exact output: every command, option,

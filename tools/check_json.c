@@ -50,7 +50,7 @@ static json_t *json_row(report *r, const row *w) {
                                   "whole_bytes", (json_int_t)w->model.whole_bytes));
   if (w->k) {
     json_t *kj = NULL;
-    int v = kernel_brief(w->k, r->t, r->in, r->opt, "", &kj);
+    int v = kernel_brief(w->k, r->t, r->in, r->opt, "", &kj, NULL);
     r->worst = v > r->worst ? v : r->worst;
     json_object_set_new(o, "kernel", kj);
   } else if (w->scoped->has_kernel_body) {

@@ -61,7 +61,7 @@ static void print_custom_call(report *r, const row *w) {
     fprintf(CLI_OUT, " used=%s (the compiler's own figure)", cli_bytes(b, sizeof b, (uint64_t)w->scoped->used_bytes));
   fprintf(CLI_OUT, "\n");
   if (w->k) {
-    int v = kernel_brief(w->k, r->t, r->in, r->opt, "      ", NULL);
+    int v = kernel_brief(w->k, r->t, r->in, r->opt, "      ", NULL, NULL);
     r->worst = v > r->worst ? v : r->worst;
     vmem_str nm = vmem_hlo_instruction_name(w->in);
     fprintf(CLI_OUT, "      (vmemscope check %s --instruction %.*s: the allocations, and remedies when over)\n",

@@ -72,9 +72,39 @@ int check_kernel_file(const char *path, const char *format, const char *instr, c
 int check_kernel(const char *path, const char *format, const vmem_kernel *k, const vmem_target *t,
                  const vmem_limit_inputs *in, const vmem_plan_options *opt, bool json);
 int kernel_brief(const vmem_kernel *k, const vmem_target *t, const vmem_limit_inputs *in, const vmem_plan_options *opt,
-                 const char *indent, json_t **json);
+                 const char *indent, json_t **json, vmem_verdict *verdict);
+
+/* cli_compile.c: the real compiler beside the model (check --compile,
+ * fit --confirm). A request: --libtpu, --compile-timeout, --topology. */
+typedef struct cli_compile_req {
+  const char *libtpu, *timeout_s, *topology;
+} cli_compile_req;
+/* One kernel of the module as the model judged it, and its body (for
+ * pairing it with the compiled module's). */
+typedef struct cli_model_kernel {
+  const char *name;
+  bool sized;
+  vmem_verdict v;
+  const char *body;
+  size_t body_len;
+} cli_model_kernel;
+vmem_compiler *cli_compiler_open(const char *cmd, const cli_compile_req *req, double *timeout);
+vmem_compile_result *cli_compile_text(const char *cmd, vmem_compiler *c, const cli_compile_req *req, double timeout,
+                                      const char *text, size_t len, const vmem_target *t,
+                                      const vmem_limit_inputs *in);
+size_t cli_compile_disagreements(const vmem_compile_result *res, const cli_model_kernel *mk, size_t n);
+/* Compiles `text`, prints (or adds to root as "compiler") both sides, and
+ * returns the exit status: 1 when they disagree or the compiler ran out
+ * of scoped VMEM, 2 when the compile could not be had or was refused for
+ * another reason, else 0. */
+int cli_compile_report(const char *cmd, const cli_compile_req *req, const char *text, size_t len,
+                       const vmem_target *t, const vmem_limit_inputs *in, const cli_model_kernel *mk, size_t n,
+                       double model_seconds, json_t *root);
+bool cli_config_body(const char *config, size_t len, const char **body, size_t *blen, json_t **keep);
+double cli_clock(void); /* a monotonic clock, in seconds */
+
 int check_stablehlo(const char *path, const vmem_target *t, const vmem_limit_inputs *in, const vmem_plan_options *opt,
-                    bool json);
+                    bool json, const cli_compile_req *compile);
 
 /* Common options. Each command loops over argv with cli_next_option. */
 typedef struct cli_opts {

@@ -59,7 +59,15 @@ static const char help[] =
     "  --top N                 HLO: how many of the largest buffers to list (default 10)\n"
     "  --json                  print JSON (docs/json.md; every size in bytes)\n"
     "  --strict                exit 1 when a kernel is at risk too (it fits only with the body's\n"
-    "                          estimated values), for CI\n\n"
+    "                          estimated values), for CI\n"
+    "  --compile               StableHLO: also compile the module with the real compiler (libtpu, ahead\n"
+    "                          of time, no TPU; docs/compiler.md) and set its figure and verdict beside\n"
+    "                          the model's; a disagreement is printed and exits 1, a compile that fails\n"
+    "                          for a reason other than memory exits 2\n"
+    "  --libtpu PATH           the libtpu.so to use (default $VMEMSCOPE_LIBTPU, else the one a Python\n"
+    "                          environment on $PATH has)\n"
+    "  --compile-timeout S     stop a compile after S seconds (default 300)\n"
+    "  --topology NAME         compile for this libtpu topology (default: the target's, e.g. v5e:2x2)\n\n"
     "examples:\n"
     "  vmemscope check kernel.json --target v6e\n"
     "  vmemscope check module.hlo --summary --timeline\n"
@@ -389,12 +397,13 @@ static int check_dump(int argc, char **argv, const char *dir, const char *module
  * (check_takes_value) to pass an option on with its value. */
 typedef struct check_args {
   const char *target, *format_s, *instr, *flags, *limit, *align_s, *scratch, *top_s, *module;
-  bool json, summary, no_env, timeline, tight, strict;
+  bool json, summary, no_env, timeline, tight, strict, compile;
+  cli_compile_req req; /* --libtpu, --compile-timeout, --topology */
   const char *params_v[16];
   cli_list params;
 } check_args;
 
-enum { CHECK_NOPTS = 17 };
+enum { CHECK_NOPTS = 21 };
 
 static void check_options(check_args *a, cli_opt out[CHECK_NOPTS]) {
   a->params = (cli_list){a->params_v, 0, 16};
@@ -414,6 +423,10 @@ static void check_options(check_args *a, cli_opt out[CHECK_NOPTS]) {
                                      {"--tight", NULL, &a->tight, NULL},
                                      {"--summary", NULL, &a->summary, NULL},
                                      {"--strict", NULL, &a->strict, NULL},
+                                     {"--compile", NULL, &a->compile, NULL},
+                                     {"--libtpu", &a->req.libtpu, NULL, NULL},
+                                     {"--compile-timeout", &a->req.timeout_s, NULL, NULL},
+                                     {"--topology", &a->req.topology, NULL, NULL},
                                      {NULL, NULL, NULL, NULL}};
   memcpy(out, opts, sizeof opts);
 }
@@ -475,10 +488,17 @@ static int check_run(int argc, char **argv, bool *strict) {
   const vmem_target *t = cli_target("check", target);
   if (!t)
     return EXIT_BAD;
+  if (a.compile && (strcmp(format, "stablehlo") != 0 || instr || params.n))
+    return cli_usage_error("check",
+                           "--compile compiles a whole StableHLO module (jax.jit(f).lower(...).as_text()), and %s is "
+                           "%s; from Python, vmemscope.jax.check(..., compile=True) lowers the kernel for you",
+                           path, strcmp(format, "stablehlo") ? format : "asked for one kernel of one");
+  if ((a.req.libtpu || a.req.timeout_s || a.req.topology) && !a.compile)
+    return cli_usage_error("check", "--libtpu, --compile-timeout and --topology go with --compile");
   if (params.n) /* one block size of a spec */
     return check_kernel_file(path, format, instr, t, &in, &popt, json, params_v, params.n);
   if (!strcmp(format, "stablehlo") && !instr)
-    return check_stablehlo(path, t, &in, &popt, json);
+    return check_stablehlo(path, t, &in, &popt, json, a.compile ? &a.req : NULL);
   if (strcmp(format, "hlo") != 0 || instr || params.n)
     return check_kernel_file(path, format, instr, t, &in, &popt, json, params_v, params.n);
   report r = {.path = path, .t = t, .in = &in, .opt = &popt, .timeline = timeline, .tight = tight, .summary = summary};

@@ -666,7 +666,7 @@ int check_kernel_file(const char *path, const char *format, const char *instr, c
 }
 
 int kernel_brief(const vmem_kernel *k, const vmem_target *t, const vmem_limit_inputs *in, const vmem_plan_options *opt,
-                 const char *indent, json_t **json) {
+                 const char *indent, json_t **json, vmem_verdict *verdict) {
   kreport r = {.path = "", .format = "bytecode", .k = k, .t = t};
   vmem_error err;
   char b[48], l[48];
@@ -697,6 +697,8 @@ int kernel_brief(const vmem_kernel *k, const vmem_target *t, const vmem_limit_in
   }
   int v = !r.v.fits ? 2 : r.v.scoped == VMEM_VERDICT_AT_RISK ? 1 : 0;
   cli_now->at_risk_seen |= v == 1;
+  if (verdict)
+    *verdict = r.v;
   vmem_footprint_free(&r.f);
   return v;
 }

@@ -75,13 +75,26 @@ static json_t *json_op(const vmem_stablehlo_op *op) {
 }
 
 int check_stablehlo(const char *path, const vmem_target *t, const vmem_limit_inputs *in, const vmem_plan_options *opt,
-                    bool json) {
+                    bool json, const cli_compile_req *compile) {
   char *text;
   size_t len;
+  double start = cli_clock();
   vmem_stablehlo *m = open_stablehlo("check", path, &text, &len);
   if (!m)
     return EXIT_BAD;
   size_t n = vmem_stablehlo_op_count(m), kernels = 0;
+  /* The model's side of each kernel, for --compile to set beside the
+   * compiler's; the configs hold the bodies it pairs by. */
+  cli_model_kernel *mk = compile ? calloc(n + 1, sizeof *mk) : NULL;
+  json_t **configs = compile ? calloc(n + 1, sizeof *configs) : NULL;
+  if (compile && (!mk || !configs)) {
+    free(mk);
+    free(configs);
+    vmem_stablehlo_free(m);
+    free(text);
+    cli_error("check", "out of memory");
+    return EXIT_BAD;
+  }
   int worst = 0;
   bool bad = false;
   json_t *root = json ? cli_json_root("check") : NULL, *ops = json_array();
@@ -105,6 +118,11 @@ int check_stablehlo(const char *path, const vmem_target *t, const vmem_limit_inp
     if (is_tpu_call(op)) {
       vmem_error err;
       vmem_kernel *k = vmem_stablehlo_op_kernel(m, i, NULL, &err);
+      cli_model_kernel *me = mk ? &mk[kernels] : NULL;
+      if (me) {
+        me->name = k ? cli_strdup(vmem_kernel_name(k)) : cli_strdup("?");
+        cli_config_body(op->backend_config.ptr, op->backend_config.len, &me->body, &me->body_len, &configs[kernels]);
+      }
       kernels++;
       if (!k) {
         bad = true;
@@ -114,7 +132,9 @@ int check_stablehlo(const char *path, const vmem_target *t, const vmem_limit_inp
           cli_file_error("check", path, text, len, &err);
       } else {
         json_t *kj = NULL;
-        int v = kernel_brief(k, t, in, opt, "           ", json ? &kj : NULL);
+        int v = kernel_brief(k, t, in, opt, "           ", json ? &kj : NULL, me ? &me->v : NULL);
+        if (me)
+          me->sized = v >= 0;
         worst = v > worst ? v : worst;
         if (o)
           json_object_set_new(o, "kernel", kj);
@@ -124,19 +144,32 @@ int check_stablehlo(const char *path, const vmem_target *t, const vmem_limit_inp
     if (o)
       json_array_append_new(ops, o);
   }
+  int rc = bad ? EXIT_BAD : worst == 2 ? EXIT_OOM : EXIT_OK;
   if (json) {
     json_object_set_new(root, "module", json_stringn(name.ptr, name.len));
     json_object_set_new(root, "format", json_string("stablehlo"));
     json_object_set_new(root, "target", json_string(vmem_target_name(t)));
     json_object_set_new(root, "ops", ops);
-    cli_print_json(root);
   } else {
     json_decref(ops);
     fprintf(CLI_OUT, "\n%zu tpu_custom_call kernel%s checked%s\n", kernels, kernels == 1 ? "" : "s",
-            kernels ? "; vmemscope check FILE --instruction N (the result %N, or the kernel_name) for one in full"
-                    : "");
+            kernels && !compile
+                ? "; vmemscope check FILE --instruction N (the result %N, or the kernel_name) for one in full"
+                : "");
   }
+  /* With --compile the compiler's verdict stands: its exit status, unless
+   * the module could not even be read. */
+  if (compile && !bad)
+    rc = cli_compile_report("check", compile, text, len, t, in, mk, kernels, cli_clock() - start, root);
+  if (json)
+    cli_print_json(root);
+  for (size_t i = 0; mk && i < kernels; i++) {
+    free((char *)(uintptr_t)mk[i].name);
+    json_decref(configs[i]);
+  }
+  free(mk);
+  free(configs);
   vmem_stablehlo_free(m);
   free(text);
-  return bad ? EXIT_BAD : worst == 2 ? EXIT_OOM : EXIT_OK;
+  return rc;
 }

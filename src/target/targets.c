@@ -51,6 +51,10 @@ struct vmem_target {
   const char *name;
   const char *aliases;     /* comma-separated, compared normalised */
   const char *device_kind; /* jax.Device.device_kind */
+  /* The libtpu topology compiled for (src/compiler/, oracle/record.py): the
+   * generation's smallest slice, one chip's name in libtpu's spelling. NULL
+   * where no pinned libtpu offers one. */
+  const char *topology;
   int generation;
   vmem_fact facts[VMEM_FACT_COUNT];
 };
@@ -58,7 +62,7 @@ struct vmem_target {
 /* One generation's facts per block, one fact per line. */
 /* clang-format off */
 static const vmem_target targets[] = {
-    {"v2", "v2,tpuv2", "TPU v2", 2, {
+    {"v2", "v2,tpuv2", "TPU v2", "v2:2x2", 2, {
         F(VMEM_BYTES, 16 * MiB, DOC, JAXTI, NULL),
         F(SMEM_BYTES, 16 * KiB, DOC, JAXTI, NULL),
         F(SCOPED_DEFAULT_BYTES, 16 * MiB, DOC, FLAGS, OLD_CHIP_SCOPED_NOTE),
@@ -72,7 +76,7 @@ static const vmem_target targets[] = {
         KEEPS_WINDOWS,
         SCOPED_UNDER,
         VREG_8x128}},
-    {"v3", "v3,tpuv3", "TPU v3", 3, {
+    {"v3", "v3,tpuv3", "TPU v3", "v3:2x2", 3, {
         F(VMEM_BYTES, 16 * MiB, DOC, JAXTI,
           "rejected: 32 MiB from third-party slides (unreliable)"),
         F(SMEM_BYTES, 16 * KiB, DOC, JAXTI, NULL),
@@ -89,7 +93,7 @@ static const vmem_target targets[] = {
         KEEPS_WINDOWS,
         SCOPED_UNDER,
         VREG_8x128}},
-    {"v4", "v4,tpuv4,v4p", "TPU v4", 4, {
+    {"v4", "v4,tpuv4,v4p", "TPU v4", "v4:2x2x1", 4, {
         F(VMEM_BYTES, 16 * MiB, OBS, JAXTI "; OOM reports print 'of 16.00M vmem' on v4",
           "rejected: 32 MiB from third-party slides (unreliable)"),
         SMEM_1MIB,
@@ -104,7 +108,7 @@ static const vmem_target targets[] = {
         KEEPS_WINDOWS,
         SCOPED_UNDER,
         VREG_8x128}},
-    {"v5e", "v5e,v5litepod,v5lite,tpuv5e,tpuv5lite", "TPU v5 lite", 5, {
+    {"v5e", "v5e,v5litepod,v5lite,tpuv5e,tpuv5lite", "TPU v5 lite", "v5e:2x2", 5, {
         F(VMEM_BYTES, 128 * MiB, DOC, JAXTI,
           "rejected: 64 MiB from the MaxText tuning guide (contradicts jax tpu_info)"),
         F(SMEM_BYTES, 1 * MiB, OBS, JAXTI "; vllm#8318 'Used 1.00M of 1.00M smem'", NULL),
@@ -123,7 +127,7 @@ static const vmem_target targets[] = {
         KEEPS_WINDOWS,
         SCOPED_UNDER,
         VREG_8x128}},
-    {"v5p", "v5p,tpuv5p,tpuv5", "TPU v5", 5, {
+    {"v5p", "v5p,tpuv5p,tpuv5", "TPU v5", "v5p:2x2x1", 5, {
         F(VMEM_BYTES, 64 * MiB, DOC, JAXTI, NULL),
         SMEM_1MIB,
         F(SCOPED_DEFAULT_BYTES, 16 * MiB, OBS, "marin v5p log: 'v5p's default scoped limit at 16 MiB'",
@@ -142,7 +146,7 @@ static const vmem_target targets[] = {
         KEEPS_WINDOWS,
         SCOPED_UNDER,
         VREG_8x128}},
-    {"v6e", "v6e,trillium,v6lite,tpuv6e,tpuv6lite,v6", "TPU v6 lite", 6, {
+    {"v6e", "v6e,trillium,v6lite,tpuv6e,tpuv6lite,v6", "TPU v6 lite", "v6e:2x2", 6, {
         F(VMEM_BYTES, 128 * MiB, DOC, JAXTI "; MaxText tuning guide '128M for v6e'", NULL),
         SMEM_1MIB,
         F(SCOPED_DEFAULT_BYTES, 32 * MiB, OBS, "E1001 reports on v6e print 'limit 32.00M'", NULL),
@@ -158,7 +162,7 @@ static const vmem_target targets[] = {
         KEEPS_WINDOWS,
         SCOPED_UNDER,
         VREG_8x128}},
-    {"7x", "7x,v7x,tpu7x,ironwood,tpu7,v7", "TPU7x", 7, {
+    {"7x", "7x,v7x,tpu7x,ironwood,tpu7,v7", "TPU7x", "tpu7x:2x2x1", 7, {
         F(VMEM_BYTES, 64 * MiB, DOC, JAXTI "; OOM reports print 'of 64.00M vmem'",
           "rejected: 128 MiB claimed in jax#38988 (a request that compiled is no capacity)"),
         SMEM_1MIB,
@@ -181,7 +185,7 @@ static const vmem_target targets[] = {
                  "40, 23, 16 and 10 MiB are not",
           NULL),
         VREG_8x128}},
-    {"8i", "8i,v8i,tpu8i", "TPU8i", 8, {
+    {"8i", "8i,v8i,tpu8i", "TPU8i", NULL, 8, {
         F(VMEM_BYTES, 192 * MiB, DOC, JAXTI, NULL),
         SMEM_1MIB,
         F(SCOPED_DEFAULT_BYTES, 96 * MiB, DOC, XLAPI " default_vmem_limit_kib", "no compiler output seen yet"),
@@ -195,7 +199,7 @@ static const vmem_target targets[] = {
         F(CORES_PER_CHIP, 2, DOC, JAXTI, NULL),
         F(MEGACORE, 0, DOC, JAXTI, NULL),
         VREG_8x128}},
-    {"8t", "8t,v8t,tpu8t", "TPU8t", 8, {
+    {"8t", "8t,v8t,tpu8t", "TPU8t", NULL, 8, {
         F(VMEM_BYTES, 128 * MiB, DOC, JAXTI, NULL),
         SMEM_1MIB,
         F(SCOPED_DEFAULT_BYTES, 32 * MiB, DOC, XLAPI " default_vmem_limit_kib", "no compiler output seen yet"),
@@ -283,6 +287,7 @@ const char *vmem_target_name(const vmem_target *t) { return t ? t->name : NULL; 
 const char *vmem_target_aliases(const vmem_target *t) { return t ? t->aliases : NULL; }
 const char *vmem_target_device_kind(const vmem_target *t) { return t ? t->device_kind : NULL; }
 int vmem_target_generation(const vmem_target *t) { return t ? t->generation : 0; }
+const char *vmem_target_topology(const vmem_target *t) { return t ? t->topology : NULL; }
 
 const vmem_fact *vmem_target_fact(const vmem_target *t, vmem_fact_id id) {
   if (!t || (unsigned)id >= VMEM_FACT_COUNT || !t->facts[id].source)

@@ -1,0 +1,243 @@
+/*
+ * cli_compile.c — the compiler's word beside the model's: `check --compile`
+ * (and fit --confirm, which compiles each candidate through the same
+ * pieces). The library compiles (vmem_compile, src/compiler/); this file
+ * pairs each compiled kernel with the model's, decides where the two
+ * disagree, and prints both.
+ *
+ * Pairing is by the kernel's body (custom_call_config.body, the Mosaic
+ * bytecode both modules carry): the compiled module's order and names are
+ * the compiler's (calls inlined, instructions renamed), not the input's.
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <math.h>
+#include <time.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Whether --compile-timeout's text is a number of seconds. */
+static bool parse_seconds(const char *s, double *out) {
+  char *end = NULL;
+  double v = s ? strtod(s, &end) : 0;
+  if (!s || end == s || *end || !(v > 0) || v > 86400)
+    return false;
+  *out = v;
+  return true;
+}
+
+vmem_compiler *cli_compiler_open(const char *cmd, const cli_compile_req *req, double *timeout) {
+  if (req->timeout_s && !parse_seconds(req->timeout_s, timeout)) {
+    cli_usage_error(cmd, "--compile-timeout needs seconds, more than 0 and at most 86400, got '%s'", req->timeout_s);
+    return NULL;
+  }
+  if (!req->timeout_s)
+    *timeout = 300;
+  vmem_error err;
+  vmem_compiler *c = vmem_compiler_open(req->libtpu, NULL, &err);
+  if (!c)
+    cli_error(cmd, "--compile: %s", err.message);
+  return c;
+}
+
+/* The global scoped limit the compiler is given: the flag's, when one is
+ * in force; else none, and the compiler keeps its default, as the model's
+ * "default" limit does. */
+static int64_t flag_limit_kib(const vmem_target *t, const vmem_limit_inputs *in) {
+  vmem_limit_inputs global = *in;
+  global.vmem_limit_bytes = -1;
+  vmem_limits l;
+  vmem_error err;
+  if (vmem_limits_resolve(t, &global, &l, &err) != VMEM_OK || l.origin != VMEM_LIMIT_FLAG)
+    return 0;
+  return (int64_t)(l.effective_bytes / 1024);
+}
+
+vmem_compile_result *cli_compile_text(const char *cmd, vmem_compiler *c, const cli_compile_req *req, double timeout,
+                                      const char *text, size_t len, const vmem_target *t,
+                                      const vmem_limit_inputs *in) {
+  vmem_compile_options o = {.topology = req->topology, .target = t, .timeout_seconds = timeout,
+                            .scoped_vmem_limit_kib = flag_limit_kib(t, in)};
+  vmem_compile_result *res = NULL;
+  vmem_error err;
+  if (vmem_compile(c, text, len, &o, &res, &err) != VMEM_OK)
+    cli_error(cmd, "--compile: %s", err.message);
+  return res;
+}
+
+/* The compiled kernel whose body is this one's, not yet taken. */
+static const vmem_compiled_kernel *pair(const vmem_compile_result *res, const cli_model_kernel *m, bool *taken) {
+  for (size_t i = 0; i < res->nkernels; i++) {
+    const vmem_compiled_kernel *k = &res->kernels[i];
+    if (!taken[i] && m->body && strlen(k->body) == m->body_len && !memcmp(k->body, m->body, m->body_len)) {
+      taken[i] = true;
+      return k;
+    }
+  }
+  return NULL;
+}
+
+/* Where the model and the compiler part: NULL when they agree (a verdict
+ * "at risk" is the model saying it cannot tell, so the compiler settles it
+ * and no answer disagrees with it). */
+static const char *disagreement(const cli_model_kernel *m, const vmem_compile_result *res,
+                                const vmem_compiled_kernel *k) {
+  if (!m->sized)
+    return NULL;
+  vmem_verdict_code v = m->v.scoped;
+  if (res->status == VMEM_COMPILE_OK) {
+    if (v == VMEM_VERDICT_E1001 || v == VMEM_VERDICT_LIKELY_E1001)
+      return "the model says E1001; the compiler compiled it";
+    if (k && k->has_figure && k->scoped_bytes > m->v.ceiling_bytes)
+      return "the compiler's figure is above the model's ceiling";
+  } else if (res->status == VMEM_COMPILE_REFUSED && res->scoped_oom && v == VMEM_VERDICT_FITS) {
+    return "the model says it fits; the compiler ran out of scoped VMEM (E1001)";
+  }
+  return NULL;
+}
+
+static const char *model_word(const cli_model_kernel *m) {
+  if (!m->sized)
+    return "not sized";
+  return m->v.scoped == VMEM_VERDICT_E1001         ? "E1001"
+         : m->v.scoped == VMEM_VERDICT_LIKELY_E1001 ? "likely E1001"
+         : m->v.scoped == VMEM_VERDICT_AT_RISK      ? "at risk"
+                                                    : "fits";
+}
+
+/* The error's first line, for the text (JSON keeps it whole). */
+static int first_line(const char *s) {
+  const char *nl = strchr(s, '\n');
+  size_t n = nl ? (size_t)(nl - s) : strlen(s);
+  return (int)(n > 400 ? 400 : n);
+}
+
+static const char *result_word(const vmem_compile_result *res) {
+  if (res->status != VMEM_COMPILE_REFUSED)
+    return vmem_compile_status_name(res->status);
+  return res->scoped_oom ? "E1001" : "refused";
+}
+
+static json_t *json_result(const vmem_compiler *c, const vmem_compile_result *res, const cli_model_kernel *mk,
+                           size_t n, size_t disagree, double model_seconds) {
+  json_t *kernels = json_array();
+  bool *taken = calloc(res->nkernels + 1, sizeof *taken);
+  json_t *figure = json_null();
+  for (size_t i = 0; i < n; i++) {
+    const vmem_compiled_kernel *k = taken ? pair(res, &mk[i], taken) : NULL;
+    const char *why = disagreement(&mk[i], res, k);
+    json_t *o = json_pack("{s:s,s:s,s:o,s:o,s:b,s:o}", "kernel", mk[i].name, "model_verdict",
+                          mk[i].sized ? vmem_verdict_name(mk[i].v.scoped) : "not_sized", "model_ceiling_bytes",
+                          mk[i].sized ? json_integer((json_int_t)mk[i].v.ceiling_bytes) : json_null(),
+                          "figure_bytes",
+                          k && k->has_figure ? json_integer((json_int_t)k->scoped_bytes) : json_null(), "agrees",
+                          why == NULL, "disagreement", why ? json_string(why) : json_null());
+    if (k)
+      json_object_set_new(o, "compiled_name", json_string(k->name));
+    if (n == 1 && k && k->has_figure)
+      figure = json_integer((json_int_t)k->scoped_bytes);
+    json_array_append_new(kernels, o);
+  }
+  free(taken);
+  json_t *stats = res->has_stats ? json_pack("{s:I,s:I,s:I,s:I,s:I}", "generated_code_size_in_bytes",
+                                             (json_int_t)res->generated_code_bytes, "argument_size_in_bytes",
+                                             (json_int_t)res->argument_bytes, "output_size_in_bytes",
+                                             (json_int_t)res->output_bytes, "alias_size_in_bytes",
+                                             (json_int_t)res->alias_bytes, "temp_size_in_bytes",
+                                             (json_int_t)res->temp_bytes)
+                                 : json_null();
+  return json_pack("{s:s,s:o,s:o,s:s,s:i,s:f,s:f,s:f,s:s,s:s,s:o,s:b,s:I}", "verdict", result_word(res), "figure",
+                   figure, "error", *res->error_text ? json_string(res->error_text) : json_null(), "status",
+                   vmem_compile_status_name(res->status), "error_code", res->error_code, "seconds",
+                   res->compile_seconds, "wall_seconds", res->wall_seconds, "model_seconds", model_seconds,
+                   "libtpu_version", vmem_compiler_version(c), "topology", res->topology, "memory_analysis", stats,
+                   "agrees", disagree == 0, "disagreements", (json_int_t)disagree);
+}
+
+static void print_result(const vmem_compiler *c, const vmem_compile_result *res, const cli_model_kernel *mk,
+                         size_t n, double model_seconds) {
+  char b[48], m[48];
+  fprintf(CLI_OUT, "\ncompiler: %s, for %s: %s in %.2f s (%.2f s with loading; the model took %.1f ms)\n",
+          vmem_compiler_version(c), res->topology, result_word(res), res->compile_seconds, res->wall_seconds,
+          model_seconds * 1e3);
+  if (*res->error_text)
+    fprintf(CLI_OUT, "  %s%.*s%s\n", cli_tone(res->scoped_oom ? CLI_BAD : CLI_WARN), first_line(res->error_text),
+            res->error_text, cli_tone(CLI_RESET));
+  bool *taken = calloc(res->nkernels + 1, sizeof *taken);
+  for (size_t i = 0; taken && i < n; i++) {
+    const vmem_compiled_kernel *k = pair(res, &mk[i], taken);
+    const char *why = disagreement(&mk[i], res, k);
+    fprintf(CLI_OUT, "  %-28s model %s, %-12s compiler %s%s\n", mk[i].name,
+            mk[i].sized ? cli_human(m, sizeof m, mk[i].v.predicted_bytes) : "-", model_word(&mk[i]),
+            k && k->has_figure ? cli_bytes(b, sizeof b, k->scoped_bytes)
+            : res->status == VMEM_COMPILE_OK ? "compiled (no figure)"
+                                             : result_word(res),
+            k && k->has_figure && mk[i].sized ? (k->scoped_bytes <= mk[i].v.ceiling_bytes ? ", within the ceiling"
+                                                                                          : ", ABOVE the ceiling")
+                                              : "");
+    if (why)
+      fprintf(CLI_OUT, "  %s!! DISAGREEMENT: %s%s\n", cli_tone(CLI_BAD), why, cli_tone(CLI_RESET));
+  }
+  free(taken);
+}
+
+size_t cli_compile_disagreements(const vmem_compile_result *res, const cli_model_kernel *mk, size_t n) {
+  bool *taken = calloc(res->nkernels + 1, sizeof *taken);
+  size_t d = 0;
+  for (size_t i = 0; taken && i < n; i++)
+    d += disagreement(&mk[i], res, pair(res, &mk[i], taken)) != NULL;
+  free(taken);
+  return d;
+}
+
+int cli_compile_report(const char *cmd, const cli_compile_req *req, const char *text, size_t len,
+                       const vmem_target *t, const vmem_limit_inputs *in, const cli_model_kernel *mk, size_t n,
+                       double model_seconds, json_t *root) {
+  double timeout;
+  vmem_compiler *c = cli_compiler_open(cmd, req, &timeout);
+  if (!c)
+    return EXIT_BAD;
+  vmem_compile_result *res = cli_compile_text(cmd, c, req, timeout, text, len, t, in);
+  if (!res) {
+    vmem_compiler_close(c);
+    return EXIT_BAD;
+  }
+  size_t d = cli_compile_disagreements(res, mk, n);
+  if (root)
+    json_object_set_new(root, "compiler", json_result(c, res, mk, n, d, model_seconds));
+  else
+    print_result(c, res, mk, n, model_seconds);
+  int rc = d                                                             ? EXIT_OOM
+           : res->status == VMEM_COMPILE_REFUSED && res->scoped_oom      ? EXIT_OOM
+           : res->status == VMEM_COMPILE_OK                              ? EXIT_OK
+                                                                         : EXIT_BAD;
+  if (!root && d)
+    fprintf(CLI_OUT, "\n%s%zu disagreement%s between the model and the compiler: the compiler's word stands%s\n",
+            cli_tone(CLI_BAD), d, d == 1 ? "" : "s", cli_tone(CLI_RESET));
+  if (rc == EXIT_BAD && !root)
+    cli_error(cmd, "the compiler %s: %.*s", res->status == VMEM_COMPILE_TIMEOUT ? "timed out"
+                                            : res->status == VMEM_COMPILE_CRASHED ? "crashed"
+                                                                                    : "refused the module",
+              first_line(res->error_text), res->error_text);
+  vmem_compile_result_free(res);
+  vmem_compiler_close(c);
+  return rc;
+}
+
+/* The body of a StableHLO custom call's backend_config, for pairing. */
+bool cli_config_body(const char *config, size_t len, const char **body, size_t *blen, json_t **keep) {
+  json_error_t je;
+  json_t *root = len ? json_loadb(config, len, 0, &je) : NULL;
+  json_t *b = root ? json_object_get(json_object_get(root, "custom_call_config"), "body") : NULL;
+  *body = json_is_string(b) ? json_string_value(b) : NULL;
+  *blen = json_is_string(b) ? json_string_length(b) : 0;
+  *keep = root;
+  return *body != NULL;
+}
+
+double cli_clock(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
