@@ -147,12 +147,20 @@ static json_t *json_result(const vmem_compiler *c, const vmem_compile_result *re
                                              (json_int_t)res->alias_bytes, "temp_size_in_bytes",
                                              (json_int_t)res->temp_bytes)
                                  : json_null();
-  return json_pack("{s:s,s:o,s:o,s:s,s:i,s:f,s:f,s:f,s:s,s:s,s:o,s:b,s:I}", "verdict", result_word(res), "figure",
+  json_t *compiled = json_array();
+  for (size_t i = 0; i < res->nkernels; i++) {
+    const vmem_compiled_kernel *k = &res->kernels[i];
+    json_array_append_new(compiled, json_pack("{s:s,s:s,s:o}", "name", k->name, "computation", k->computation,
+                                              "figure_bytes",
+                                              k->has_figure ? json_integer((json_int_t)k->scoped_bytes) : json_null()));
+  }
+  return json_pack("{s:s,s:o,s:o,s:s,s:i,s:f,s:f,s:f,s:s,s:s,s:o,s:b,s:I,s:o,s:o}", "verdict", result_word(res), "figure",
                    figure, "error", *res->error_text ? json_string(res->error_text) : json_null(), "status",
                    vmem_compile_status_name(res->status), "error_code", res->error_code, "seconds",
                    res->compile_seconds, "wall_seconds", res->wall_seconds, "model_seconds", model_seconds,
                    "libtpu_version", vmem_compiler_version(c), "topology", res->topology, "memory_analysis", stats,
-                   "agrees", disagree == 0, "disagreements", (json_int_t)disagree);
+                   "agrees", disagree == 0, "disagreements", (json_int_t)disagree, "kernels", kernels,
+                   "compiled_kernels", compiled);
 }
 
 static void print_result(const vmem_compiler *c, const vmem_compile_result *res, const cli_model_kernel *mk,
