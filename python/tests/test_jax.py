@@ -576,3 +576,62 @@ def test_fit_on_a_lowered_attention_kernel_equals_it_as_a_spec_with_values(tmp_p
     assert a["body_values"][0]["follows"] == ["g0"]
     # the logits (bq x 2048 f32) are what limits bq: 2048 would need 16 MiB of them alone
     assert 2048 not in from_hlo and max(from_hlo) == 1024
+
+
+# ---- the real compiler beside the model (docs/compiler.md) --------------------------
+
+def _compiler_or_skip():
+    try:
+        return vmemscope.compiler()
+    except vmemscope.Error as e:
+        if os.environ.get("VMEMSCOPE_REQUIRE_LIBTPU") == "1":
+            raise
+        pytest.skip("no libtpu: %s" % e)
+
+
+def test_check_compile_sets_the_compilers_figure_beside_the_models():
+    _compiler_or_skip()
+    r = vj.check(functools.partial(matmul, bm=512, bn=512, bk=1024), X, Y, target="v5e", compile=True)
+    k = r[0]
+    assert k.compiler_fits is True
+    assert k.compiler["agrees"] is True
+    # the compiler's figure is at most the model's ceiling, and at least the windows and scratch it sizes exactly
+    assert k.scoped_bytes <= k.compiler["figure_bytes"] <= k.ceiling_bytes
+
+
+def test_check_compile_an_e1001_is_the_compilers_own():
+    _compiler_or_skip()
+    r = vj.check(functools.partial(matmul, bm=2048, bn=1024, bk=4096), X, Y, target="v5e", compile=True)
+    assert r[0].verdict == "e1001"
+    assert r[0].compiler_fits is False
+    assert "Ran out of memory in memory space vmem" in r[0].compiler["error"]
+    with pytest.raises(vj.VmemOverflow, match="the compiler"):
+        vj.assert_fits(functools.partial(matmul, bm=2048, bn=1024, bk=4096), X, Y, target="v5e", compile=True)
+
+
+def test_fit_confirm_compiles_the_best_and_ranks_by_the_compiler():
+    _compiler_or_skip()
+    res = vj.fit(lambda bm, bn: functools.partial(matmul, bm=bm, bn=bn, bk=512), X, Y,
+                 params={"bm": [256, 512, 1024], "bn": [256, 512, 1024]}, target="v6e", progress=False, confirm=3)
+    assert len(res.confirmed) == 3
+    assert all(c.compiles for c in res.confirmed)
+    assert res.best is res.confirmed[0] and res.best.compiles
+    assert res.confirm_seconds > 0
+    assert "confirmed by the compiler" in str(res)
+
+
+def test_pytest_plugin_vmem_compile_says_who_judges(tmp_path):
+    found = _compiler_or_skip()
+    test = tmp_path / "test_k.py"
+    test.write_text(
+        "import functools, sys\n"
+        "sys.path.insert(0, %r)\n"
+        "from test_jax import matmul, X, Y\n"
+        "def test_fits(vmem_fits):\n"
+        "    r = vmem_fits(functools.partial(matmul, bm=256, bn=256, bk=512), X, Y)\n"
+        "    assert 'compiler' in r.judged_by\n" % os.path.dirname(os.path.abspath(__file__)))
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "vmemscope.pytest_plugin", "--vmem-compile",
+                          "--vmem-targets=v5e", str(test)], capture_output=True, text=True,
+                         env=dict(os.environ, JAX_PLATFORMS="cpu"))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "vmem_fits is judged by the compiler (%s" % found["version"] in run.stdout

@@ -108,6 +108,52 @@ def _load():
     raise OSError("libvmemscope.so not found; set VMEMSCOPE_LIBRARY. Tried: " + "; ".join(tried))
 
 
+class _VmemError(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_int), ("offset", ctypes.c_size_t), ("message", ctypes.c_char * 240)]
+
+
+def _python_libtpu():
+    """The libtpu.so of the libtpu package this Python imports (what
+    jax[tpu] installs), when $VMEMSCOPE_LIBTPU names none: the environment
+    the caller runs in is the one to use, activated or not."""
+    if os.environ.get("VMEMSCOPE_LIBTPU"):
+        return None
+    import importlib.util
+    spec = importlib.util.find_spec("libtpu")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = os.path.join(folder, "libtpu.so")
+        if os.path.exists(path):
+            return path
+    return None
+
+
+def compiler(libtpu=None):
+    """The real compiler vmemscope would use (docs/compiler.md): a dict with
+    its ``path`` and ``version`` ("libtpu 0.0.42.1, PJRT API 0.112"), found
+    as ``check --compile`` finds it (``libtpu``, else $VMEMSCOPE_LIBTPU, else
+    the libtpu package this Python imports, else a Python environment's on
+    $PATH). Raises :class:`Error` saying
+    where it looked when there is none or it is not a usable libtpu."""
+    lib = _load()
+    lib.vmem_compiler_open.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.POINTER(_VmemError)]
+    lib.vmem_compiler_open.restype = ctypes.c_void_p
+    for name in ("vmem_compiler_path", "vmem_compiler_version"):
+        getattr(lib, name).argtypes = [ctypes.c_void_p]
+        getattr(lib, name).restype = ctypes.c_char_p
+    lib.vmem_compiler_close.argtypes = [ctypes.c_void_p]
+    lib.vmem_compiler_close.restype = None
+    err = _VmemError()
+    libtpu = libtpu or _python_libtpu()
+    handle = lib.vmem_compiler_open(os.fsencode(libtpu) if libtpu else None, None, ctypes.byref(err))
+    if not handle:
+        raise Error(err.message.decode("utf-8", "replace"))
+    try:
+        return {"path": os.fsdecode(lib.vmem_compiler_path(handle)),
+                "version": lib.vmem_compiler_version(handle).decode("utf-8", "replace")}
+    finally:
+        lib.vmem_compiler_close(handle)
+
+
 def _take(lib, ptr):
     if not ptr.value:
         return ""

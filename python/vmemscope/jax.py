@@ -197,6 +197,18 @@ class KernelResult:
         self.smem_fits = doc.get("smem_fits", True)
         self.remedies = doc.get("remedies")
         self.cost = doc.get("cost")
+        # check(compile=True): the compiler's word on this kernel (docs/compiler.md)
+        self.compiler = None
+
+    @property
+    def compiler_fits(self):
+        """With ``check(..., compile=True)``: True when the real compiler
+        compiled the kernel, False when it ran out of scoped VMEM (E1001),
+        None when it was not asked or gave no verdict (another error)."""
+        c = self.compiler
+        if not c:
+            return None
+        return True if c["verdict"] == "compiled" else False if c["verdict"] == "E1001" else None
 
     @property
     def text(self):
@@ -329,13 +341,29 @@ class _Checker:
             raise _vs._error(status, err, {path: "<lowered module>"})
         return out
 
-    def check(self, text, target, limit_args, name):
+    def _compiled(self, args, path):
+        """check --compile: its document even when the compiler refused the
+        module for a reason other than memory (exit 2 with a "compiler"
+        object); an error of vmemscope's own otherwise."""
+        status, out, err = _vs.run(*args)
+        try:
+            doc = _json.loads(out) if out else None
+        except ValueError:
+            doc = None
+        if status not in (0, 1) and not (doc and "compiler" in doc):
+            raise _vs._error(status, err, {path: "<lowered module>"})
+        return doc
+
+    def check(self, text, target, limit_args, name, compile_args=None):
         key, path = self._file(text)
-        memo = (key, target, tuple(limit_args))
+        memo = (key, target, tuple(limit_args), tuple(compile_args or ()))
         if memo in self.cache:
             return self.cache[memo]
         base = ["check", path, "--target", target] + limit_args
-        doc = _json.loads(self._run(base + ["--json"], path))
+        if compile_args is not None:
+            doc = self._compiled(base + ["--compile"] + compile_args + ["--json"], path)
+        else:
+            doc = _json.loads(self._run(base + ["--json"], path))
         kernels = [op for op in doc.get("ops", []) if "kernel" in op]
         if not kernels:
             raise NoKernelError("%s lowers to no pallas_call (no tpu_custom_call in its module): its ops are %s. "
@@ -347,6 +375,11 @@ class _Checker:
             if "error" in k:
                 raise _vs.Error("%s: kernel %s cannot be sized: %s" % (name, op.get("result"), k["error"]))
             results.append(KernelResult(k, text, op["result"], target, limit_args))
+        comp = doc.get("compiler")
+        if comp:
+            for r, kc in zip(results, comp.get("kernels", [])):
+                r.compiler = dict(kc, verdict=comp["verdict"], error=comp.get("error"), seconds=comp.get("seconds"),
+                                  libtpu_version=comp.get("libtpu_version"), status=comp.get("status"))
         out = (results, doc)
         self.cache[memo] = out
         return out
@@ -358,8 +391,18 @@ def _targets(target, targets):
     return [target or os.environ.get("VMEMSCOPE_TARGET") or "v5e"]
 
 
+def _compile_args(libtpu=None, compile_timeout=None):
+    args = []
+    libtpu = libtpu or _vs._python_libtpu()
+    if libtpu:
+        args += ["--libtpu", str(libtpu)]
+    if compile_timeout:
+        args += ["--compile-timeout", str(compile_timeout)]
+    return args
+
+
 def check(f, *args, target=None, targets=None, vmem_limit_bytes=None, scoped_vmem_limit_kib=None, flags=None,
-          **kwargs):
+          compile=False, libtpu=None, compile_timeout=None, **kwargs):
     """Every ``pallas_call`` in ``f(*args, **kwargs)``, lowered for TPU and
     sized for ``target`` (or each of ``targets``): a :class:`CheckResult`.
 
@@ -367,15 +410,22 @@ def check(f, *args, target=None, targets=None, vmem_limit_bytes=None, scoped_vme
     ``vmem_limit_bytes``, else ``scoped_vmem_limit_kib`` (the
     ``--xla_tpu_scoped_vmem_limit_kib`` flag) or ``flags`` (libtpu flags, as
     in ``LIBTPU_INIT_ARGS``, which is read too), else the generation's
-    default. ``vmem_limit_bytes`` here overrides every kernel's own."""
+    default. ``vmem_limit_bytes`` here overrides every kernel's own.
+
+    With ``compile=True`` the module is also compiled by the real compiler
+    (libtpu, ahead of time, no TPU: ``check --compile``, docs/compiler.md;
+    ``libtpu`` names the file, else it is found as :func:`vmemscope.compiler`
+    finds it): each KernelResult's ``compiler`` holds the compiler's figure
+    and verdict beside the model's, and ``compiler_fits`` its answer."""
     name = getattr(f, "__name__", "the function")
     checker = _Checker()
     try:
         limit_args = _limit_args(vmem_limit_bytes, scoped_vmem_limit_kib, flags)
+        comp = _compile_args(libtpu, compile_timeout) if compile else None
         results, docs, texts = [], {}, {}
         for t in _targets(target, targets):
             texts[t] = lower(f, *args, target=t, **kwargs)  # per target: Pallas may lower by generation
-            rs, docs[t] = checker.check(texts[t], t, limit_args, name)
+            rs, docs[t] = checker.check(texts[t], t, limit_args, name, comp)
             results += rs
         return CheckResult(results, texts, docs, limit_args)
     finally:
@@ -391,6 +441,8 @@ def assert_fits(f, *args, targets=("v5e", "v6e", "7x"), target=None, strict=Fals
     ``check --strict`` does. Returns the :class:`CheckResult` when all
     fit."""
     result = check(f, *args, target=target, targets=None if target else targets, **kwargs)
+    if kwargs.get("compile"):
+        return _assert_compiled(result)
     over = [r for r in result if not r.fits or (strict and r.at_risk)]
     if not over:
         return result
@@ -433,6 +485,28 @@ def assert_fits(f, *args, targets=("v5e", "v6e", "7x"), target=None, strict=Fals
     raise VmemOverflow("\n".join(lines), over)
 
 
+def _assert_compiled(result):
+    """assert_fits with the compiler's word: a kernel fails when the real
+    compiler ran out of scoped VMEM for it; a compile that gave no verdict
+    (refused for another reason, crashed, timed out) is an error."""
+    lines = []
+    for r in result:
+        c = r.compiler or {}
+        if r.compiler_fits is None:
+            raise _vs.Error("%s on %s: the compiler gave no verdict (%s): %s" % (
+                r.name, r.target, c.get("status", "not compiled"), (c.get("error") or "").splitlines()[:1]))
+        if not r.compiler_fits:
+            lines.append("%s on %s: the compiler (%s) ran out of scoped VMEM; the model predicted %d bytes "
+                         "(%s) against a limit of %d" % (r.name, r.target, c.get("libtpu_version"),
+                                                         r.predicted_bytes, r.verdict, r.limit_bytes))
+            lines.append("  " + (c.get("error") or "").splitlines()[0] if c.get("error") else "")
+        if c.get("disagreement"):
+            lines.append("  the model disagreed: " + c["disagreement"])
+    if lines:
+        raise VmemOverflow("\n".join(l for l in lines if l), [r for r in result if not r.compiler_fits])
+    return result
+
+
 # ---- fit ----------------------------------------------------------------------------
 
 class Candidate:
@@ -451,6 +525,16 @@ class Candidate:
         self.needed_bytes = max((k.needed_bytes for k in self.kernels), default=0)
         self.ceiling_bytes = max((k.ceiling_bytes for k in self.kernels), default=0)
         self.time_s = sum(k.time_s or 0 for k in self.kernels) if not error else float("inf")
+        self.compiler = None  # fit(confirm=N): the compiler's document (check --compile's "compiler")
+        self.text = None
+
+    @property
+    def compiles(self):
+        """fit(confirm=N): True when the real compiler compiled it, False when
+        it refused it (for memory or another reason), None when not asked."""
+        if self.compiler is None:
+            return None
+        return self.compiler.get("status") == "compiled"
 
     def __repr__(self):
         if self.error:
@@ -469,10 +553,12 @@ class FitResult:
     when it is above the one in force (None otherwise); ``rate``:
     candidates lowered and checked per second."""
 
-    def __init__(self, candidates, best, vmem_limit_bytes, target, seconds):
+    def __init__(self, candidates, best, vmem_limit_bytes, target, seconds, confirm_seconds=None):
         self.candidates, self.best, self.vmem_limit_bytes, self.target = candidates, best, vmem_limit_bytes, target
         self.seconds = seconds
         self.rate = len(candidates) / seconds if seconds > 0 else float("inf")
+        self.confirm_seconds = confirm_seconds  # fit(confirm=N): the compiles' wall time
+        self.confirmed = [c for c in candidates if c.compiler is not None]
 
     @property
     def params(self):
@@ -495,6 +581,16 @@ class FitResult:
         for c in fitting[:10]:
             out.append("  %-40s %12d %12d %9.2f us" % (
                 " ".join("%s=%s" % kv for kv in c.params.items()), c.scoped_bytes, c.needed_bytes, c.time_s * 1e6))
+        if self.confirmed:
+            out.append("confirmed by the compiler (%s) in %.1f s; the model took %.2f s for all %d:" % (
+                self.confirmed[0].compiler.get("libtpu_version"), self.confirm_seconds or 0, self.seconds,
+                len(self.candidates)))
+            for c in self.confirmed:
+                k = c.compiler
+                fig = k.get("figure")
+                out.append("  %-40s %12d %12s %s (%.2f s)" % (
+                    " ".join("%s=%s" % kv for kv in c.params.items()), c.needed_bytes,
+                    fig if fig is not None else "-", k.get("verdict"), k.get("seconds") or 0))
         out.append("best: " + (self.code().replace("\n", "; ") if self.best else "none fits"))
         return "\n".join(out)
 
@@ -511,7 +607,7 @@ def _progress(i, n, start, stream):
 
 
 def fit(build, *args, params, target=None, physical=False, progress=None, vmem_limit_bytes=None,
-        scoped_vmem_limit_kib=None, flags=None, **kwargs):
+        scoped_vmem_limit_kib=None, flags=None, confirm=0, libtpu=None, compile_timeout=None, **kwargs):
     """Searches ``params`` ({"block_m": [128, 256, ...], ...}): for every
     combination, ``build(**combo)`` returns the function to check on
     ``*args``. Each candidate is lowered for TPU and sized exactly, with the
@@ -520,7 +616,13 @@ def fit(build, *args, params, target=None, physical=False, progress=None, vmem_l
     fits when it fits physical VMEM, and the result names the
     ``vmem_limit_bytes`` to request for the best. A combination that
     ``build`` or JAX rejects is kept as a candidate with its ``error``.
-    ``progress`` (default: when stderr is a terminal) shows a line."""
+    ``progress`` (default: when stderr is a terminal) shows a line.
+
+    With ``confirm=N`` the N best candidates by the model are compiled by
+    the real compiler (libtpu, docs/compiler.md) and re-ranked by its
+    verdict: those it compiles first, in the model's order; ``best`` is the
+    first of them. Each confirmed candidate's ``compiler`` and ``compiles``
+    say what it answered; ``confirm_seconds`` what it cost."""
     if not params:
         raise ValueError("fit needs params, e.g. params={'block_m': [128, 256, 512]}")
     names = list(params)
@@ -543,6 +645,7 @@ def fit(build, *args, params, target=None, physical=False, progress=None, vmem_l
                 la = limit_args if not physical else ["--vmem-limit-bytes", str(phys)]
                 rs, _ = checker.check(text, t, la, getattr(fn, "__name__", "candidate"))
                 cands.append(Candidate(p, rs))
+                cands[-1].text, cands[-1].limit_args = text, la
             except (NoKernelError, _vs.Error):
                 raise
             except Exception as e:  # a combination build() or JAX rejects is a candidate that cannot be
@@ -559,7 +662,26 @@ def fit(build, *args, params, target=None, physical=False, progress=None, vmem_l
             rs, _ = checker.check(lower(fn, *args, target=t, **kwargs), t, limit_args, "best")
             over = [r.remedies["vmem_limit_bytes"] for r in rs if (not r.fits or r.at_risk) and r.remedies]
             request = max(over) if over else None
+        model_seconds = time.monotonic() - start
+        cands.sort(key=lambda c: (not c.fits, c.at_risk, c.time_s if c.fits else 0, c.needed_bytes))
+        confirm_seconds = None
+        if confirm:
+            best, confirm_seconds = _confirm(checker, cands, int(confirm), t, _compile_args(libtpu, compile_timeout))
     finally:
         checker.close()
-    cands.sort(key=lambda c: (not c.fits, c.at_risk, c.time_s if c.fits else 0, c.needed_bytes))
-    return FitResult(cands, best, request, t, time.monotonic() - start)
+    return FitResult(cands, best, request, t, model_seconds, confirm_seconds)
+
+
+def _confirm(checker, cands, n, target, compile_args):
+    """Compiles the n best fitting candidates; those the compiler compiles
+    move ahead of the rest, in the model's order. Returns the new best and
+    the compiles' wall time."""
+    start = time.monotonic()
+    fitting = [c for c in cands if c.fits][:n]
+    for c in fitting:
+        _, doc = checker.check(c.text, target, c.limit_args, "candidate", compile_args)
+        c.compiler = doc.get("compiler")
+    order = {id(c): i for i, c in enumerate(cands)}
+    cands.sort(key=lambda c: (c.compiles is False or not c.fits, c.compiles is not True, order[id(c)]))
+    best = next((c for c in cands if c.compiles), None)
+    return best, time.monotonic() - start

@@ -102,6 +102,17 @@ static void send_version(int fd, const pjrt_api *api) {
 /* Loads libtpu and checks its API; returns the table. */
 static const pjrt_api *load(const char *path, int fd) {
   char msg[1024];
+  /* A caller that holds libtpu already (JAX in the same process, set up
+   * for a TPU) passed its copy to this child with the fork, initialised by
+   * threads that do not exist here: using it crashes, and a second copy in
+   * a namespace of its own (dlmopen) crashed too when tried. Say so. */
+  if (dlopen(path, RTLD_NOW | RTLD_NOLOAD)) {
+    int n = snprintf(msg, sizeof msg,
+                     "%s is already loaded in this process (JAX set up its TPU backend here?): compile from a "
+                     "process without it, e.g. with JAX_PLATFORMS=cpu set before jax is imported",
+                     path);
+    fail(fd, 0, 'v', msg, (size_t)n);
+  }
   void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char *why = dlerror();
