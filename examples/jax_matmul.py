@@ -3,6 +3,7 @@ machine without a TPU (docs/jax.md). Run: make test (which makes .venv), then
   VMEMSCOPE_LIBRARY=build/libvmemscope.so PYTHONPATH=python .venv/bin/python examples/jax_matmul.py
 """
 import functools
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -37,7 +38,18 @@ def matmul(x, y, bm=512, bn=512, bk=1024):
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "arbitrary")))(x, y)
 
 
+def lower_main(argv):
+    """--lower BM BN BK [TARGET]: the StableHLO of the matmul with those
+    blocks, for `vmemscope fit --confirm N --lower CMD` (docs/compiler.md)."""
+    bm, bn, bk = (int(a) for a in argv[:3])
+    x = jax.ShapeDtypeStruct((4096, 8192), jnp.bfloat16)
+    y = jax.ShapeDtypeStruct((8192, 4096), jnp.bfloat16)
+    print(vj.lower(functools.partial(matmul, bm=bm, bn=bn, bk=bk), x, y, target=argv[3] if len(argv) > 3 else "v5e"))
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--lower":
+        return lower_main(sys.argv[2:])
     x = jax.ShapeDtypeStruct((4096, 8192), jnp.bfloat16)
     y = jax.ShapeDtypeStruct((8192, 4096), jnp.bfloat16)
 

@@ -7,6 +7,7 @@
  * the exhaustive one by construction); this file reads the options and
  * renders the result as text or JSON.
  */
+#define _POSIX_C_SOURCE 200809L /* popen, pclose: --lower */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -57,6 +58,11 @@ static const char help[] =
     "  --explain             say why the best beat the next candidates and the fastest one that does not fit\n"
     "  --all                 list every point of the Pareto front (by default, points less than 3% faster\n"
     "                        than the one above are left out)\n"
+    "  --confirm N           compile the N best with the real compiler (libtpu, docs/compiler.md) and list\n"
+    "                        those it compiles first; needs --lower\n"
+    "  --lower CMD           a shell command that prints a candidate's StableHLO; {NAME} in it is the\n"
+    "                        value of parameter NAME (e.g. \"python k.py --lower --bm {bm}\")\n"
+    "  --libtpu PATH, --compile-timeout S, --topology NAME   as for check --compile\n"
     "  --target T, --flags \"...\", --no-env, --json   as for check\n\n"
     "Exit status: 0 when something fits, 1 when nothing does, 2 on bad input.\n\n"
     "examples:\n"
@@ -79,6 +85,9 @@ typedef struct fit_opts {
   const char *instr; /* --instruction NAME */
   size_t top;
   bool physical, json, buffers, padding, color, explain, all, grid_order;
+  const char *confirm_s, *lower; /* --confirm N, --lower CMD */
+  size_t confirm;
+  cli_compile_req req;           /* --libtpu, --compile-timeout, --topology */
 } fit_opts;
 
 typedef vmem_fit_space space;
@@ -659,8 +668,140 @@ static vmem_kernel *read_kernel(const char *path, const fit_opts *o) {
   return k;
 }
 
+/* ---- --confirm: the compiler's word on the best candidates ---------------- */
+
+/* CMD with each {NAME} replaced by the candidate's value of parameter NAME. */
+static char *lower_command(const char *cmd, const vmem_template *tpl, const int64_t *v) {
+  size_t cap = strlen(cmd) * 2 + 256, n = 0;
+  char *out = malloc(cap);
+  for (const char *p = cmd; out && *p;) {
+    size_t i, np = vmem_template_param_count(tpl);
+    for (i = 0; *p == '{' && i < np; i++) {
+      const char *name = vmem_template_param_name(tpl, i);
+      size_t len = strlen(name);
+      if (!strncmp(p + 1, name, len) && p[1 + len] == '}') {
+        n += (size_t)snprintf(out + n, cap - n, "%" PRId64, v[i]);
+        p += len + 2;
+        break;
+      }
+    }
+    if (i == np || *p != '{' || n >= cap - 32) {
+      if (n + 32 >= cap)
+        break;
+      out[n++] = *p++;
+    }
+  }
+  if (out)
+    out[n] = 0;
+  return out;
+}
+
+/* The module --lower prints for the candidate: its stdout, whole. */
+static char *lower_module(const char *cmd, size_t *len, int *status) {
+  FILE *f = popen(cmd, "r");
+  char *buf = NULL;
+  size_t cap = 0;
+  *len = 0;
+  *status = -1;
+  if (!f)
+    return NULL;
+  for (;;) {
+    if (*len + 65536 > cap) {
+      char *b = realloc(buf, cap = cap ? cap * 2 : 1 << 20);
+      if (!b)
+        break;
+      buf = b;
+    }
+    size_t got = fread(buf + *len, 1, cap - *len, f);
+    *len += got;
+    if (got == 0)
+      break;
+  }
+  *status = pclose(f);
+  return buf;
+}
+
+/* Compiles the --confirm best candidates, each lowered by --lower, and
+ * prints (or adds to root) what the compiler said, the ones it compiled
+ * first in the model's order. Returns the exit status: 0 when one
+ * compiles, 1 when none does, 2 when a lowering or compile failed. */
+static int confirm_candidates(const vmem_kernel *k, const vmem_template *tpl, const space *sp, const search *s,
+                              const vmem_target *t, const vmem_limit_inputs *in, const fit_opts *o, double model_s,
+                              json_t *root) {
+  double timeout;
+  vmem_compiler *c = cli_compiler_open("fit", &o->req, &timeout);
+  if (!c)
+    return EXIT_BAD;
+  size_t n = o->confirm < s->fitting ? o->confirm : s->fitting, good = 0;
+  json_t *list = json_array();
+  int rc = EXIT_OK;
+  double start = cli_clock();
+  if (!root)
+    fprintf(CLI_OUT, "\nconfirmed by the compiler (%s, for %s):\n", vmem_compiler_version(c),
+            o->req.topology ? o->req.topology : vmem_target_topology(t));
+  for (int pass = 0; pass < 2; pass++) /* those it compiles first, then the rest */
+    for (size_t i = 0; i < n; i++) {
+      int64_t v[MAX_P];
+      int bufs[MAX_OPS_B];
+      vmem_fit_decode(sp, s->fit[i].index, v, bufs);
+      char ps[256], hb[48], fb[48];
+      params_text(k, tpl, sp, s->fit[i].index, ps, sizeof ps);
+      char *cmd = lower_command(o->lower, tpl, v);
+      size_t len = 0;
+      int status = -1;
+      char *text = cmd ? lower_module(cmd, &len, &status) : NULL;
+      vmem_compile_result *res = NULL;
+      if (status != 0 || !len) {
+        if (pass == 0)
+          cli_error("fit", "--lower for %s: '%s' %s", ps, cmd ? cmd : "", status ? "failed" : "printed nothing");
+        rc = EXIT_BAD;
+      } else {
+        res = cli_compile_text("fit", c, &o->req, timeout, text, len, t, in);
+        rc = res ? rc : EXIT_BAD;
+      }
+      bool ok = res && res->status == VMEM_COMPILE_OK;
+      uint64_t fig = 0;
+      for (size_t j = 0; res && j < res->nkernels; j++)
+        fig = res->kernels[j].scoped_bytes > fig ? res->kernels[j].scoped_bytes : fig;
+      if (res && ok == (pass == 0)) {
+        good += ok;
+        if (root)
+          json_array_append_new(list, json_pack("{s:s,s:I,s:I,s:s,s:o,s:o,s:f}", "params", ps, "needed_bytes",
+                                                (json_int_t)s->fit[i].needed_bytes, "ceiling_bytes",
+                                                (json_int_t)s->fit[i].ceiling_bytes, "status",
+                                                vmem_compile_status_name(res->status), "figure_bytes",
+                                                ok ? json_integer((json_int_t)fig) : json_null(), "error",
+                                                *res->error_text ? json_string(res->error_text) : json_null(),
+                                                "seconds", res->compile_seconds));
+        else
+          fprintf(CLI_OUT, "  %zu  %-28s needed %s  compiler %s (%.2f s)\n", i + 1, ps,
+                  cli_human(hb, sizeof hb, s->fit[i].needed_bytes),
+                  ok ? cli_bytes(fb, sizeof fb, fig) : vmem_compile_status_name(res->status),
+                  res->compile_seconds);
+      }
+      vmem_compile_result_free(res);
+      free(text);
+      free(cmd);
+    }
+  double spent = cli_clock() - start;
+  if (root) {
+    json_object_set_new(root, "confirmed", list);
+    json_object_set_new(root, "confirm_seconds", json_real(spent));
+    json_object_set_new(root, "model_seconds", json_real(model_s));
+    json_object_set_new(root, "libtpu_version", json_string(vmem_compiler_version(c)));
+  } else {
+    json_decref(list);
+    fprintf(CLI_OUT, "%zu of %zu compiled; the compiler took %.1f s, the model %.1f ms for all %" PRIu64
+                     " candidates\n",
+            good, n, spent, model_s * 1e3, s->considered);
+  }
+  vmem_compiler_close(c);
+  return rc != EXIT_OK ? rc : good ? EXIT_OK : EXIT_OOM;
+}
+
 static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inputs *in0, const vmem_cost_options *copt,
                    const fit_opts *o) {
+  double started = cli_clock();
   size_t top = o->top;
   bool physical = o->physical;
   vmem_error err;
@@ -714,13 +855,17 @@ static int fit_run(const char *path, const vmem_target *t, const vmem_limit_inpu
       json_object_set_new(root, "pareto_front", front);
       if (!s.fitting && s.any_legal)
         json_object_set_new(root, "smallest", json_cand(k, tpl, sp, &s.smallest, limit));
-      cli_print_json(root);
       rc = s.fitting ? EXIT_OK : EXIT_OOM;
+      if (o->confirm && s.fitting)
+        rc = confirm_candidates(k, tpl, sp, &s, t, &in, o, cli_clock() - started, root);
+      cli_print_json(root);
     } else {
       print_results(k, tpl, sp, &s, limit, from, top, physical, l.physical_bytes, o->all);
       if (o->explain && s.fitting)
         print_explain(k, tpl, sp, &s, limit);
       rc = s.fitting ? EXIT_OK : EXIT_OOM;
+      if (o->confirm && s.fitting)
+        rc = confirm_candidates(k, tpl, sp, &s, t, &in, o, cli_clock() - started, NULL);
     }
   }
   vmem_fit_free(&s);
@@ -777,6 +922,11 @@ int cmd_fit(int argc, char **argv) {
                           {"--json", NULL, &o.json, NULL},
                           {"--explain", NULL, &o.explain, NULL},
                           {"--all", NULL, &o.all, NULL},
+                          {"--confirm", &o.confirm_s, NULL, NULL},
+                          {"--lower", &o.lower, NULL, NULL},
+                          {"--libtpu", &o.req.libtpu, NULL, NULL},
+                          {"--compile-timeout", &o.req.timeout_s, NULL, NULL},
+                          {"--topology", &o.req.topology, NULL, NULL},
                           {NULL, NULL, NULL, NULL}};
   int scan = cli_scan("fit", argc, argv, opts, &path, 1, help, "give one kernel spec");
   if (scan != CLI_GO)
@@ -792,5 +942,21 @@ int cmd_fit(int argc, char **argv) {
   if (!t)
     return EXIT_BAD;
   o.top = (size_t)top;
+  if (o.confirm_s) {
+    char *end = NULL;
+    long c = strtol(o.confirm_s, &end, 10);
+    if (!*o.confirm_s || *end || c < 1 || c > 100)
+      return cli_usage_error("fit", "--confirm needs a count from 1 to 100, got '%s'", o.confirm_s);
+    if (!o.lower)
+      return cli_usage_error("fit", "--confirm needs --lower CMD: the command that prints each candidate's StableHLO "
+                                    "({NAME} takes a parameter's value); vmemscope cannot rewrite a kernel's body for "
+                                    "other blocks. From Python, vmemscope.jax.fit(..., confirm=N) lowers them for you");
+    if (o.buffers || o.color || o.grid_order)
+      return cli_usage_error("fit", "--confirm re-lowers by the block parameters alone; leave out --buffers, --color "
+                                    "and --grid-order");
+    o.confirm = (size_t)c;
+  } else if (o.lower || o.req.libtpu || o.req.timeout_s || o.req.topology) {
+    return cli_usage_error("fit", "--lower, --libtpu, --compile-timeout and --topology go with --confirm");
+  }
   return fit_run(path, t, &in, &copt, &o);
 }
