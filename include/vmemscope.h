@@ -1334,17 +1334,17 @@ VMEM_API const char *vmem_compiler_path(const vmem_compiler *c);
 VMEM_API const char *vmem_compiler_version(const vmem_compiler *c);
 
 typedef struct vmem_compile_options {
-  const char *topology;             /* e.g. "v5e:2x2"; NULL: the target's (vmem_target_topology) */
-  const vmem_target *target;        /* when topology is NULL; NULL: v5e */
-  int64_t scoped_vmem_limit_kib;    /* --xla_tpu_scoped_vmem_limit_kib; 0: the compiler's default */
-  double timeout_seconds;           /* the compile is killed past this; <= 0: 300 */
+  const char *topology;          /* e.g. "v5e:2x2"; NULL: the target's (vmem_target_topology) */
+  const vmem_target *target;     /* when topology is NULL; NULL: v5e */
+  int64_t scoped_vmem_limit_kib; /* --xla_tpu_scoped_vmem_limit_kib; 0: the compiler's default */
+  double timeout_seconds;        /* the compile is killed past this; <= 0: 300 */
 } vmem_compile_options;
 
 typedef enum vmem_compile_status {
-  VMEM_COMPILE_OK,       /* compiled: the figures below are the compiler's */
-  VMEM_COMPILE_REFUSED,  /* the compiler returned an error (error_text, verbatim) */
-  VMEM_COMPILE_CRASHED,  /* the compiler's process ended abnormally (error_text: its last fatal line) */
-  VMEM_COMPILE_TIMEOUT   /* killed at the deadline */
+  VMEM_COMPILE_OK,      /* compiled: the figures below are the compiler's */
+  VMEM_COMPILE_REFUSED, /* the compiler returned an error (error_text, verbatim) */
+  VMEM_COMPILE_CRASHED, /* the compiler's process ended abnormally (error_text: its last fatal line) */
+  VMEM_COMPILE_TIMEOUT  /* killed at the deadline */
 } vmem_compile_status;
 
 /** A Pallas kernel (tpu_custom_call) of the compiled module, in module order. */
@@ -1359,16 +1359,16 @@ typedef struct vmem_compiled_kernel {
 
 typedef struct vmem_compile_result {
   vmem_compile_status status;
-  const char *error_text;  /* REFUSED, CRASHED, TIMEOUT: the compiler's message, else "" */
-  int error_code;          /* REFUSED: the PJRT (absl) status code; 8 is RESOURCE_EXHAUSTED */
-  bool scoped_oom;         /* REFUSED with E1001: a kernel's scoped VMEM over its limit */
+  const char *error_text; /* REFUSED, CRASHED, TIMEOUT: the compiler's message, else "" */
+  int error_code;         /* REFUSED: the PJRT (absl) status code; 8 is RESOURCE_EXHAUSTED */
+  bool scoped_oom;        /* REFUSED with E1001: a kernel's scoped VMEM over its limit */
   size_t nkernels;
   const vmem_compiled_kernel *kernels;
-  bool has_stats;          /* PJRT_Executable_GetCompiledMemoryStats answered */
+  bool has_stats; /* PJRT_Executable_GetCompiledMemoryStats answered */
   int64_t generated_code_bytes, argument_bytes, output_bytes, alias_bytes, temp_bytes;
-  double compile_seconds;  /* the compile call alone */
-  double wall_seconds;     /* the child process, start to end (loading libtpu included) */
-  const char *topology;    /* the topology compiled for */
+  double compile_seconds; /* the compile call alone */
+  double wall_seconds;    /* the child process, start to end (loading libtpu included) */
+  const char *topology;   /* the topology compiled for */
 } vmem_compile_result;
 
 /** Compiles StableHLO or MLIR (text or bytecode: what jax.jit(f).lower(x)

@@ -46,8 +46,12 @@ static pjrt_error *initialize(pjrt_plugin_initialize_args *a) {
   return NULL;
 }
 static pjrt_error *attributes(pjrt_plugin_attributes_args *a) {
-  static const pjrt_named_value v = {.struct_size = sizeof v, .name = "xla_version", .name_size = 11,
-                                     .type = PJRT_NV_INT64, .u.int64_value = 2, .value_size = 1};
+  static const pjrt_named_value v = {.struct_size = sizeof v,
+                                     .name = "xla_version",
+                                     .name_size = 11,
+                                     .type = PJRT_NV_INT64,
+                                     .u.int64_value = 2,
+                                     .value_size = 1};
   a->attributes = &v;
   a->num_attributes = 1;
   return NULL;

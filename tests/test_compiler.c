@@ -180,16 +180,18 @@ static int cli(const char *mode, const char *const *argv, int argc, char **out) 
  * for another reason or never answers. */
 static void test_check_compile_exit(void **state) {
   (void)state;
-  const char *argv[] = {"check", GOLDEN_DIR "/../../examples/jit_model.stablehlo.mlir", "--compile", "--libtpu",
-                        FAKE_PJRT, "--json"};
+  const char *argv[] = {
+      "check", GOLDEN_DIR "/../../examples/jit_model.stablehlo.mlir", "--compile", "--libtpu", FAKE_PJRT, "--json"};
   char *out = NULL;
   assert_int_equal(cli("refuse", argv, 6, &out), 2);
   assert_non_null(strstr(out, "\"status\": \"refused\""));
   vmem_cli_free(out);
   assert_int_equal(cli("e1001", argv, 6, &out), 1);
   vmem_cli_free(out);
-  const char *timeout[] = {"check", GOLDEN_DIR "/../../examples/jit_model.stablehlo.mlir", "--compile", "--libtpu",
-                           FAKE_PJRT, "--compile-timeout", "0.5"};
+  const char *timeout[] = {"check",     GOLDEN_DIR "/../../examples/jit_model.stablehlo.mlir",
+                           "--compile", "--libtpu",
+                           FAKE_PJRT,   "--compile-timeout",
+                           "0.5"};
   assert_int_equal(cli("sleep", timeout, 7, &out), 2);
   vmem_cli_free(out);
   const char *spec[] = {"check", GOLDEN_DIR "/../../examples/gated_matmul.json", "--compile"};
@@ -199,10 +201,10 @@ static void test_check_compile_exit(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_compiled),       cmocka_unit_test(test_refused_and_e1001),
+      cmocka_unit_test(test_compiled),          cmocka_unit_test(test_refused_and_e1001),
       cmocka_unit_test(test_crash_and_timeout), cmocka_unit_test(test_garbage_answer),
-      cmocka_unit_test(test_open_failures),  cmocka_unit_test(test_bad_arguments),
-      cmocka_unit_test(test_proto_cuts),     cmocka_unit_test(test_check_compile_exit),
+      cmocka_unit_test(test_open_failures),     cmocka_unit_test(test_bad_arguments),
+      cmocka_unit_test(test_proto_cuts),        cmocka_unit_test(test_check_compile_exit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,9 +55,10 @@ static int64_t flag_limit_kib(const vmem_target *t, const vmem_limit_inputs *in)
 }
 
 vmem_compile_result *cli_compile_text(const char *cmd, vmem_compiler *c, const cli_compile_req *req, double timeout,
-                                      const char *text, size_t len, const vmem_target *t,
-                                      const vmem_limit_inputs *in) {
-  vmem_compile_options o = {.topology = req->topology, .target = t, .timeout_seconds = timeout,
+                                      const char *text, size_t len, const vmem_target *t, const vmem_limit_inputs *in) {
+  vmem_compile_options o = {.topology = req->topology,
+                            .target = t,
+                            .timeout_seconds = timeout,
                             .scoped_vmem_limit_kib = flag_limit_kib(t, in)};
   vmem_compile_result *res = NULL;
   vmem_error err;
@@ -100,7 +101,7 @@ static const char *disagreement(const cli_model_kernel *m, const vmem_compile_re
 static const char *model_word(const cli_model_kernel *m) {
   if (!m->sized)
     return "not sized";
-  return m->v.scoped == VMEM_VERDICT_E1001         ? "E1001"
+  return m->v.scoped == VMEM_VERDICT_E1001          ? "E1001"
          : m->v.scoped == VMEM_VERDICT_LIKELY_E1001 ? "likely E1001"
          : m->v.scoped == VMEM_VERDICT_AT_RISK      ? "at risk"
                                                     : "fits";
@@ -119,8 +120,8 @@ static const char *result_word(const vmem_compile_result *res) {
   return res->scoped_oom ? "E1001" : "refused";
 }
 
-static json_t *json_result(const vmem_compiler *c, const vmem_compile_result *res, const cli_model_kernel *mk,
-                           size_t n, size_t disagree, double model_seconds) {
+static json_t *json_result(const vmem_compiler *c, const vmem_compile_result *res, const cli_model_kernel *mk, size_t n,
+                           size_t disagree, double model_seconds) {
   json_t *kernels = json_array();
   bool *taken = calloc(res->nkernels + 1, sizeof *taken);
   json_t *figure = json_null();
@@ -129,8 +130,7 @@ static json_t *json_result(const vmem_compiler *c, const vmem_compile_result *re
     const char *why = disagreement(&mk[i], res, k);
     json_t *o = json_pack("{s:s,s:s,s:o,s:o,s:b,s:o}", "kernel", mk[i].name, "model_verdict",
                           mk[i].sized ? vmem_verdict_name(mk[i].v.scoped) : "not_sized", "model_ceiling_bytes",
-                          mk[i].sized ? json_integer((json_int_t)mk[i].v.ceiling_bytes) : json_null(),
-                          "figure_bytes",
+                          mk[i].sized ? json_integer((json_int_t)mk[i].v.ceiling_bytes) : json_null(), "figure_bytes",
                           k && k->has_figure ? json_integer((json_int_t)k->scoped_bytes) : json_null(), "agrees",
                           why == NULL, "disagreement", why ? json_string(why) : json_null());
     if (k)
@@ -140,22 +140,22 @@ static json_t *json_result(const vmem_compiler *c, const vmem_compile_result *re
     json_array_append_new(kernels, o);
   }
   free(taken);
-  json_t *stats = res->has_stats ? json_pack("{s:I,s:I,s:I,s:I,s:I}", "generated_code_size_in_bytes",
-                                             (json_int_t)res->generated_code_bytes, "argument_size_in_bytes",
-                                             (json_int_t)res->argument_bytes, "output_size_in_bytes",
-                                             (json_int_t)res->output_bytes, "alias_size_in_bytes",
-                                             (json_int_t)res->alias_bytes, "temp_size_in_bytes",
-                                             (json_int_t)res->temp_bytes)
-                                 : json_null();
+  json_t *stats =
+      res->has_stats
+          ? json_pack("{s:I,s:I,s:I,s:I,s:I}", "generated_code_size_in_bytes", (json_int_t)res->generated_code_bytes,
+                      "argument_size_in_bytes", (json_int_t)res->argument_bytes, "output_size_in_bytes",
+                      (json_int_t)res->output_bytes, "alias_size_in_bytes", (json_int_t)res->alias_bytes,
+                      "temp_size_in_bytes", (json_int_t)res->temp_bytes)
+          : json_null();
   json_t *compiled = json_array();
   for (size_t i = 0; i < res->nkernels; i++) {
     const vmem_compiled_kernel *k = &res->kernels[i];
-    json_array_append_new(compiled, json_pack("{s:s,s:s,s:o}", "name", k->name, "computation", k->computation,
-                                              "figure_bytes",
-                                              k->has_figure ? json_integer((json_int_t)k->scoped_bytes) : json_null()));
+    json_array_append_new(compiled,
+                          json_pack("{s:s,s:s,s:o}", "name", k->name, "computation", k->computation, "figure_bytes",
+                                    k->has_figure ? json_integer((json_int_t)k->scoped_bytes) : json_null()));
   }
-  return json_pack("{s:s,s:o,s:o,s:s,s:i,s:f,s:f,s:f,s:s,s:s,s:o,s:b,s:I,s:o,s:o}", "verdict", result_word(res), "figure",
-                   figure, "error", *res->error_text ? json_string(res->error_text) : json_null(), "status",
+  return json_pack("{s:s,s:o,s:o,s:s,s:i,s:f,s:f,s:f,s:s,s:s,s:o,s:b,s:I,s:o,s:o}", "verdict", result_word(res),
+                   "figure", figure, "error", *res->error_text ? json_string(res->error_text) : json_null(), "status",
                    vmem_compile_status_name(res->status), "error_code", res->error_code, "seconds",
                    res->compile_seconds, "wall_seconds", res->wall_seconds, "model_seconds", model_seconds,
                    "libtpu_version", vmem_compiler_version(c), "topology", res->topology, "memory_analysis", stats,
@@ -163,8 +163,8 @@ static json_t *json_result(const vmem_compiler *c, const vmem_compile_result *re
                    "compiled_kernels", compiled);
 }
 
-static void print_result(const vmem_compiler *c, const vmem_compile_result *res, const cli_model_kernel *mk,
-                         size_t n, double model_seconds) {
+static void print_result(const vmem_compiler *c, const vmem_compile_result *res, const cli_model_kernel *mk, size_t n,
+                         double model_seconds) {
   char b[48], m[48];
   fprintf(CLI_OUT, "\ncompiler: %s, for %s: %s in %.2f s (%.2f s with loading; the model took %.1f ms)\n",
           vmem_compiler_version(c), res->topology, result_word(res), res->compile_seconds, res->wall_seconds,
@@ -178,12 +178,12 @@ static void print_result(const vmem_compiler *c, const vmem_compile_result *res,
     const char *why = disagreement(&mk[i], res, k);
     fprintf(CLI_OUT, "  %-28s model %s, %-12s compiler %s%s\n", mk[i].name,
             mk[i].sized ? cli_human(m, sizeof m, mk[i].v.predicted_bytes) : "-", model_word(&mk[i]),
-            k && k->has_figure ? cli_bytes(b, sizeof b, k->scoped_bytes)
+            k && k->has_figure               ? cli_bytes(b, sizeof b, k->scoped_bytes)
             : res->status == VMEM_COMPILE_OK ? "compiled (no figure)"
                                              : result_word(res),
-            k && k->has_figure && mk[i].sized ? (k->scoped_bytes <= mk[i].v.ceiling_bytes ? ", within the ceiling"
-                                                                                          : ", ABOVE the ceiling")
-                                              : "");
+            k && k->has_figure && mk[i].sized
+                ? (k->scoped_bytes <= mk[i].v.ceiling_bytes ? ", within the ceiling" : ", ABOVE the ceiling")
+                : "");
     if (why)
       fprintf(CLI_OUT, "  %s!! DISAGREEMENT: %s%s\n", cli_tone(CLI_BAD), why, cli_tone(CLI_RESET));
   }
@@ -199,9 +199,9 @@ size_t cli_compile_disagreements(const vmem_compile_result *res, const cli_model
   return d;
 }
 
-int cli_compile_report(const char *cmd, const cli_compile_req *req, const char *text, size_t len,
-                       const vmem_target *t, const vmem_limit_inputs *in, const cli_model_kernel *mk, size_t n,
-                       double model_seconds, json_t *root) {
+int cli_compile_report(const char *cmd, const cli_compile_req *req, const char *text, size_t len, const vmem_target *t,
+                       const vmem_limit_inputs *in, const cli_model_kernel *mk, size_t n, double model_seconds,
+                       json_t *root) {
   double timeout;
   vmem_compiler *c = cli_compiler_open(cmd, req, &timeout);
   if (!c)
@@ -216,17 +216,18 @@ int cli_compile_report(const char *cmd, const cli_compile_req *req, const char *
     json_object_set_new(root, "compiler", json_result(c, res, mk, n, d, model_seconds));
   else
     print_result(c, res, mk, n, model_seconds);
-  int rc = d                                                             ? EXIT_OOM
-           : res->status == VMEM_COMPILE_REFUSED && res->scoped_oom      ? EXIT_OOM
-           : res->status == VMEM_COMPILE_OK                              ? EXIT_OK
-                                                                         : EXIT_BAD;
+  int rc = d                                                        ? EXIT_OOM
+           : res->status == VMEM_COMPILE_REFUSED && res->scoped_oom ? EXIT_OOM
+           : res->status == VMEM_COMPILE_OK                         ? EXIT_OK
+                                                                    : EXIT_BAD;
   if (!root && d)
     fprintf(CLI_OUT, "\n%s%zu disagreement%s between the model and the compiler: the compiler's word stands%s\n",
             cli_tone(CLI_BAD), d, d == 1 ? "" : "s", cli_tone(CLI_RESET));
   if (rc == EXIT_BAD && !root)
-    cli_error(cmd, "the compiler %s: %.*s", res->status == VMEM_COMPILE_TIMEOUT ? "timed out"
-                                            : res->status == VMEM_COMPILE_CRASHED ? "crashed"
-                                                                                    : "refused the module",
+    cli_error(cmd, "the compiler %s: %.*s",
+              res->status == VMEM_COMPILE_TIMEOUT   ? "timed out"
+              : res->status == VMEM_COMPILE_CRASHED ? "crashed"
+                                                    : "refused the module",
               first_line(res->error_text), res->error_text);
   vmem_compile_result_free(res);
   vmem_compiler_close(c);

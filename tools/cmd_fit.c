@@ -87,7 +87,7 @@ typedef struct fit_opts {
   bool physical, json, buffers, padding, color, explain, all, grid_order;
   const char *confirm_s, *lower; /* --confirm N, --lower CMD */
   size_t confirm;
-  cli_compile_req req;           /* --libtpu, --compile-timeout, --topology */
+  cli_compile_req req; /* --libtpu, --compile-timeout, --topology */
 } fit_opts;
 
 typedef vmem_fit_space space;
@@ -776,8 +776,7 @@ static int confirm_candidates(const vmem_kernel *k, const vmem_template *tpl, co
         else
           fprintf(CLI_OUT, "  %zu  %-28s needed %s  compiler %s (%.2f s)\n", i + 1, ps,
                   cli_human(hb, sizeof hb, s->fit[i].needed_bytes),
-                  ok ? cli_bytes(fb, sizeof fb, fig) : vmem_compile_status_name(res->status),
-                  res->compile_seconds);
+                  ok ? cli_bytes(fb, sizeof fb, fig) : vmem_compile_status_name(res->status), res->compile_seconds);
       }
       vmem_compile_result_free(res);
       free(text);
@@ -791,9 +790,9 @@ static int confirm_candidates(const vmem_kernel *k, const vmem_template *tpl, co
     json_object_set_new(root, "libtpu_version", json_string(vmem_compiler_version(c)));
   } else {
     json_decref(list);
-    fprintf(CLI_OUT, "%zu of %zu compiled; the compiler took %.1f s, the model %.1f ms for all %" PRIu64
-                     " candidates\n",
-            good, n, spent, model_s * 1e3, s->considered);
+    fprintf(CLI_OUT,
+            "%zu of %zu compiled; the compiler took %.1f s, the model %.1f ms for all %" PRIu64 " candidates\n", good,
+            n, spent, model_s * 1e3, s->considered);
   }
   vmem_compiler_close(c);
   return rc != EXIT_OK ? rc : good ? EXIT_OK : EXIT_OOM;

@@ -66,8 +66,8 @@ static vmem_status read_used(const pb_field *cfg, arena *a, cc_call *call, vmem_
     json_array_foreach(used, i, c) {
       uint64_t space = 0, size = 0;
       if (!json_u64(json_object_get(c, "memory_space"), &space) || !json_u64(json_object_get(c, "size"), &size)) {
-        err_set(err, VMEM_ERR_SYNTAX, 0, "%s: used_scoped_memory_configs[%zu] has no memory_space or size",
-                call->name, i);
+        err_set(err, VMEM_ERR_SYNTAX, 0, "%s: used_scoped_memory_configs[%zu] has no memory_space or size", call->name,
+                i);
         st = VMEM_ERR_SYNTAX;
         break;
       }

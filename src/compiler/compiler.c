@@ -501,8 +501,8 @@ static vmem_status read_reply(const reply *r, result_box *box, vmem_error *err) 
       if (n && !k)
         return err_set(err, VMEM_ERR_NOMEM, 0, "out of memory"), VMEM_ERR_NOMEM;
       for (size_t i = 0; i < n; i++)
-        k[i] = (vmem_compiled_kernel){calls[i].name, calls[i].computation, calls[i].has_configs,
-                                      calls[i].scoped_bytes, calls[i].body};
+        k[i] = (vmem_compiled_kernel){calls[i].name, calls[i].computation, calls[i].has_configs, calls[i].scoped_bytes,
+                                      calls[i].body};
       res->kernels = k;
       res->nkernels = n;
     }

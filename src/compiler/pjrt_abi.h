@@ -129,7 +129,7 @@ typedef struct pjrt_compile_args {
   const pjrt_program *program;
   const char *compile_options; /* a serialized xla.CompileOptionsProto */
   size_t compile_options_size;
-  pjrt_client *client; /* optional; NULL compiles for the topology alone */
+  pjrt_client *client;         /* optional; NULL compiles for the topology alone */
   pjrt_executable *executable; /* out */
 } pjrt_compile_args;
 
@@ -177,35 +177,34 @@ typedef struct pjrt_api {
   PJRT_FN(Plugin_Initialize, pjrt_plugin_initialize_args);
   PJRT_FN(Plugin_Attributes, pjrt_plugin_attributes_args);
 
-  cp_slot event[5];          /* Event_Destroy .. Event_OnReady */
-  cp_slot client[13];        /* Client_Create .. Client_BufferFromHostBuffer */
-  cp_slot device_desc[6];    /* DeviceDescription_Id .. _ToString */
-  cp_slot device[6];         /* Device_GetDescription .. Device_MemoryStats */
-  cp_slot memory[5];         /* Memory_Id .. Memory_AddressableByDevices */
+  cp_slot event[5];       /* Event_Destroy .. Event_OnReady */
+  cp_slot client[13];     /* Client_Create .. Client_BufferFromHostBuffer */
+  cp_slot device_desc[6]; /* DeviceDescription_Id .. _ToString */
+  cp_slot device[6];      /* Device_GetDescription .. Device_MemoryStats */
+  cp_slot memory[5];      /* Memory_Id .. Memory_AddressableByDevices */
 
   PJRT_FN(Executable_Destroy, pjrt_executable_destroy_args);
-  cp_slot executable[7];     /* Executable_Name .. Executable_OutputMemoryKinds */
+  cp_slot executable[7]; /* Executable_Name .. Executable_OutputMemoryKinds */
   PJRT_FN(Executable_OptimizedProgram, pjrt_optimized_program_args);
-  cp_slot serialize;         /* Executable_Serialize */
+  cp_slot serialize; /* Executable_Serialize */
 
-  cp_slot loaded[8];         /* LoadedExecutable_Destroy .. _Fingerprint */
-  cp_slot buffer[19];        /* Buffer_Destroy .. Buffer_OpaqueDeviceMemoryDataPointer */
-  cp_slot stream[5];         /* CopyToDeviceStream_Destroy .. _CurrentBytes */
+  cp_slot loaded[8];  /* LoadedExecutable_Destroy .. _Fingerprint */
+  cp_slot buffer[19]; /* Buffer_Destroy .. Buffer_OpaqueDeviceMemoryDataPointer */
+  cp_slot stream[5];  /* CopyToDeviceStream_Destroy .. _CurrentBytes */
 
   PJRT_FN(TopologyDescription_Create, pjrt_topology_create_args);
   PJRT_FN(TopologyDescription_Destroy, pjrt_topology_destroy_args);
-  cp_slot topology[5];       /* TopologyDescription_PlatformName .. _Attributes */
+  cp_slot topology[5]; /* TopologyDescription_PlatformName .. _Attributes */
 
   PJRT_FN(Compile, pjrt_compile_args);
 
-  cp_slot later[6];          /* Executable_OutputElementTypes .. Client_TopologyDescription */
+  cp_slot later[6]; /* Executable_OutputElementTypes .. Client_TopologyDescription */
   PJRT_FN(Executable_GetCompiledMemoryStats, pjrt_memory_stats_args);
 } pjrt_api;
 
 /* Whether the plugin's table (of `struct_size` bytes) reaches the slot
  * that ends at `end` bytes from its start. */
-#define cp_api_has(api, field) \
-  ((api)->struct_size >= offsetof(pjrt_api, field) + sizeof((api)->field))
+#define cp_api_has(api, field) ((api)->struct_size >= offsetof(pjrt_api, field) + sizeof((api)->field))
 
 typedef const pjrt_api *(*pjrt_get_api_fn)(void);
 

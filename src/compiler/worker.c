@@ -88,8 +88,7 @@ static void send_version(int fd, const pjrt_api *api) {
         len += (size_t)snprintf(text + len, sizeof text - len, "%.*s=%.*s\n", nn, v->name,
                                 (int)(v->value_size < 64 ? v->value_size : 64), v->u.string_value);
       else if (v->type == PJRT_NV_INT64)
-        len += (size_t)snprintf(text + len, sizeof text - len, "%.*s=%lld\n", nn, v->name,
-                                (long long)v->u.int64_value);
+        len += (size_t)snprintf(text + len, sizeof text - len, "%.*s=%lld\n", nn, v->name, (long long)v->u.int64_value);
     }
   }
   for (int i = 0; i < 4; i++) {
@@ -193,15 +192,21 @@ static void send_program(int fd, const pjrt_api *api, pjrt_executable *exe) {
 }
 
 static void compile(const cw_job *job, const pjrt_api *api, int fd) {
-  pjrt_topology_create_args ta = {.struct_size = sizeof ta, .topology_name = job->topology,
-                                  .topology_name_size = strlen(job->topology)};
+  pjrt_topology_create_args ta = {
+      .struct_size = sizeof ta, .topology_name = job->topology, .topology_name_size = strlen(job->topology)};
   pjrt_error *e = api->TopologyDescription_Create(&ta);
   if (e)
     fail_pjrt(fd, api, e, 't');
-  pjrt_program prog = {.struct_size = sizeof prog, .code = (char *)(uintptr_t)job->module,
-                       .code_size = job->module_len, .format = "mlir", .format_size = 4};
-  pjrt_compile_args ca = {.struct_size = sizeof ca, .topology = ta.topology, .program = &prog,
-                          .compile_options = (const char *)job->options, .compile_options_size = job->options_len};
+  pjrt_program prog = {.struct_size = sizeof prog,
+                       .code = (char *)(uintptr_t)job->module,
+                       .code_size = job->module_len,
+                       .format = "mlir",
+                       .format_size = 4};
+  pjrt_compile_args ca = {.struct_size = sizeof ca,
+                          .topology = ta.topology,
+                          .program = &prog,
+                          .compile_options = (const char *)job->options,
+                          .compile_options_size = job->options_len};
   double t0 = now();
   e = api->Compile(&ca);
   char secs[32];
