@@ -146,7 +146,8 @@ bad:
  *
  * xla.CompileOptionsProto (xla/pjrt/proto/compile_options.proto):
  *   3 executable_build_options: ExecutableBuildOptionsProto
- *       4 num_replicas, 5 num_partitions, 9 device_assignment,
+ *       4 num_replicas, 5 num_partitions, 6 use_spmd_partitioning,
+ *       9 device_assignment,
  *       19 use_shardy_partitioner
  *   7 env_option_overrides: map<string, OptionOverrideProto>
  *       (an entry: 1 key, 2 value; the value's 3 is int_field)
@@ -162,6 +163,7 @@ bool cc_compile_options(pb_out *o, bool shardy, const cc_override *ov, size_t no
   pb_message_field(&assignment, 3, &device);
   pb_varint_field(&build, 4, 1);
   pb_varint_field(&build, 5, 1);
+  pb_varint_field(&build, 6, 1); /* use_spmd_partitioning, as jax.jit compiles */
   pb_message_field(&build, 9, &assignment);
   if (shardy)
     pb_varint_field(&build, 19, 1);
