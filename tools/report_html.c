@@ -71,6 +71,7 @@ static const char css[] =
     "table{border-collapse:collapse;margin:8px 0;font-size:13px}th,td{padding:3px 8px;text-align:left;"
     "border-bottom:1px solid #eceff2}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
     "th{cursor:pointer;background:#f4f6f8}tr.over td{color:#b71c1c}.model{color:#6a5d00;font-style:italic}"
+    "p.compiler{color:#0d47a1}p.compiler.over{color:#b71c1c}pre.compiler-error{white-space:pre-wrap}"
     "svg text{font:11px system-ui,sans-serif}.note{color:#5b6673;font-size:13px}"
     "pre{background:#f4f6f8;padding:8px;overflow-x:auto}";
 
@@ -287,7 +288,34 @@ static void remedies(FILE *f, const json_t *k) {
 }
 
 /* One kernel: its stacked allocations against the limit and physical VMEM. */
-static void kernel_section(FILE *f, const json_t *k, uint64_t physical) {
+/* check --compile's word on this kernel, under its heading: the real
+ * compiler's figure beside the model's stack. */
+static void compiler_line(FILE *f, const json_t *comp, const json_t *ce) {
+  char a[32];
+  if (!comp || !ce)
+    return;
+  const json_t *fig = json_object_get(ce, "figure_bytes");
+  fprintf(f, "<p class=\"compiler%s\">The compiler (", json_is_false(json_object_get(ce, "agrees")) ? " over" : "");
+  esc(f, jstr(comp, "libtpu_version"));
+  fputs(", ", f);
+  esc(f, jstr(comp, "topology"));
+  if (json_is_integer(fig))
+    fprintf(f, "): scoped VMEM %s (%" PRIu64 " bytes), %s the model's ceiling",
+            human(a, sizeof a, jbytes(ce, "figure_bytes")), jbytes(ce, "figure_bytes"),
+            jbytes(ce, "figure_bytes") <= jbytes(ce, "model_ceiling_bytes") ? "within" : "ABOVE");
+  else {
+    fputs("): ", f);
+    esc(f, jstr(comp, "verdict"));
+  }
+  if (json_is_string(json_object_get(ce, "disagreement"))) {
+    fputs(" &mdash; <b>disagreement: ", f);
+    esc(f, jstr(ce, "disagreement"));
+    fputs("</b>", f);
+  }
+  fputs("</p>\n", f);
+}
+
+static void kernel_section(FILE *f, const json_t *k, uint64_t physical, const json_t *comp, const json_t *ce) {
   uint64_t stack = jbytes(k, "stack_bytes"), limit = jbytes(k, "limit_bytes");
   /* Scaled to the limit (or the stack when it is over), not to physical VMEM, so that a 4 MiB kernel under a
    * 32 MiB limit is no sliver on a 128 MiB axis; physical VMEM is marked where it falls within. */
@@ -311,6 +339,7 @@ static void kernel_section(FILE *f, const json_t *k, uint64_t physical) {
           : smem_over             ? "<b class=\"verdict over\">DOES NOT FIT in SMEM</b> (scoped VMEM: fits)"
           : !strcmp(v, "at_risk") ? "<b class=\"verdict\">fits, at risk</b>"
                                   : "<b class=\"verdict ok\">fits</b>");
+  compiler_line(f, comp, ce);
   if (jbytes(k, "smem_bytes"))
     fprintf(f, "<p class=\"smem%s\">SMEM (scalar prefetch and SMEM operands): %s of %s%s</p>\n",
             smem_over ? " over" : "", human(s, sizeof s, jbytes(k, "smem_bytes")),
@@ -630,13 +659,51 @@ static void model_table(FILE *f, const json_t **ins, size_t n) {
 }
 
 /* The bars of a list of kernels, then each kernel's section. */
-static void kernels_report(FILE *f, const char *title, const json_t **ks, size_t n, uint64_t physical) {
+/* The compiler's entry for a kernel (check --compile's "kernels", in the
+ * module's order): the first not yet taken with its name. */
+static const json_t *compiler_entry(const json_t *comp, const json_t *k, bool *taken) {
+  const json_t *list = json_object_get(comp, "kernels");
+  for (size_t j = 0; taken && j < json_array_size(list); j++)
+    if (!taken[j] && !strcmp(jstr(json_array_get(list, j), "kernel"), jstr(k, "name"))) {
+      taken[j] = true;
+      return json_array_get(list, j);
+    }
+  return NULL;
+}
+
+/* What the compiler said of the whole module (check --compile). */
+static void compiler_section(FILE *f, const json_t *comp) {
+  fputs("<section class=\"compiler\"><h2>The compiler's answer</h2>\n<p>", f);
+  esc(f, jstr(comp, "libtpu_version"));
+  fputs(", compiled ahead of time for ", f);
+  esc(f, jstr(comp, "topology"));
+  fprintf(f, ": <b>%s</b> in %.2f s (the model: %.1f ms).", jstr(comp, "verdict"),
+          json_number_value(json_object_get(comp, "seconds")),
+          1e3 * json_number_value(json_object_get(comp, "model_seconds")));
+  if (jbytes(comp, "disagreements"))
+    fprintf(f, " <b class=\"verdict over\">%" PRIu64 " disagreement(s) with the model: the compiler's word stands.</b>",
+            jbytes(comp, "disagreements"));
+  fputs("</p>\n", f);
+  if (json_is_string(json_object_get(comp, "error"))) {
+    fputs("<pre class=\"compiler-error\">", f);
+    esc(f, jstr(comp, "error"));
+    fputs("</pre>\n", f);
+  }
+  fputs("</section>\n", f);
+}
+
+static void kernels_report(FILE *f, const char *title, const json_t **ks, size_t n, uint64_t physical,
+                           const json_t *comp) {
   bar *bars = malloc((n + 1) * sizeof *bars);
   for (size_t i = 0; bars && i < n; i++)
     bars[i] = kernel_bar(jstr(ks[i], "name"), ks[i]);
   bars_section(f, title, bars, bars ? n : 0, 0, "No tpu_custom_call with a readable kernel.");
+  if (comp)
+    compiler_section(f, comp);
+  bool *taken = comp ? calloc(json_array_size(json_object_get(comp, "kernels")) + 1, sizeof *taken) : NULL;
   for (size_t i = 0; i < n; i++)
-    kernel_section(f, ks[i], physical);
+    kernel_section(f, ks[i], physical, comp, comp ? compiler_entry(comp, ks[i], taken) : NULL);
+  free(taken);
 }
 
 static void hlo_doc(FILE *f, const json_t *doc, uint64_t physical) {
@@ -652,7 +719,7 @@ static void hlo_doc(FILE *f, const json_t *doc, uint64_t physical) {
     model_table(f, ins, n);
   }
   for (size_t i = 0; ks && i < nk; i++)
-    kernel_section(f, ks[i], physical);
+    kernel_section(f, ks[i], physical, NULL, NULL);
   free(ks);
   free(ins);
   if (json_object_get(doc, "program"))
@@ -677,10 +744,11 @@ static void check_doc(FILE *f, const json_t *doc, uint64_t physical) {
   }
   size_t n = 0, nk = 0;
   const json_t **items = items_of(ks ? ks : ops, &n), **kernels = items && ops ? kernels_of(items, n, &nk) : NULL;
+  const json_t *comp = json_object_get(doc, "compiler");
   if (ks)
-    kernels_report(f, "Scoped VMEM per kernel", items, items ? n : 0, physical);
+    kernels_report(f, "Scoped VMEM per kernel", items, items ? n : 0, physical, NULL);
   else
-    kernels_report(f, "Scoped VMEM per Pallas kernel", kernels, kernels ? nk : 0, physical);
+    kernels_report(f, "Scoped VMEM per Pallas kernel", kernels, kernels ? nk : 0, physical, comp);
   free(kernels);
   free(items);
 }
