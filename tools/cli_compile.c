@@ -163,15 +163,31 @@ static json_t *json_result(const vmem_compiler *c, const vmem_compile_result *re
                    "compiled_kernels", compiled);
 }
 
+/* The compiler's error in one line: an out-of-memory report as explain
+ * reads it (its figures), else the message's first line. */
+static void print_error(const vmem_compile_result *res, const vmem_target *t) {
+  vmem_error err;
+  vmem_log_report *lr = vmem_explain(res->error_text, strlen(res->error_text), t, NULL, &err);
+  const vmem_log_error *e = lr && vmem_log_error_count(lr) ? vmem_log_error_at(lr, 0) : NULL;
+  fputs(cli_tone(res->scoped_oom ? CLI_BAD : CLI_WARN), CLI_OUT);
+  if (e && e->kind == VMEM_OOM_SCOPED_VMEM && e->size.present && e->limit.present)
+    fprintf(CLI_OUT, "  the compiler's E1001: scoped allocation %s against a limit of %s (over by %s)%s%s\n",
+            e->size.text, e->limit.text, e->excess.present ? e->excess.text : "?", e->instruction ? " for " : "",
+            e->instruction ? e->instruction : "");
+  else
+    fprintf(CLI_OUT, "  %.*s\n", first_line(res->error_text), res->error_text);
+  fputs(cli_tone(CLI_RESET), CLI_OUT);
+  vmem_log_report_free(lr);
+}
+
 static void print_result(const vmem_compiler *c, const vmem_compile_result *res, const cli_model_kernel *mk, size_t n,
-                         double model_seconds) {
+                         double model_seconds, const vmem_target *t) {
   char b[48], m[48];
   fprintf(CLI_OUT, "\ncompiler: %s, for %s: %s in %.2f s (%.2f s with loading; the model took %.1f ms)\n",
           vmem_compiler_version(c), res->topology, result_word(res), res->compile_seconds, res->wall_seconds,
           model_seconds * 1e3);
   if (*res->error_text)
-    fprintf(CLI_OUT, "  %s%.*s%s\n", cli_tone(res->scoped_oom ? CLI_BAD : CLI_WARN), first_line(res->error_text),
-            res->error_text, cli_tone(CLI_RESET));
+    print_error(res, t);
   bool *taken = calloc(res->nkernels + 1, sizeof *taken);
   for (size_t i = 0; taken && i < n; i++) {
     const vmem_compiled_kernel *k = pair(res, &mk[i], taken);
@@ -215,7 +231,7 @@ int cli_compile_report(const char *cmd, const cli_compile_req *req, const char *
   if (root)
     json_object_set_new(root, "compiler", json_result(c, res, mk, n, d, model_seconds));
   else
-    print_result(c, res, mk, n, model_seconds);
+    print_result(c, res, mk, n, model_seconds, t);
   int rc = d                                                        ? EXIT_OOM
            : res->status == VMEM_COMPILE_REFUSED && res->scoped_oom ? EXIT_OOM
            : res->status == VMEM_COMPILE_OK                         ? EXIT_OK
