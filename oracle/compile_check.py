@@ -74,6 +74,8 @@ def check_one(vmemscope, libtpu, path, timeout):
         args += ["--flags", "--xla_tpu_scoped_vmem_limit_kib=%d" % limit]
     try:
         run = subprocess.run(args, capture_output=True, text=True, timeout=timeout + 60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return path, "fail", "no_answer", "vmemscope did not run: %s" % e
     finally:
         os.unlink(module)
     try:
