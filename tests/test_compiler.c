@@ -199,12 +199,36 @@ static void test_check_compile_exit(void **state) {
   vmem_cli_free(out);
 }
 
+/* fit --confirm: each candidate lowered by --lower and compiled; those
+ * that compile listed first; a --lower that fails is exit 2. */
+static void test_fit_confirm(void **state) {
+  (void)state;
+  const char *argv[] = {
+      "fit",     GOLDEN_DIR "/../../examples/matmul_v5e.stablehlo.mlir",        "--top",    "3",      "--confirm", "3",
+      "--lower", "cat " GOLDEN_DIR "/../../examples/matmul_v5e.stablehlo.mlir", "--libtpu", FAKE_PJRT};
+  char *out = NULL;
+  assert_int_equal(cli("ok", argv, 10, &out), 0);
+  if (!strstr(out, "confirmed by the compiler") || !strstr(out, "3 of 3 compiled"))
+    fail_msg("fit --confirm printed:\n%s", out);
+  vmem_cli_free(out);
+  assert_int_equal(cli("e1001", argv, 10, &out), 1); /* none compiles */
+  assert_non_null(strstr(out, "0 of 3 compiled"));
+  vmem_cli_free(out);
+  argv[7] = "false";
+  assert_int_equal(cli("ok", argv, 10, &out), 2);
+  vmem_cli_free(out);
+  const char *no_lower[] = {"fit", GOLDEN_DIR "/../../examples/matmul_v5e.stablehlo.mlir", "--confirm", "3"};
+  assert_int_equal(cli("ok", no_lower, 4, &out), 2);
+  vmem_cli_free(out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_compiled),          cmocka_unit_test(test_refused_and_e1001),
       cmocka_unit_test(test_crash_and_timeout), cmocka_unit_test(test_garbage_answer),
       cmocka_unit_test(test_open_failures),     cmocka_unit_test(test_bad_arguments),
       cmocka_unit_test(test_proto_cuts),        cmocka_unit_test(test_check_compile_exit),
+      cmocka_unit_test(test_fit_confirm),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
