@@ -8,7 +8,7 @@
  * line ("F1207 ... Check failed: ..."). Both are drained together, so a
  * large compiled module never blocks the child on a full pipe.
  */
-#define _DEFAULT_SOURCE /* glob, kill, prctl's neighbours */
+#define _DEFAULT_SOURCE /* glob, kill, realpath */
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
@@ -97,10 +97,15 @@ static bool find_libtpu(const char *given, char *out, size_t cap, vmem_error *er
   const char *env = getenv("VMEMSCOPE_LIBTPU");
   const char *pick = given && *given ? given : env && *env ? env : NULL;
   if (pick) {
-    if (is_file(pick) && strlen(pick) < cap) {
-      strcpy(out, pick);
+    /* Absolute: dlopen searches the library path for a name without a
+     * slash, and would not look at the file named. */
+    char *abs = is_file(pick) ? realpath(pick, NULL) : NULL;
+    bool fits = abs && strlen(abs) < cap;
+    if (fits)
+      strcpy(out, abs);
+    free(abs);
+    if (fits)
       return true;
-    }
     err_set(err, VMEM_ERR_UNKNOWN, 0, "%s: no such file (given as the libtpu to use%s)", pick,
             pick == env ? " by $VMEMSCOPE_LIBTPU" : "");
     return false;
