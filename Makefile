@@ -76,6 +76,7 @@ bench: bootstrap
 	@echo "== bench_stablehlo"; build-bench/bench_stablehlo 100
 	@echo "== bench_program"; build-bench/bench_program 200000
 	@echo "== bench_heap"; build-bench/bench_heap 1000000
+	@echo "== bench_compile"; build-bench/bench_compile
 
 # The oracle (oracle/, docs/fidelity.md): the real TPU compiler, from PyPI's
 # libtpu, in a venv of its own. Only oracle-setup downloads; the tests read

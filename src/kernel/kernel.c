@@ -22,6 +22,34 @@ vmem_kernel *kernel_new(const vmem_allocator *alloc) {
   return k;
 }
 
+/* A window whose block index never changes over the whole grid (each of
+ * its indices is a constant or follows an axis of extent 1) is fetched
+ * once, and the compiler gives it one buffer, not two. The TPU compiler
+ * (libtpu 0.0.42.1, v2-v6e; 7x charges less still, docs/fidelity.md) does
+ * so for inputs and outputs alike: the oracle's rows_f32_one_step_* and
+ * rows_*_bm8192 records, whose used_scoped_memory_configs are half the
+ * double-buffered figure. A window whose buffer count is given (a
+ * pipeline_mode, a spec's "buffers") keeps what it was given. A rule of the
+ * kernel, not of a reader: every reader's kernel gets it here, and fit's
+ * template applies it to each candidate's grid (template.c, never_moving). */
+bool kernel_window_never_moves(const int *index_axis, size_t rank, const int64_t *grid, size_t grid_rank) {
+  for (size_t d = 0; d < rank; d++) {
+    int a = index_axis[d];
+    if (!(a == VMEM_INDEX_CONSTANT || (a >= 0 && (size_t)a < grid_rank && grid[a] == 1)))
+      return false;
+  }
+  return true;
+}
+
+static void single_buffer_fixed_windows(vmem_kernel *k) {
+  for (size_t i = 0; i < k->nops; i++) {
+    vmem_operand *o = &k->ops[i].pub;
+    if (o->buffers == 2 && !o->buffers_given && o->role != VMEM_ROLE_SCRATCH &&
+        kernel_window_never_moves(o->index_axis, o->rank, k->grid, k->grid_rank))
+      o->buffers = 1;
+  }
+}
+
 vmem_kernel *kernel_finish(vmem_kernel *k, bool ok, const vmem_error *local, vmem_error *err) {
   if (!ok) {
     if (err)
@@ -29,6 +57,7 @@ vmem_kernel *kernel_finish(vmem_kernel *k, bool ok, const vmem_error *local, vme
     vmem_kernel_free(k);
     return NULL;
   }
+  single_buffer_fixed_windows(k);
   err_clear(err);
   return k;
 }

@@ -115,7 +115,6 @@ struct vmem_kernel {
   const char *flops_per_step;  /* spec "flops_per_step": an expression of params, or NULL */
   bool body_known;             /* MLIR: the body was scanned (src/mosaic/body.c) */
   bool body_loops;             /* ... and has loops, whose ops were counted once */
-  bool never_moving_rule;      /* MLIR: windows that never move get one buffer (mlir_text.c), in fit too */
   double body_flops;           /* ... its FLOPs per grid step */
   double body_transcendentals; /* ... its transcendentals per grid step */
   kernel_body_facts facts;     /* ... what the body model's estimate and ceiling need beside its values */
@@ -123,6 +122,11 @@ struct vmem_kernel {
 };
 
 vmem_kernel *kernel_new(const vmem_allocator *alloc);
+/* Whether a window whose block indices follow index_axis stays put over
+ * the grid: each index a constant or an axis of extent 1. Such a window
+ * has one buffer (kernel.c, single_buffer_fixed_windows; fit's template
+ * asks per candidate grid). */
+bool kernel_window_never_moves(const int *index_axis, size_t rank, const int64_t *grid, size_t grid_rank);
 /* A reader's last step: the kernel when it read (clearing err), else NULL
  * with the reader's error copied out and the kernel freed. */
 vmem_kernel *kernel_finish(vmem_kernel *k, bool ok, const vmem_error *local, vmem_error *err);

@@ -413,17 +413,7 @@ static bool read_index_map(sreader *r, json_t *spec, const char *path, kernel_op
   return true;
 }
 
-static bool trivial_window(const kernel_operand *op, const int64_t *dims, size_t rank) {
-  if (!op->pub.array)
-    return false;
-  for (size_t i = 0; i < rank; i++)
-    if (dims[i] != op->pub.array->dims[i] || op->pub.index_axis[i] != VMEM_INDEX_CONSTANT)
-      return false;
-  return true;
-}
-
-static bool read_buffers(sreader *r, json_t *spec, const char *path, kernel_operand *op, const int64_t *dims,
-                         size_t rank) {
+static bool read_buffers(sreader *r, json_t *spec, const char *path, kernel_operand *op) {
   json_t *b = json_object_get(spec, "buffers");
   vmem_operand *o = &op->pub;
   if (o->space != VMEM_SPACE_VMEM || o->role == VMEM_ROLE_SCRATCH || o->role == VMEM_ROLE_SCALAR_PREFETCH) {
@@ -436,8 +426,9 @@ static bool read_buffers(sreader *r, json_t *spec, const char *path, kernel_oper
     o->buffers = (int)json_integer_value(b);
     o->buffers_given = true;
   } else {
-    /* The lowering forces one buffer for a trivial window. */
-    o->buffers = trivial_window(op, dims, rank) ? 1 : 2;
+    /* Double-buffered unless the window never moves: the kernel model's
+     * rule, applied to every reader's kernel (kernel.c). */
+    o->buffers = 2;
   }
   return true;
 }
@@ -498,7 +489,7 @@ static bool read_operand(sreader *r, json_t *spec, const char *path, vmem_operan
   vmem_dtype t;
   if (!read_array(r, spec, path, op) || !read_dtype(r, spec, path, op, &t) ||
       !read_block(r, spec, path, op, dims, &rank) || !read_index_map(r, spec, path, op, rank) ||
-      !read_buffers(r, spec, path, op, dims, rank) || !check_block_rules(r, path, op, dims, rank))
+      !read_buffers(r, spec, path, op) || !check_block_rules(r, path, op, dims, rank))
     return false;
   op->pub.rank = rank;
   if (!(op->pub.block = kernel_shape(k, t, dims, rank)))

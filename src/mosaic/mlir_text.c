@@ -517,29 +517,6 @@ static bool read_index_map(mreader *r, const mfunc *f, size_t grid_rank, kernel_
   return true;
 }
 
-/* A window whose block index never changes over the whole grid (each of
- * its indices is a constant or follows an axis of extent 1) is fetched
- * once, and the compiler gives it one buffer, not two. The TPU compiler
- * (libtpu 0.0.42.1, v2-v6e; 7x charges less still, docs/fidelity.md) does so for inputs and outputs
- * alike: the oracle's rows_f32_one_step_* and rows_*_bm8192 records, whose
- * used_scoped_memory_configs are half the double-buffered figure. A window
- * whose pipeline_mode is given keeps what it was given. */
-static void single_buffer_fixed_windows(vmem_kernel *k) {
-  k->never_moving_rule = true; /* fit's template applies it per candidate grid */
-  for (size_t i = 0; i < k->nops; i++) {
-    vmem_operand *o = &k->ops[i].pub;
-    if (o->buffers != 2 || o->buffers_given || o->role == VMEM_ROLE_SCRATCH)
-      continue;
-    bool fixed = true;
-    for (size_t d = 0; d < o->rank && fixed; d++) {
-      int a = o->index_axis[d];
-      fixed = a == VMEM_INDEX_CONSTANT || (a >= 0 && (size_t)a < k->grid_rank && k->grid[a] == 1);
-    }
-    if (fixed)
-      o->buffers = 1;
-  }
-}
-
 /* window ::= '{' 'transform_indices' '=' '@'name ',' 'window_bounds' '=' array
  *            (',' 'pipeline_mode' '=' '#tpu.pipeline_mode<' mode '>')? '}' | '{}' */
 static bool read_window(mreader *r, sv w, size_t grid_rank, kernel_operand *op, const mtype *t) {
@@ -775,7 +752,6 @@ vmem_kernel *vmem_kernel_from_mlir(const char *text, size_t len, const vmem_allo
           fail(r, VMEM_ERR_NOMEM, 0, "out of memory"));
   }
   if (ok) {
-    single_buffer_fixed_windows(k);
     k->body_known = true;
     k->body_loops = bc.loops;
     k->body_flops = bc.flops;

@@ -342,8 +342,7 @@ vmem_template *vmem_template_new(const vmem_kernel *k, const vmem_target *t, con
   for (size_t i = 0; i < k->nops; i++) {
     compile_operand(&tpl->ops[i], &k->ops[i]);
     const vmem_operand *o = &k->ops[i].pub;
-    if (k->never_moving_rule && o->block && o->space == VMEM_SPACE_VMEM && !o->buffers_given && o->buffers > 0 &&
-        scoped_io(o->role)) {
+    if (o->block && o->space == VMEM_SPACE_VMEM && !o->buffers_given && o->buffers > 0 && scoped_io(o->role)) {
       tpl->ops[i].auto_buffers = tpl->any_auto = true; /* the rule decides per candidate grid (never_moving) */
       tpl->ops[i].buffers = 2;
     }
@@ -613,19 +612,14 @@ static bool read_in_place(const vmem_template *tpl, size_t i, const eval_ctx *cx
   return true;
 }
 
-/* The planner's rule for MLIR kernels (mlir_text.c): a window whose every
- * index is a constant or follows an axis of extent 1 in this candidate's
- * grid never moves, and has one buffer; then a prefetched input may be
- * read in place (above). */
+/* The kernel model's rule (kernel.c, kernel_window_never_moves) at this
+ * candidate's grid: a window that never moves has one buffer; then a
+ * prefetched input may be read in place (above). */
 static void never_moving(const vmem_template *tpl, eval_ctx *cx, vmem_eval *out) {
   for (size_t i = 0; tpl->any_auto && i < tpl->nops; i++) {
     const tpl_operand *o = &tpl->ops[i];
-    bool fixed = o->auto_buffers && cx->nbuf[i] == 2;
-    for (size_t d = 0; fixed && d < o->rank; d++) {
-      int a = o->index_axis[d];
-      fixed = a == VMEM_INDEX_CONSTANT || (a >= 0 && cx->grid[a] == 1);
-    }
-    if (fixed)
+    if (o->auto_buffers && cx->nbuf[i] == 2 &&
+        kernel_window_never_moves(o->index_axis, o->rank, cx->grid, tpl->grid_rank))
       cx->nbuf[i] = 1;
   }
   for (size_t i = 0; i < tpl->nops; i++)
