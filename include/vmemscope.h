@@ -190,6 +190,22 @@ typedef enum vmem_fact_id {
   VMEM_FACT_PREFETCH_RESERVE_BYTES, /* VMEM that prefetch leaves free: its budget is physical - limit - this */
   VMEM_FACT_SCOPED_IN_HEAP,         /* 1: each instruction's requested scoped VMEM is packed as a buffer beside the
                                        program's S(1) values (else reserved at offset 0 under them) */
+  /* The compiler's behaviour that the model keys on, one fact each, so that
+   * a new generation states its own instead of inheriting a comparison of
+   * generation numbers (docs/targets.md, "Model facts"). */
+  VMEM_FACT_TILE_MIN_TWO_PACKS,      /* 1: a small second-minor tile holds at least two packs of rows (v2, v3) */
+  VMEM_FACT_LARGE_TILING_NARROW,     /* 1: 16- and 8-bit arrays take the large tiling (2x, 4x the sublanes) */
+  VMEM_FACT_LARGE_TILING_SCRATCH16,  /* 1: a kernel's own 16-bit buffers take the large tiling */
+  VMEM_FACT_BF16_IN_F32,             /* 1: the VPU computes bf16 in f32: each bf16 value has an f32 copy */
+  VMEM_FACT_ROW_BROADCAST_TILE,      /* 1: a row broadcast holds its tile of rows in scoped VMEM */
+  VMEM_FACT_LANE_BROADCAST_COPY,     /* 1: a lane broadcast that is stored holds a copy of its result */
+  VMEM_FACT_TRANSPOSE16_KEPT_BYTES,  /* what the registers keep of a 16-bit transpose's column strip */
+  VMEM_FACT_TRANSPOSE8_WIDEN,        /* an 8-bit transpose's result is charged this many times over (0: not) */
+  VMEM_FACT_TRANSPOSE8_SPARED_BYTES, /* ... less this much */
+  VMEM_FACT_RELAYOUT_ROW_TILES,      /* 1: reductions, matmuls, transposes, stores relay out one-row tiles */
+  VMEM_FACT_RELAYOUT_ROW_BROADCAST,  /* 1: so do row broadcasts of a loaded row and narrowings to bf16 */
+  VMEM_FACT_KEPT_SPARED_BYTES,       /* a value kept whole is charged less this (0: less the register file
+                                        once it passes it) */
   VMEM_FACT_COUNT
 } vmem_fact_id;
 
@@ -216,12 +232,24 @@ VMEM_API const vmem_target *vmem_target_find(const char *name, size_t len);
 VMEM_API const char *vmem_target_name(const vmem_target *t);
 VMEM_API const char *vmem_target_aliases(const vmem_target *t);
 VMEM_API const char *vmem_target_device_kind(const vmem_target *t);
-/** The hardware generation number (2..8) that tiling rules key on. */
+/** The hardware generation number (2..8), for people: no rule of the model
+ *  keys on it (each behaviour is a fact of its own). */
 VMEM_API int vmem_target_generation(const vmem_target *t);
 /** A fact, or NULL when no public source gives it for this target. */
 VMEM_API const vmem_fact *vmem_target_fact(const vmem_target *t, vmem_fact_id id);
 /** A fact's value as an integer (bytes or count); 0 when unknown. */
 VMEM_API uint64_t vmem_target_u64(const vmem_target *t, vmem_fact_id id);
+/** A target of the caller's own, from facts alone: `facts` holds one
+ *  vmem_fact per vmem_fact_id (`nfacts` of them, in id order; a fact whose
+ *  `source` is NULL is unknown, read as 0). The model keys on nothing else,
+ *  so a generation the table lacks behaves as its facts say. Its aliases
+ *  and device kind are its name, its generation 0, and it has no topology
+ *  (compile with an explicit one). Strings are copied. Free it with
+ *  vmem_target_free; NULL with VMEM_ERR_ARGUMENT for a missing name or
+ *  facts, VMEM_ERR_RANGE for more facts than VMEM_FACT_COUNT. */
+VMEM_API vmem_target *vmem_target_new(const char *name, const vmem_fact *facts, size_t nfacts,
+                                      const vmem_allocator *alloc, vmem_error *err);
+VMEM_API void vmem_target_free(vmem_target *t);
 /** Stable snake_case name of a fact ("vmem_bytes") and its unit ("bytes",
  *  "bytes/s", "flop/s", "count"). */
 VMEM_API const char *vmem_fact_name(vmem_fact_id id);

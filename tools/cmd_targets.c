@@ -7,11 +7,13 @@
 
 #include "cli.h"
 
-static const char help[] = "usage: vmemscope targets [NAME] [--json]\n\n"
+static const char help[] = "usage: vmemscope targets [NAME] [--model] [--json]\n\n"
                            "The embedded table of TPU generations. Without NAME, one line per target;\n"
                            "with NAME, every fact of that target with its source and whether it is\n"
                            "documented, observed in compiler output, or derived. Memories are per\n"
-                           "TensorCore; HBM, bandwidth and FLOP/s per chip. JSON sizes are in bytes.\n\n"
+                           "TensorCore; HBM, bandwidth and FLOP/s per chip. JSON sizes are in bytes.\n"
+                           "--model: the facts of the compiler's behaviour that the model keys on\n"
+                           "(tiling, the body's charges), one row each, a column per target.\n\n"
                            "examples:\n"
                            "  vmemscope targets\n"
                            "  vmemscope targets v6e --json\n";
@@ -90,6 +92,25 @@ static void print_summary(void) {
   fprintf(CLI_OUT, "\nRun 'vmemscope targets NAME' for every value's source.\n");
 }
 
+/* The model's behaviour facts (VMEM_FACT_TILE_MIN_TWO_PACKS on), one row
+ * each and a column per target: docs/targets.md, "Model facts", is this
+ * output (CTest targets_doc holds it so). */
+static void print_model(void) {
+  size_t n = vmem_target_count();
+  fprintf(CLI_OUT, "%-24s", "FACT");
+  for (size_t i = 0; i < n; i++)
+    fprintf(CLI_OUT, " %7s", vmem_target_name(vmem_target_at(i)));
+  fputc('\n', CLI_OUT);
+  for (int id = VMEM_FACT_TILE_MIN_TWO_PACKS; id < VMEM_FACT_COUNT; id++) {
+    fprintf(CLI_OUT, "%-24s", vmem_fact_name((vmem_fact_id)id));
+    for (size_t i = 0; i < n; i++) {
+      char v[32];
+      fprintf(CLI_OUT, " %7s", fact_text(v, sizeof v, vmem_target_at(i), (vmem_fact_id)id));
+    }
+    fputc('\n', CLI_OUT);
+  }
+}
+
 static void print_detail(const vmem_target *t) {
   fprintf(CLI_OUT, "%s (%s), generation %d; aliases: %s\n\n", vmem_target_name(t), vmem_target_device_kind(t),
           vmem_target_generation(t), vmem_target_aliases(t));
@@ -109,9 +130,9 @@ static void print_detail(const vmem_target *t) {
 }
 
 int cmd_targets(int argc, char **argv) {
-  bool json = false;
+  bool json = false, model = false;
   const char *name = NULL;
-  const cli_opt opts[] = {{"--json", NULL, &json, NULL}, {NULL, NULL, NULL, NULL}};
+  const cli_opt opts[] = {{"--json", NULL, &json, NULL}, {"--model", NULL, &model, NULL}, {NULL, NULL, NULL, NULL}};
   int scan = cli_scan("targets", argc, argv, opts, &name, 1, help, "give at most one target name");
   if (scan != CLI_GO)
     return scan;
@@ -134,6 +155,8 @@ int cmd_targets(int argc, char **argv) {
   }
   if (one)
     print_detail(one);
+  else if (model)
+    print_model();
   else
     print_summary();
   return EXIT_OK;

@@ -66,7 +66,8 @@ typedef struct kernel_modelled {
   int contracted_param;            /* the parameter K follows, or -1 */
   size_t repeats;                  /* VALUE_KEPT: values alike in the body (same op and type; 0 or 1: none) */
   size_t group;                    /* 1 + the index of the first of them in k->modelled; 0 when alone */
-  int upto_generation;             /* VALUE_RELAYOUT: the last generation that charges it */
+  unsigned relayout;               /* VALUE_RELAYOUT: what relays out one-row tiles (RELAYOUT_OPS,
+                                      RELAYOUT_BROADCAST), each charged where a target fact says */
   bool beside;                     /* VALUE_BF16_F32: a second copy at its line (the registers spare none of it) */
   bool gathered;                   /* VALUE_KEPT: a tpu.concatenate's result, kept for its op alone */
   const char *op;                  /* VALUE_KEPT: the op that makes it ("tpu.matmul"), for its rule's domain */
@@ -120,6 +121,11 @@ struct vmem_kernel {
   kernel_body_facts facts;     /* ... what the body model's estimate and ceiling need beside its values */
   vmem_shape *result;
 };
+
+/* What relays out one-row tiles in a body (src/mosaic/body.c): reductions,
+ * matmuls, transposes and stores (relayout_row_tiles), or row broadcasts of
+ * a loaded row and narrowings to bf16 (relayout_row_broadcast). */
+enum { RELAYOUT_OPS = 1u << 0, RELAYOUT_BROADCAST = 1u << 1 };
 
 vmem_kernel *kernel_new(const vmem_allocator *alloc);
 /* Whether a window whose block indices follow index_axis stays put over

@@ -485,9 +485,9 @@ static void record_widen8(bscan *b, const char *name, size_t len, const vtype *t
  * narrowing one-row tiles to bf16 (none on v5); one of each in a kernel
  * charges it once; a row sliced from a block loaded whole charges none
  * (oracle/cases/own.py one_row_*, bcast_sliced_*; docs/fidelity.md). The
- * relayout is recorded once, with the last generation that charges it. */
-enum { TILE_LANES = 128 };         /* the lanes of a tile, the same on every target */
-enum { UPTO_V5 = 5, UPTO_V4 = 4 }; /* the last generation that charges a relayout */
+ * relayout is recorded once, with what made it (RELAYOUT_OPS,
+ * RELAYOUT_BROADCAST): which targets charge each is a fact of theirs. */
+enum { TILE_LANES = 128 }; /* the lanes of a tile, the same on every target */
 
 /* Whether the first memref on the line has a second-minor dim of 1. */
 static bool ref_one_row(const char *p, const char *end) {
@@ -517,10 +517,9 @@ static bool loaded_wide_row(const bscan *b, int src) {
          v->t.dims[v->t.rank - 1] > TILE_LANES;
 }
 
-static void record_relayout(bscan *b, int upto, const bval *v, size_t ln, const char *op, size_t oplen) {
+static void record_relayout(bscan *b, unsigned by, const bval *v, size_t ln, const char *op, size_t oplen) {
   if (b->relayout >= 0) {
-    kernel_modelled *m = &b->k->modelled[b->relayout];
-    m->upto_generation = m->upto_generation > upto ? m->upto_generation : upto;
+    b->k->modelled[b->relayout].relayout |= by;
     return;
   }
   char note[160];
@@ -530,7 +529,7 @@ static void record_relayout(bscan *b, int upto, const bval *v, size_t ln, const 
   b->ok = b->ok && record(b, VALUE_RELAYOUT, &v->t, v->dt, 1, ln, note);
   if (b->ok && b->k->nmodelled > at) {
     b->relayout = (int)at;
-    b->k->modelled[at].upto_generation = upto;
+    b->k->modelled[at].relayout = by;
   }
 }
 
@@ -542,9 +541,9 @@ static void relayouts(bscan *b, const char *name, size_t len, const char *end, s
   if (first < 0 || !tiled)
     return;
   if (whole || (is_store(name, len) && !ref_one_row(name + len, end)))
-    record_relayout(b, UPTO_V5, &b->v[first], ln, name, len);
+    record_relayout(b, RELAYOUT_OPS, &b->v[first], ln, name, len);
   else if (named(name, len, "arith.truncf"))
-    record_relayout(b, UPTO_V4, &b->v[first], ln, name, len);
+    record_relayout(b, RELAYOUT_BROADCAST, &b->v[first], ln, name, len);
 }
 
 /* A 32-bit broadcast along the lanes, (m, 1) to (m, n). */
@@ -675,7 +674,7 @@ static void value_line(bscan *b, const char *p, const char *end, size_t ln, body
   }
   if (first >= 0 && row_broadcast(name, len, &b->v[first].t, &t)) {
     if (loaded_wide_row(b, first))
-      record_relayout(b, UPTO_V4, &b->v[first], ln, name, len);
+      record_relayout(b, RELAYOUT_BROADCAST, &b->v[first], ln, name, len);
     record_row_broadcast(b, &t, dt, ln, res, rlen);
   }
   if (bf16_in_f32(name, len, p, end, dt))

@@ -183,7 +183,7 @@ static uint64_t vreg_file_bytes(const vmem_target *t) {
  * third more than that (the rule is under there); bf16 rows add their tile
  * alone. None of it on v5e and later. */
 static uint64_t row_broadcast_charge(const vmem_target *t, uint64_t padded) {
-  return vmem_target_generation(t) > 4 ? 0 : padded;
+  return vmem_target_u64(t, VMEM_FACT_ROW_BROADCAST_TILE) ? padded : 0;
 }
 
 /* One-row tiles relaid out to native ones (src/mosaic/body.c, "one-row
@@ -200,8 +200,9 @@ enum { RELAYOUT_FIXED = 36864 };
  * to 84 KiB over; v4: up to 64 KiB over past 512 lanes). v2 and v3 hold the
  * whole transpose in f32 instead (VALUE_BF16_F32), with nothing beside it. */
 static uint64_t transpose_charge(const vmem_target *t, uint64_t padded) {
-  int gen = vmem_target_generation(t);
-  uint64_t kept = gen <= 3 ? padded : gen == 4 ? 40 * 1024 : gen == 5 ? 144 * 1024 : 200 * 1024;
+  if (vmem_target_u64(t, VMEM_FACT_BF16_IN_F32))
+    return 0;
+  uint64_t kept = vmem_target_u64(t, VMEM_FACT_TRANSPOSE16_KEPT_BYTES);
   return padded > kept ? padded - kept : 0;
 }
 
@@ -211,10 +212,10 @@ static uint64_t transpose_charge(const vmem_target *t, uint64_t padded) {
  * to 2048x256 and 1024x1024): v2/v3 exact on 5 of 9 shapes and up to 8 KiB
  * above; v4 exact on 7 of 9, 8 KiB under at 256x2048. */
 static uint64_t transpose8_charge(const vmem_target *t, uint64_t padded) {
-  int gen = vmem_target_generation(t);
-  if (gen > 4 || padded > UINT64_MAX / 4)
+  uint64_t widen = vmem_target_u64(t, VMEM_FACT_TRANSPOSE8_WIDEN), wide;
+  if (!widen || !ck_mul(padded, widen, &wide))
     return 0;
-  uint64_t wide = padded * (gen <= 3 ? 4 : 2), spared = gen <= 3 ? 52 * 1024 : 40 * 1024;
+  uint64_t spared = vmem_target_u64(t, VMEM_FACT_TRANSPOSE8_SPARED_BYTES);
   return wide > spared + 4096 ? wide - spared : 4096;
 }
 
@@ -226,13 +227,13 @@ static uint64_t transpose8_charge(const vmem_target *t, uint64_t padded) {
 enum { F32_COPY_SPARED = 69632, F32_COPY_LEAST = 4096 };
 
 /* A value kept whole on v6e and 7x: the compiler charges it less 204 KiB
- * (51 of the 64 vregs), not less nothing once it passes the register file.
+ * (51 of the 64 vregs; the target fact kept_spared_bytes), not less
+ * nothing once it passes the register file.
  * heads_bf16_h1: 256x256 f32 logits (256 KiB) cost 52 KiB on both targets,
  * exactly this; 512x512 ones (1 MiB) cost 804 to 812 KiB, this is 8 to 16 KiB
  * above; flash attention's kept blocks move 204 KiB closer to the records.
  * v4 and v5 records fit no such allowance (v5e charges the 256 KiB logits
  * nothing, v4 124 KiB of them), so there the register file is the rule. */
-enum { KEPT_SPARED = 204 * 1024 };
 
 /* A value read across a reduction (src/mosaic/body.c): ACROSS_NUM/ACROSS_DEN
  * of its bytes. The compiler's extra over 17 records of layer and RMS norms
@@ -269,7 +270,7 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
     return 0;
   if (m->kind == VALUE_ACROSS)
     return across_charge(padded);
-  if (m->kind == VALUE_BF16_F32 && vmem_target_generation(t) > 3)
+  if (m->kind == VALUE_BF16_F32 && !vmem_target_u64(t, VMEM_FACT_BF16_IN_F32))
     return 0;
   if (m->kind == VALUE_ROW_BCAST)
     return row_broadcast_charge(t, padded);
@@ -278,9 +279,12 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
   if (m->kind == VALUE_TRANSPOSE8)
     return transpose8_charge(t, padded);
   if (m->kind == VALUE_LANE_BCAST) /* src/mosaic/body.c, record_lane_store */
-    return vmem_target_generation(t) <= 4 ? padded : 0;
+    return vmem_target_u64(t, VMEM_FACT_LANE_BROADCAST_COPY) ? padded : 0;
   if (m->kind == VALUE_RELAYOUT)
-    return vmem_target_generation(t) <= m->upto_generation ? RELAYOUT_FIXED : 0;
+    return (m->relayout & RELAYOUT_OPS && vmem_target_u64(t, VMEM_FACT_RELAYOUT_ROW_TILES)) ||
+                   (m->relayout & RELAYOUT_BROADCAST && vmem_target_u64(t, VMEM_FACT_RELAYOUT_ROW_BROADCAST))
+               ? RELAYOUT_FIXED
+               : 0;
   if (m->kind == VALUE_BF16_F32)
     return m->beside ? padded : padded > F32_COPY_SPARED ? padded - F32_COPY_SPARED : F32_COPY_LEAST;
   if (m->kind == VALUE_MXU_LHS && vmem_dtype_bits(m->shape->dtype) > 16)
@@ -290,8 +294,9 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
   uint64_t file = vreg_file_bytes(t);
   if (m->kind == VALUE_KEPT && m->repeats > 1) /* unrolled copies: the file holds part of them all */
     return padded > file / m->repeats ? padded - file / m->repeats : 0;
-  if (m->kind == VALUE_KEPT && vmem_target_generation(t) >= 6) /* the registers spare part of one (KEPT_SPARED) */
-    return padded > KEPT_SPARED ? padded - KEPT_SPARED : 0;
+  uint64_t spared = vmem_target_u64(t, VMEM_FACT_KEPT_SPARED_BYTES);
+  if (m->kind == VALUE_KEPT && spared) /* the registers spare part of one (kept_spared_bytes) */
+    return padded > spared ? padded - spared : 0;
   if (padded <= file)
     return 0;
   return m->kind == VALUE_MXU_LHS ? padded / 4 * 5 : padded;
@@ -553,7 +558,6 @@ static bool unrolled_firm(const kernel_body_facts *bf) {
  * megablox gmm there holds its widened operands, the product and the sum
  * at once (4 MiB less 80 KiB at 512-wide tiles, where the rules see 1). */
 uint64_t scoped_body_ceiling(const kernel_modelled *m, const vmem_target *t, uint64_t padded, uint64_t charge) {
-  int gen = vmem_target_generation(t);
   switch (m->kind) {
   case VALUE_MXU_LHS:
     return vmem_dtype_bits(m->shape->dtype) > 16 ? padded : padded > UINT64_MAX / 2 ? UINT64_MAX : 2 * padded;
@@ -566,7 +570,7 @@ uint64_t scoped_body_ceiling(const kernel_modelled *m, const vmem_target *t, uin
     return padded > UINT64_MAX - c ? UINT64_MAX : padded + c;
   }
   case VALUE_BF16_F32:
-    return gen <= 3 ? padded : 0;
+    return vmem_target_u64(t, VMEM_FACT_BF16_IN_F32) ? padded : 0;
   case VALUE_MXU_RHS32:
     return padded / 2;
   case VALUE_WIDEN8:
@@ -756,7 +760,7 @@ uint64_t scoped_ceiling_of(const kernel_body_facts *bf, const vmem_target *t, ui
    * 92.6% of the figures, with this floor 99.5%). A chain of single reads
    * streams, as the records of elementwise kernels show: no floor. */
   c = floor && bf->holds && live > c ? live : c;
-  if (vmem_target_generation(t) <= 3 && bf->rules && !ck_add(c, live, &c))
+  if (vmem_target_u64(t, VMEM_FACT_BF16_IN_F32) && bf->rules && !ck_add(c, live, &c))
     c = UINT64_MAX;
   /* A body that reduces a vector spills a few vregs no rule sees: the held-out
    * RMS norm, whose windows filled the limit exactly, was refused for 4 KiB

@@ -3,7 +3,8 @@
  *
  * The rule (docs/layouts.md has the full derivation and sources): for an
  * element width b, packing p = 32/b (pred counts as 8-bit, since TPU HLO
- * shows pred tiled like s8), sublanes S (8; 16 on TPU8t), generation g:
+ * shows pred tiled like s8), sublanes S (8; 16 on TPU8t), and the target's
+ * tiling facts (tile_min_two_packs, large_tiling_narrow, _scratch16):
  *   min_rows  = p, doubled before v4;   tiling_rows = max(S, p)
  *   large     = the row count of the width's "large" tiling (table below)
  *   rows      = large when the second-minor dimension R is a multiple of it
@@ -24,7 +25,7 @@
 
 typedef struct tiling_rule {
   int bits;           /* element width this row applies to */
-  int large_from_gen; /* generation from which the large tiling is used */
+  vmem_fact_id large; /* the target fact that turns the large tiling on; VMEM_FACT_COUNT: always on */
   int large_sublanes; /* large rows = large_sublanes x S */
   const char *source;
 } tiling_rule;
@@ -32,21 +33,22 @@ typedef struct tiling_rule {
 /* One row per element width. Widths above 32 bits have no public fact and
  * are tiled like 32-bit values (stated in docs/layouts.md). */
 static const tiling_rule rules[] = {
-    {32, 0, 1, "Mosaic getTilingFactor; XLA dumps f32 T(8,128)"},
-    {16, 7, 2, "JAX tpu_info get_sublane_tiling: large x16 tiling from TPU7x"},
-    {8, 7, 4, "XLA tests and oom_debugging.md show T(8,128)(4,1); JAX: large from TPU7x (flag-dependent)"},
-    {4, 0, 8, "XLA shape_util_test Int4: T(64,128)(8,1) E(4)"},
-    {2, 0, 16, "Mosaic getTilingFactor: 2-bit large tiling 16 x sublanes"},
+    {32, VMEM_FACT_COUNT, 1, "Mosaic getTilingFactor; XLA dumps f32 T(8,128)"},
+    {16, VMEM_FACT_LARGE_TILING_NARROW, 2, "JAX tpu_info get_sublane_tiling: large x16 tiling from TPU7x"},
+    {8, VMEM_FACT_LARGE_TILING_NARROW, 4,
+     "XLA tests and oom_debugging.md show T(8,128)(4,1); JAX: large from TPU7x (flag-dependent)"},
+    {4, VMEM_FACT_COUNT, 8, "XLA shape_util_test Int4: T(64,128)(8,1) E(4)"},
+    {2, VMEM_FACT_COUNT, 16, "Mosaic getTilingFactor: 2-bit large tiling 16 x sublanes"},
 };
 
 static int storage_bits(vmem_dtype t);
-static int64_t tile_rows(uint64_t R, int bits, int gen, int sublanes, bool rank1, bool internal);
+static int64_t tile_rows(uint64_t R, int bits, const vmem_target *t, int sublanes, bool rank1, bool internal);
 
 int tiling_storage_bits(vmem_dtype t) { return storage_bits(t); }
 
 int64_t tiling_rows_for(uint64_t R, int bits, const vmem_target *t, bool rank1, bool internal) {
   int sublanes = (int)vmem_target_u64(t, VMEM_FACT_VREG_SUBLANES);
-  return tile_rows(R, bits, vmem_target_generation(t), sublanes > 0 ? sublanes : 8, rank1, internal);
+  return tile_rows(R, bits, t, sublanes > 0 ? sublanes : 8, rank1, internal);
 }
 
 static int storage_bits(vmem_dtype t) {
@@ -67,14 +69,19 @@ static const tiling_rule *rule_for(int bits) {
  * kernel allocates itself (scratch) get Mosaic's 16-bit large tiling from
  * v6: "we can't do this for kernel arguments, because the layout of those
  * is controlled by XLA" (infer_memref_layout.cc). */
-static int64_t tile_rows(uint64_t R, int bits, int gen, int sublanes, bool rank1, bool internal) {
+static bool large_tiling(const tiling_rule *r, const vmem_target *t, bool internal) {
+  if (internal && r->bits == 16 && vmem_target_u64(t, VMEM_FACT_LARGE_TILING_SCRATCH16))
+    return true;
+  return r->large == VMEM_FACT_COUNT || vmem_target_u64(t, r->large) != 0;
+}
+
+static int64_t tile_rows(uint64_t R, int bits, const vmem_target *t, int sublanes, bool rank1, bool internal) {
   int64_t packing = 32 / bits;
-  int64_t min_rows = packing * (gen < 4 ? 2 : 1);
+  int64_t min_rows = packing * (vmem_target_u64(t, VMEM_FACT_TILE_MIN_TWO_PACKS) ? 2 : 1);
   int64_t tiling_rows = sublanes > packing ? sublanes : packing;
   const tiling_rule *r = rule_for(bits);
   int64_t large = tiling_rows;
-  int from = internal && bits == 16 ? 6 : r->large_from_gen;
-  if (!rank1 && gen >= from)
+  if (!rank1 && large_tiling(r, t, internal))
     large = (int64_t)r->large_sublanes * sublanes;
   if (R >= (uint64_t)large && R % (uint64_t)large == 0)
     return large;
@@ -127,7 +134,6 @@ vmem_status tiling_apply(arena *a, vmem_shape *s, const vmem_target *t, bool int
     goto nomem;
   int bits = storage_bits(s->dtype);
   int64_t packing = 32 / bits;
-  int gen = vmem_target_generation(t);
   int sublanes = (int)vmem_target_u64(t, VMEM_FACT_VREG_SUBLANES);
   if (sublanes <= 0)
     sublanes = 8;
@@ -139,7 +145,7 @@ vmem_status tiling_apply(arena *a, vmem_shape *s, const vmem_target *t, bool int
   } else if (s->rank == 1) {
     uint64_t N = (uint64_t)s->dims[0];
     uint64_t R = N / 128 + (N % 128 != 0);
-    dims[n][0] = tile_rows(R, bits, gen, sublanes, true, internal) * 128;
+    dims[n][0] = tile_rows(R, bits, t, sublanes, true, internal) * 128;
     ranks[n++] = 1;
     if (bits < 32) {
       dims[n][0] = 128;
@@ -149,7 +155,7 @@ vmem_status tiling_apply(arena *a, vmem_shape *s, const vmem_target *t, bool int
     }
   } else {
     uint64_t R = (uint64_t)s->dims[shape_minor(s, 1)];
-    dims[n][0] = tile_rows(R, bits, gen, sublanes, false, internal), dims[n][1] = 128;
+    dims[n][0] = tile_rows(R, bits, t, sublanes, false, internal), dims[n][1] = 128;
     ranks[n++] = 2;
     if (bits < 32) {
       dims[n][0] = packing, dims[n][1] = 1;

@@ -40,6 +40,47 @@
 #define SCOPED_UNDER F(SCOPED_IN_HEAP, 0, OBS, ORACLE " (S(1) rows): the VMEM allocation holds the values alone", NULL)
 #define SCRATCH_72K F(INTERNAL_SCRATCH_BYTES, 72 * KiB, DOC, XLAPI " default_internal_scratch_bytes", NULL)
 
+/* ## The compiler's behaviour the model keys on (src/shape/tiling.c,
+ * src/scoped/footprint.c), one block per generation. Each was measured on
+ * libtpu 0.0.42.1 (probes and the oracle's records, docs/fidelity.md) or
+ * read from Mosaic and JAX; 8i and 8t have no record and take 7x's,
+ * derived. */
+#define MOSAIC_TILING "Mosaic getTilingFactor; docs/layouts.md"
+#define LARGE16 "jax tpu_info get_sublane_tiling: large x16 tiling from TPU7x"
+#define SCRATCH16 "Mosaic infer_memref_layout.cc: a kernel's own 16-bit buffers, large tiling from v6"
+#define BODY "libtpu 0.0.42.1 probes and records, docs/fidelity.md \"The body model\""
+#define AS_7X "as 7x: no compiler output of this generation seen yet"
+#define TILING_OLD                                                                    \
+  F(TILE_MIN_TWO_PACKS, 1, DOC, MOSAIC_TILING " (min rows doubled before v4)", NULL), \
+      F(LARGE_TILING_NARROW, 0, DOC, LARGE16, NULL), F(LARGE_TILING_SCRATCH16, 0, DOC, SCRATCH16, NULL)
+#define TILING_V4V5                                                                                  \
+  F(TILE_MIN_TWO_PACKS, 0, DOC, MOSAIC_TILING, NULL), F(LARGE_TILING_NARROW, 0, DOC, LARGE16, NULL), \
+      F(LARGE_TILING_SCRATCH16, 0, DOC, SCRATCH16, NULL)
+#define TILING_V6E                                                                                   \
+  F(TILE_MIN_TWO_PACKS, 0, DOC, MOSAIC_TILING, NULL), F(LARGE_TILING_NARROW, 0, DOC, LARGE16, NULL), \
+      F(LARGE_TILING_SCRATCH16, 1, DOC, SCRATCH16, NULL)
+#define TILING_7X                                                                                    \
+  F(TILE_MIN_TWO_PACKS, 0, DOC, MOSAIC_TILING, NULL), F(LARGE_TILING_NARROW, 1, DOC, LARGE16, NULL), \
+      F(LARGE_TILING_SCRATCH16, 1, DOC, SCRATCH16, NULL)
+#define TILING_8                                                                                                    \
+  F(TILE_MIN_TWO_PACKS, 0, DOC, MOSAIC_TILING, NULL), F(LARGE_TILING_NARROW, 1, DOC, LARGE16 " (and later)", NULL), \
+      F(LARGE_TILING_SCRATCH16, 1, DOC, SCRATCH16, NULL)
+/* The body model's generation-dependent charges, in the order: bf16 in f32,
+ * row broadcast tile, lane broadcast copy, 16-bit transpose kept, 8-bit
+ * transpose widening and what it spares, one-row relayouts (ops, row
+ * broadcasts), a kept value's spared bytes. */
+#define BODY_FACTS(prov, src, f32, rowb, laneb, t16, t8w, t8s, rel, relb, kept)                        \
+  F(BF16_IN_F32, f32, prov, src, NULL), F(ROW_BROADCAST_TILE, rowb, prov, src, NULL),                  \
+      F(LANE_BROADCAST_COPY, laneb, prov, src, NULL), F(TRANSPOSE16_KEPT_BYTES, t16, prov, src, NULL), \
+      F(TRANSPOSE8_WIDEN, t8w, prov, src, NULL), F(TRANSPOSE8_SPARED_BYTES, t8s, prov, src, NULL),     \
+      F(RELAYOUT_ROW_TILES, rel, prov, src, NULL), F(RELAYOUT_ROW_BROADCAST, relb, prov, src, NULL),   \
+      F(KEPT_SPARED_BYTES, kept, prov, src, NULL)
+#define BODY_V2V3 BODY_FACTS(OBS, BODY, 1, 1, 1, 0, 4, 52 * KiB, 1, 1, 0)
+#define BODY_V4 BODY_FACTS(OBS, BODY, 0, 1, 1, 40 * KiB, 2, 40 * KiB, 1, 1, 0)
+#define BODY_V5 BODY_FACTS(OBS, BODY, 0, 0, 0, 144 * KiB, 0, 0, 1, 0, 0)
+#define BODY_V6E_7X BODY_FACTS(OBS, BODY, 0, 0, 0, 200 * KiB, 0, 0, 0, 0, 204 * KiB)
+#define BODY_8 BODY_FACTS(DER, AS_7X, 0, 0, 0, 200 * KiB, 0, 0, 0, 0, 204 * KiB)
+
 /* v2-v4 have 16 MiB of VMEM per jax tpu_info, the same as the flags guide's
  * generic default, while the guide's own range for the flag ends 1 MiB
  * below physical VMEM. No public source gives these chips' real default. */
@@ -48,6 +89,7 @@
   "gives a smaller per-op share, so treat it as an upper bound"
 
 struct vmem_target {
+  arena *owner; /* vmem_target_new's: the arena that holds it; NULL for the table's */
   const char *name;
   const char *aliases;     /* comma-separated, compared normalised */
   const char *device_kind; /* jax.Device.device_kind */
@@ -62,7 +104,7 @@ struct vmem_target {
 /* One generation's facts per block, one fact per line. */
 /* clang-format off */
 static const vmem_target targets[] = {
-    {"v2", "v2,tpuv2", "TPU v2", "v2:2x2", 2, {
+    {NULL, "v2", "v2,tpuv2", "TPU v2", "v2:2x2", 2, {
         F(VMEM_BYTES, 16 * MiB, DOC, JAXTI, NULL),
         F(SMEM_BYTES, 16 * KiB, DOC, JAXTI, NULL),
         F(SCOPED_DEFAULT_BYTES, 16 * MiB, DOC, FLAGS, OLD_CHIP_SCOPED_NOTE),
@@ -75,8 +117,10 @@ static const vmem_target targets[] = {
         F(MEGACORE, 0, DOC, JAXTI, NULL),
         KEEPS_WINDOWS,
         SCOPED_UNDER,
-        VREG_8x128}},
-    {"v3", "v3,tpuv3", "TPU v3", "v3:2x2", 3, {
+        VREG_8x128,
+        TILING_OLD,
+        BODY_V2V3}},
+    {NULL, "v3", "v3,tpuv3", "TPU v3", "v3:2x2", 3, {
         F(VMEM_BYTES, 16 * MiB, DOC, JAXTI,
           "rejected: 32 MiB from third-party slides (unreliable)"),
         F(SMEM_BYTES, 16 * KiB, DOC, JAXTI, NULL),
@@ -92,8 +136,10 @@ static const vmem_target targets[] = {
         F(MEGACORE, 0, DOC, JAXTI, NULL),
         KEEPS_WINDOWS,
         SCOPED_UNDER,
-        VREG_8x128}},
-    {"v4", "v4,tpuv4,v4p", "TPU v4", "v4:2x2x1", 4, {
+        VREG_8x128,
+        TILING_OLD,
+        BODY_V2V3}},
+    {NULL, "v4", "v4,tpuv4,v4p", "TPU v4", "v4:2x2x1", 4, {
         F(VMEM_BYTES, 16 * MiB, OBS, JAXTI "; OOM reports print 'of 16.00M vmem' on v4",
           "rejected: 32 MiB from third-party slides (unreliable)"),
         SMEM_1MIB,
@@ -107,8 +153,10 @@ static const vmem_target targets[] = {
         F(MEGACORE, 1, DOC, JAXTI, NULL),
         KEEPS_WINDOWS,
         SCOPED_UNDER,
-        VREG_8x128}},
-    {"v5e", "v5e,v5litepod,v5lite,tpuv5e,tpuv5lite", "TPU v5 lite", "v5e:2x2", 5, {
+        VREG_8x128,
+        TILING_V4V5,
+        BODY_V4}},
+    {NULL, "v5e", "v5e,v5litepod,v5lite,tpuv5e,tpuv5lite", "TPU v5 lite", "v5e:2x2", 5, {
         F(VMEM_BYTES, 128 * MiB, DOC, JAXTI,
           "rejected: 64 MiB from the MaxText tuning guide (contradicts jax tpu_info)"),
         F(SMEM_BYTES, 1 * MiB, OBS, JAXTI "; vllm#8318 'Used 1.00M of 1.00M smem'", NULL),
@@ -126,8 +174,10 @@ static const vmem_target targets[] = {
         F(MEGACORE, 0, DOC, JAXTI, NULL),
         KEEPS_WINDOWS,
         SCOPED_UNDER,
-        VREG_8x128}},
-    {"v5p", "v5p,tpuv5p,tpuv5", "TPU v5", "v5p:2x2x1", 5, {
+        VREG_8x128,
+        TILING_V4V5,
+        BODY_V5}},
+    {NULL, "v5p", "v5p,tpuv5p,tpuv5", "TPU v5", "v5p:2x2x1", 5, {
         F(VMEM_BYTES, 64 * MiB, DOC, JAXTI, NULL),
         SMEM_1MIB,
         F(SCOPED_DEFAULT_BYTES, 16 * MiB, OBS, "marin v5p log: 'v5p's default scoped limit at 16 MiB'",
@@ -145,8 +195,10 @@ static const vmem_target targets[] = {
         F(MEGACORE, 1, DOC, JAXTI, NULL),
         KEEPS_WINDOWS,
         SCOPED_UNDER,
-        VREG_8x128}},
-    {"v6e", "v6e,trillium,v6lite,tpuv6e,tpuv6lite,v6", "TPU v6 lite", "v6e:2x2", 6, {
+        VREG_8x128,
+        TILING_V4V5,
+        BODY_V5}},
+    {NULL, "v6e", "v6e,trillium,v6lite,tpuv6e,tpuv6lite,v6", "TPU v6 lite", "v6e:2x2", 6, {
         F(VMEM_BYTES, 128 * MiB, DOC, JAXTI "; MaxText tuning guide '128M for v6e'", NULL),
         SMEM_1MIB,
         F(SCOPED_DEFAULT_BYTES, 32 * MiB, OBS, "E1001 reports on v6e print 'limit 32.00M'", NULL),
@@ -161,8 +213,10 @@ static const vmem_target targets[] = {
         F(MEGACORE, 0, DOC, JAXTI, NULL),
         KEEPS_WINDOWS,
         SCOPED_UNDER,
-        VREG_8x128}},
-    {"7x", "7x,v7x,tpu7x,ironwood,tpu7,v7", "TPU7x", "tpu7x:2x2x1", 7, {
+        VREG_8x128,
+        TILING_V6E,
+        BODY_V6E_7X}},
+    {NULL, "7x", "7x,v7x,tpu7x,ironwood,tpu7,v7", "TPU7x", "tpu7x:2x2x1", 7, {
         F(VMEM_BYTES, 64 * MiB, DOC, JAXTI "; OOM reports print 'of 64.00M vmem'",
           "rejected: 128 MiB claimed in jax#38988 (a request that compiled is no capacity)"),
         SMEM_1MIB,
@@ -184,8 +238,10 @@ static const vmem_target targets[] = {
           ORACLE ": with limits of 16, 32, 40 and 48 MiB, inputs of 38, 22, 14 and 6 MiB are prefetched, "
                  "40, 23, 16 and 10 MiB are not",
           NULL),
-        VREG_8x128}},
-    {"8i", "8i,v8i,tpu8i", "TPU8i", NULL, 8, {
+        VREG_8x128,
+        TILING_7X,
+        BODY_V6E_7X}},
+    {NULL, "8i", "8i,v8i,tpu8i", "TPU8i", NULL, 8, {
         F(VMEM_BYTES, 192 * MiB, DOC, JAXTI, NULL),
         SMEM_1MIB,
         F(SCOPED_DEFAULT_BYTES, 96 * MiB, DOC, XLAPI " default_vmem_limit_kib", "no compiler output seen yet"),
@@ -198,8 +254,10 @@ static const vmem_target targets[] = {
         F(MXUS_PER_CORE, 2, DOC, JAXTI, NULL),
         F(CORES_PER_CHIP, 2, DOC, JAXTI, NULL),
         F(MEGACORE, 0, DOC, JAXTI, NULL),
-        VREG_8x128}},
-    {"8t", "8t,v8t,tpu8t", "TPU8t", NULL, 8, {
+        VREG_8x128,
+        TILING_8,
+        BODY_8}},
+    {NULL, "8t", "8t,v8t,tpu8t", "TPU8t", NULL, 8, {
         F(VMEM_BYTES, 128 * MiB, DOC, JAXTI, NULL),
         SMEM_1MIB,
         F(SCOPED_DEFAULT_BYTES, 32 * MiB, DOC, XLAPI " default_vmem_limit_kib", "no compiler output seen yet"),
@@ -213,7 +271,9 @@ static const vmem_target targets[] = {
         F(CORES_PER_CHIP, 1, DOC, JAXTI, NULL),
         F(MEGACORE, 0, DOC, JAXTI, NULL),
         F(VREG_SUBLANES, 16, DOC, JAXTI " (8t: num_sublanes=16)", NULL),
-        F(VREG_LANES, 128, DOC, JAXTI, NULL)}},
+        F(VREG_LANES, 128, DOC, JAXTI, NULL),
+        TILING_8,
+        BODY_8}},
 };
 /* clang-format on */
 
@@ -240,6 +300,18 @@ static const struct {
     [VMEM_FACT_PREFETCHES_INPUTS] = {"prefetches_inputs", "bool"},
     [VMEM_FACT_PREFETCH_RESERVE_BYTES] = {"prefetch_reserve_bytes", "bytes"},
     [VMEM_FACT_SCOPED_IN_HEAP] = {"scoped_in_heap", "bool"},
+    [VMEM_FACT_TILE_MIN_TWO_PACKS] = {"tile_min_two_packs", "bool"},
+    [VMEM_FACT_LARGE_TILING_NARROW] = {"large_tiling_narrow", "bool"},
+    [VMEM_FACT_LARGE_TILING_SCRATCH16] = {"large_tiling_scratch16", "bool"},
+    [VMEM_FACT_BF16_IN_F32] = {"bf16_in_f32", "bool"},
+    [VMEM_FACT_ROW_BROADCAST_TILE] = {"row_broadcast_tile", "bool"},
+    [VMEM_FACT_LANE_BROADCAST_COPY] = {"lane_broadcast_copy", "bool"},
+    [VMEM_FACT_TRANSPOSE16_KEPT_BYTES] = {"transpose16_kept_bytes", "bytes"},
+    [VMEM_FACT_TRANSPOSE8_WIDEN] = {"transpose8_widen", "count"},
+    [VMEM_FACT_TRANSPOSE8_SPARED_BYTES] = {"transpose8_spared_bytes", "bytes"},
+    [VMEM_FACT_RELAYOUT_ROW_TILES] = {"relayout_row_tiles", "bool"},
+    [VMEM_FACT_RELAYOUT_ROW_BROADCAST] = {"relayout_row_broadcast", "bool"},
+    [VMEM_FACT_KEPT_SPARED_BYTES] = {"kept_spared_bytes", "bytes"},
 };
 
 size_t vmem_target_count(void) { return NTARGETS; }
@@ -288,6 +360,43 @@ const char *vmem_target_aliases(const vmem_target *t) { return t ? t->aliases : 
 const char *vmem_target_device_kind(const vmem_target *t) { return t ? t->device_kind : NULL; }
 int vmem_target_generation(const vmem_target *t) { return t ? t->generation : 0; }
 const char *vmem_target_topology(const vmem_target *t) { return t ? t->topology : NULL; }
+
+vmem_target *vmem_target_new(const char *name, const vmem_fact *facts, size_t nfacts, const vmem_allocator *alloc,
+                             vmem_error *err) {
+  if (!name || !*name || (!facts && nfacts))
+    return err_set(err, VMEM_ERR_ARGUMENT, 0, "vmem_target_new: a name and its facts are needed"), NULL;
+  if (nfacts > VMEM_FACT_COUNT)
+    return err_set(err, VMEM_ERR_RANGE, 0, "vmem_target_new: %zu facts, at most %d", nfacts, VMEM_FACT_COUNT), NULL;
+  arena a;
+  arena_init(&a, alloc);
+  arena *owner = arena_calloc(&a, 1, sizeof *owner);
+  vmem_target *t = arena_calloc(&a, 1, sizeof *t);
+  char *n = arena_strndup(&a, name, strlen(name));
+  bool ok = owner && t && n;
+  for (size_t i = 0; ok && i < nfacts; i++) {
+    t->facts[i] = facts[i];
+    if (facts[i].source && !(t->facts[i].source = arena_strndup(&a, facts[i].source, strlen(facts[i].source))))
+      ok = false;
+    if (facts[i].note && !(t->facts[i].note = arena_strndup(&a, facts[i].note, strlen(facts[i].note))))
+      ok = false;
+  }
+  if (!ok) {
+    arena_destroy(&a);
+    return err_set(err, VMEM_ERR_NOMEM, 0, "out of memory"), NULL;
+  }
+  *owner = a;
+  t->owner = owner;
+  t->name = t->aliases = t->device_kind = n;
+  err_clear(err);
+  return t;
+}
+
+void vmem_target_free(vmem_target *t) {
+  if (t && t->owner) {
+    arena a = *t->owner;
+    arena_destroy(&a);
+  }
+}
 
 const vmem_fact *vmem_target_fact(const vmem_target *t, vmem_fact_id id) {
   if (!t || (unsigned)id >= VMEM_FACT_COUNT || !t->facts[id].source)
