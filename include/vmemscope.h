@@ -1108,6 +1108,45 @@ VMEM_API bool vmem_log_error_same(const vmem_log_error *a, const vmem_log_error 
 VMEM_API void vmem_log_error_fold(vmem_log_error *into, const vmem_log_error *e, char *buf, size_t cap);
 VMEM_API const char *vmem_oom_kind_name(vmem_oom_kind kind);
 
+/* ## What to do about a logged error: explain's remedies, decided once
+ * here and rendered by explain's text, its JSON and the HTML report alike
+ * (docs/explain.md, "Remedies"). */
+typedef enum vmem_log_remedy_kind {
+  VMEM_LOG_REMEDY_LARGEST,      /* the largest listed allocation dominates: start there */
+  VMEM_LOG_REMEDY_SPILL,        /* register-allocator spill slots: smaller live values */
+  VMEM_LOG_REMEDY_COMPILER_BUG, /* a standard op's spill slots: report it */
+  VMEM_LOG_REMEDY_SCOPED,       /* instructions' scoped allocations: a lower scoped limit */
+  VMEM_LOG_REMEDY_UNCOLOR,      /* values colored to VMEM: uncolor the largest */
+  VMEM_LOG_REMEDY_FREE          /* how much to free */
+} vmem_log_remedy_kind;
+
+enum { VMEM_LOG_REMEDY_MAX = 6 };
+
+typedef struct vmem_log_remedy {
+  vmem_log_remedy_kind kind;
+  char text[400]; /* the remedy in words, with its numbers */
+} vmem_log_remedy;
+
+typedef struct vmem_log_remedies {
+  /* An E1001 whose size is printed: */
+  bool scoped;
+  uint64_t request_bytes;      /* the printed size rounded up to a MiB: the vmem_limit_bytes (and, /1024, the
+                                  --xla_tpu_scoped_vmem_limit_kib) to ask for */
+  double shrink_factor;        /* size / limit: the factor the windows must shrink by; 0 when no limit is printed */
+  bool likely_compiler_bug;    /* the instruction is a standard op, not a custom kernel */
+  bool custom_kernel_unknown;  /* the log does not say whether it is one */
+  bool limit_can_help;         /* the size is within the physical VMEM of some generation */
+  uint64_t max_physical_bytes; /* the largest physical VMEM of any generation */
+  /* A program-wide VMEM error: what to do, in order. */
+  size_t nprogram;
+  vmem_log_remedy program[VMEM_LOG_REMEDY_MAX];
+} vmem_log_remedies;
+
+/** The remedies for one explained error (zeroed for a kind that has none). */
+VMEM_API vmem_status vmem_log_error_remedies(const vmem_log_error *e, vmem_log_remedies *out, vmem_error *err);
+/** "largest", "spill", "compiler_bug", "scoped", "uncolor", "free"; NULL out of range. */
+VMEM_API const char *vmem_log_remedy_kind_name(vmem_log_remedy_kind k);
+
 /* ## Fitting block sizes
  *
  * A kernel spec's named block parameters ("bm", "bk", ...) are searched:

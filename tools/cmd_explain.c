@@ -182,18 +182,6 @@ static void print_listing(const vmem_log_error *e) {
             100.0 * (double)spill / (double)total, 100.0 * (double)pad / (double)total);
 }
 
-/* The smallest MiB-rounded request that covers the printed size. */
-static uint64_t request_for(const vmem_printed *size) { return vmem_request_bytes(size->hi); }
-
-/* The largest physical VMEM of any generation: a request above it is no remedy. */
-static uint64_t max_physical(void) {
-  uint64_t m = 0;
-  for (size_t i = 0; i < vmem_target_count(); i++)
-    if (vmem_target_u64(vmem_target_at(i), VMEM_FACT_VMEM_BYTES) > m)
-      m = vmem_target_u64(vmem_target_at(i), VMEM_FACT_VMEM_BYTES);
-  return m;
-}
-
 static void print_physical_fit(uint64_t request) {
   char b[256];
   size_t len = 0, n = 0;
@@ -206,12 +194,23 @@ static void print_physical_fit(uint64_t request) {
   fprintf(CLI_OUT, "     within physical VMEM on: %s\n", n ? b : "no generation");
 }
 
+/* The library's remedies for e (vmem_log_error_remedies): text, JSON and the
+ * report render this one decision. */
+static vmem_log_remedies remedies_of(const vmem_log_error *e) {
+  vmem_log_remedies r;
+  vmem_error err;
+  if (vmem_log_error_remedies(e, &r, &err) != VMEM_OK)
+    memset(&r, 0, sizeof r);
+  return r;
+}
+
 static void remedies_scoped(const vmem_log_error *e) {
   char b[32];
-  if (!e->size.present)
+  vmem_log_remedies r = remedies_of(e);
+  if (!r.scoped)
     return;
-  uint64_t req = request_for(&e->size);
-  if (e->custom_kernel == 0) {
+  uint64_t req = r.request_bytes;
+  if (r.likely_compiler_bug) {
     fprintf(CLI_OUT, "  remedies (a standard HLO op, not a custom kernel: likely a compiler bug):\n");
     fprintf(CLI_OUT,
             "  1. file a bug against XLA with: the HLO dump (--xla_dump_to=DIR --xla_dump_hlo_as_text), the flags in "
@@ -229,14 +228,13 @@ static void remedies_scoped(const vmem_log_error *e) {
   fprintf(
       CLI_OUT,
       "  remedies, in this order: smaller blocks, a per-kernel limit, Buffered(1) or coloring, the global flag%s:\n",
-      e->custom_kernel < 0 ? " (if this is a custom kernel)" : "");
-  if (e->limit.present && e->limit.lo)
+      r.custom_kernel_unknown ? " (if this is a custom kernel)" : "");
+  if (r.shrink_factor > 0)
     fprintf(CLI_OUT,
             "  1. smaller blocks: the windows must shrink by a factor of at least %.2f (size / limit), e.g. halve "
             "the largest block dimension\n",
-            (double)e->size.lo / (double)e->limit.hi);
-  bool limit_helps = e->size.lo <= max_physical();
-  if (limit_helps) {
+            r.shrink_factor);
+  if (r.limit_can_help) {
     fprintf(CLI_OUT,
             "  2. pltpu.CompilerParams(vmem_limit_bytes=%" PRIu64 ")  # %s, the printed size rounded up to a MiB\n",
             req, cli_human(b, sizeof b, req));
@@ -245,90 +243,23 @@ static void remedies_scoped(const vmem_log_error *e) {
     fprintf(CLI_OUT,
             "  2. no limit can help: %s is more than the physical VMEM of any generation (%s at most); only "
             "smaller blocks (1) or fewer buffers (3) make it fit\n",
-            e->size.text, cli_human(b, sizeof b, max_physical()));
+            e->size.text, cli_human(b, sizeof b, r.max_physical_bytes));
   }
   fprintf(CLI_OUT,
           "  3. pl.Buffered(1) for inputs whose block does not change along the innermost grid axis; "
           "pltpu.with_memory_space_constraint to color an input to VMEM (its whole array becomes program-scoped)\n");
-  if (limit_helps)
+  if (r.limit_can_help)
     fprintf(CLI_OUT, "  4. many kernels over: LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=%" PRIu64 "\n",
             req / 1024);
   fprintf(CLI_OUT,
           "  check the kernel offline with 'vmemscope check kernel.json' for the exact footprint and block sizes\n");
 }
 
-/* One remedy for a program-wide error: what kind, and what to do. The
- * text prints them and --json lists them, from this one list. */
-typedef struct remedy {
-  const char *kind;
-  char text[400];
-} remedy;
-enum { MAX_REMEDIES = 6 };
-
-static size_t program_remedies(const vmem_log_error *e, remedy *r) {
-  size_t n = 0;
-  uint64_t spill = 0, scoped = 0, total = 0;
-  char b[32];
-  for (size_t i = 0; i < e->nallocs; i++) {
-    total += e->allocs[i].size.lo;
-    if (e->allocs[i].spill)
-      spill += e->allocs[i].size.lo;
-    else if (e->allocs[i].allocation_type && !strcmp(e->allocs[i].allocation_type, "scoped"))
-      scoped += e->allocs[i].size.lo;
-  }
-  /* "Program vmem requirement X: scoped X": all of it is instructions' scoped
-   * allocations, so no program-scoped value is there to uncolor */
-  bool all_scoped =
-      e->requirement.present && e->requirement_scoped.present && e->requirement_scoped.hi >= e->requirement.lo;
-  if (e->nallocs && e->allocs[0].size.present && total)
-    r[n].kind = "largest",
-    snprintf(r[n++].text, sizeof r->text,
-             "the largest allocation, %s (%.0f%% of the listed bytes; %s), dominates: start there",
-             e->allocs[0].size.text, 100.0 * (double)e->allocs[0].size.lo / (double)total,
-             e->allocs[0].label ? e->allocs[0].label : "no label");
-  bool custom = false; /* a Pallas kernel among the listed allocations */
-  for (size_t i = 0; i < e->nallocs; i++)
-    custom = custom || (e->allocs[i].label && strstr(e->allocs[i].label, "custom-call"));
-  if (spill)
-    r[n].kind = "spill", snprintf(r[n++].text, sizeof r->text,
-                                  "register-allocator spill slots: in a Pallas kernel, smaller live values (smaller "
-                                  "blocks, or loop over row chunks inside the kernel) free them");
-  /* The log seldom says whose spill slots they are: a standard op's (no
-   * Pallas kernel in the program) belong to the E1001 page's compiler-bug
-   * branch, not to block advice. */
-  if (spill && !custom && 2 * spill >= total)
-    r[n].kind = "compiler_bug", snprintf(r[n++].text, sizeof r->text,
-                                         "if no Pallas kernel is in the program, they are a standard op's: likely a "
-                                         "compiler issue; report it with the dump (--xla_dump_to=DIR "
-                                         "--xla_dump_hlo_as_text) and a reproducer: vmemscope repro "
-                                         "DIR/MODULE.after_optimizations.txt --instruction NAME");
-  if (all_scoped)
-    r[n].kind = "scoped",
-    snprintf(r[n++].text, sizeof r->text,
-             "the requirement is all scoped (%s of %s): instructions' scoped allocations fill VMEM, "
-             "not program-scoped values; lower the scoped limit (--xla_tpu_scoped_vmem_limit_kib, "
-             "or a kernel's vmem_limit_bytes) or shrink the blocks of the kernel that sets it",
-             e->requirement_scoped.text, e->requirement.text);
-  else if (scoped)
-    r[n].kind = "scoped", snprintf(r[n++].text, sizeof r->text,
-                                   "scoped allocations: a lower --xla_tpu_scoped_vmem_limit_kib, or smaller "
-                                   "vmem_limit_bytes, leaves more VMEM to the program");
-  if (!all_scoped)
-    r[n].kind = "uncolor", snprintf(r[n++].text, sizeof r->text,
-                                    "values colored to VMEM (S(1), with_memory_space_constraint): uncolor the largest");
-  if (e->excess.present)
-    r[n].kind = "free",
-    snprintf(r[n++].text, sizeof r->text, "to fit, free at least %s",
-             e->derived & VMEM_DERIVED_EXCESS ? cli_human(b, sizeof b, e->excess.lo) : e->excess.text);
-  return n;
-}
-
 static void remedies_program(const vmem_log_error *e) {
-  remedy r[MAX_REMEDIES];
-  size_t n = program_remedies(e, r);
+  vmem_log_remedies r = remedies_of(e);
   fprintf(CLI_OUT, "  remedies:\n");
-  for (size_t i = 0; i < n; i++)
-    fprintf(CLI_OUT, "  - %s\n", r[i].text);
+  for (size_t i = 0; i < r.nprogram; i++)
+    fprintf(CLI_OUT, "  - %s\n", r.program[i].text);
 }
 
 /* What --kernel and --hlo give: the kernel's exact footprint, or the HLO
@@ -665,26 +596,22 @@ static json_t *json_error(const vmem_log_error *e, const linked *ln) {
   json_object_set_new(o, "allocations", al);
   json_object_set_new(o, "listing_cut", json_boolean(e->listing_cut));
   json_t *rem = json_array();
-  if (e->kind == VMEM_OOM_SCOPED_VMEM && e->size.present) {
-    uint64_t req = request_for(&e->size);
+  vmem_log_remedies lr = remedies_of(e);
+  if (lr.scoped) {
     json_t *r = json_object();
-    json_object_set_new(r, "vmem_limit_bytes", json_integer((json_int_t)req));
-    json_object_set_new(r, "xla_tpu_scoped_vmem_limit_kib", json_integer((json_int_t)(req / 1024)));
-    if (e->limit.present && e->limit.hi)
-      json_object_set_new(r, "shrink_factor", json_real((double)e->size.lo / (double)e->limit.hi));
-    json_object_set_new(r, "likely_compiler_bug", json_boolean(e->custom_kernel == 0));
-    json_object_set_new(r, "limit_can_help", json_boolean(e->size.lo <= max_physical()));
+    json_object_set_new(r, "vmem_limit_bytes", json_integer((json_int_t)lr.request_bytes));
+    json_object_set_new(r, "xla_tpu_scoped_vmem_limit_kib", json_integer((json_int_t)(lr.request_bytes / 1024)));
+    if (lr.shrink_factor > 0)
+      json_object_set_new(r, "shrink_factor", json_real(lr.shrink_factor));
+    json_object_set_new(r, "likely_compiler_bug", json_boolean(lr.likely_compiler_bug));
+    json_object_set_new(r, "limit_can_help", json_boolean(lr.limit_can_help));
     json_array_append_new(rem, r);
   }
-  if (e->kind == VMEM_OOM_PROGRAM_VMEM) {
-    remedy r[MAX_REMEDIES];
-    size_t n = program_remedies(e, r);
-    for (size_t i = 0; i < n; i++) {
-      json_t *x = json_object();
-      json_object_set_new(x, "kind", json_string(r[i].kind));
-      json_object_set_new(x, "text", json_string(r[i].text));
-      json_array_append_new(rem, x);
-    }
+  for (size_t i = 0; i < lr.nprogram; i++) {
+    json_t *x = json_object();
+    json_object_set_new(x, "kind", json_string(vmem_log_remedy_kind_name(lr.program[i].kind)));
+    json_object_set_new(x, "text", json_string(lr.program[i].text));
+    json_array_append_new(rem, x);
   }
   json_object_set_new(o, "remedies", rem);
   if (ln->k || ln->m)
