@@ -69,6 +69,11 @@ static inline bool ck_round_up(uint64_t a, uint64_t m, uint64_t *out) {
 void err_set(vmem_error *err, vmem_status code, size_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void err_clear(vmem_error *err);
+/* The readers' failure: sets err unless it already holds an error (the first
+ * one, where the input first went wrong, is the one to report), and returns
+ * false so that a reader can `return err_first(...)`. */
+bool err_first(vmem_error *err, vmem_status code, size_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* ## Bounded formatting into a caller's buffer (snprintf semantics,
  * accumulating the needed length past the end). */

@@ -37,6 +37,18 @@ void err_set(vmem_error *err, vmem_status code, size_t offset, const char *fmt, 
   va_end(ap);
 }
 
+bool err_first(vmem_error *err, vmem_status code, size_t offset, const char *fmt, ...) {
+  if (!err || err->code != VMEM_OK)
+    return false;
+  err->code = code;
+  err->offset = offset;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  va_end(ap);
+  return false;
+}
+
 void err_clear(vmem_error *err) {
   if (err) {
     err->code = VMEM_OK;

@@ -17,19 +17,8 @@
 
 /* ---- errors ---------------------------------------------------------- */
 
-static bool fail(parser *p, vmem_status code, size_t at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static bool fail(parser *p, vmem_status code, size_t at, const char *fmt, ...) {
-  if (p->err && p->err->code != VMEM_OK)
-    return false; /* keep the first error */
-  char msg[sizeof p->err->message];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  err_set(p->err, code, at, "%s", msg);
-  return false;
-}
+/* The first error is kept (err_first). */
+#define fail(p, ...) err_first((p)->err, __VA_ARGS__)
 
 bool hp_nomem(parser *p) { return fail(p, VMEM_ERR_NOMEM, p->pos, "out of memory"); }
 

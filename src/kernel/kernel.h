@@ -44,7 +44,7 @@ typedef enum kernel_value_kind {
   VALUE_TRANSPOSE8, /* an 8-bit transpose: its result, which v2-v4 transpose in a wider type */
   VALUE_LANE_BCAST, /* a lane broadcast stored into one-row tiles: a vreg a row (v2-v4) */
   VALUE_LIVE,       /* computed, live where the body's computed values hold the most at once: the
-                       ceiling's (src/scoped/footprint.c), never the estimate's */
+                       ceiling's (src/scoped/body_model.c), never the estimate's */
   VALUE_SHARED,     /* computed, read by two or more ops none of which needs all of it: streamed by the
                        estimate, held whole over its lines by the ceiling */
   VALUE_ACROSS,     /* a shared value read before a vector reduction and after it (a norm's centred or
@@ -75,7 +75,7 @@ typedef struct kernel_modelled {
 } kernel_modelled;
 
 /* What the body walk learns of a body beyond its values (src/mosaic/body.c),
- * for the body model's estimate and ceiling (src/scoped/footprint.c, and
+ * for the body model's estimate and ceiling (src/scoped/body_model.c, and
  * fit's template, which keeps a copy). */
 typedef struct kernel_body_facts {
   size_t unrolled;           /* the most kept values alike (the copies a Python loop unrolls); 0 or 1: none */

@@ -113,6 +113,8 @@ static size_t path_offset(const char *s, size_t n, const char *msg) {
   return m == msg || i >= n ? 0 : i;
 }
 
+/* The first error is kept (err_first); its position is found from the
+ * JSON path the message starts with. */
 static bool fail(sreader *r, vmem_status code, const char *fmt, ...) {
   if (r->err->code != VMEM_OK)
     return false;
@@ -121,8 +123,7 @@ static bool fail(sreader *r, vmem_status code, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  err_set(r->err, code, r->root ? path_offset(r->text, r->len, msg) : 0, "%s", msg);
-  return false;
+  return err_first(r->err, code, r->root ? path_offset(r->text, r->len, msg) : 0, "%s", msg);
 }
 
 /* ---- keys -------------------------------------------------------------- */

@@ -46,9 +46,7 @@ typedef struct printer {
 } printer;
 
 static bool fail(printer *p, vmem_status code, size_t at, const char *what) {
-  if (p->err->code == VMEM_OK)
-    err_set(p->err, code, at, "bytecode: %s at byte %zu", what, at);
-  return false;
+  return err_first(p->err, code, at, "bytecode: %s at byte %zu", what, at);
 }
 
 /* True (with the error set) once the text has grown past its budget. */
@@ -570,9 +568,9 @@ static bool print_dense_elements(printer *p, bc_cursor *c) {
 
 /* IntegerAttr (8) and FloatAttr (9): type, then the value's bits. */
 static bool print_number(printer *p, const bc_entry *e, bc_cursor *c, bool is_float) {
-  uint64_t type, v;
+  uint64_t type, v = 0; /* set by read_apint when it succeeds */
   elem_info t;
-  bool wide;
+  bool wide = false;
   if (!type_ref(p, c, &type) || !elem_of(p, type, &t))
     return false;
   if (t.bits == 0 || (is_float ? t.kind != E_FLOAT : t.kind == E_FLOAT || t.kind == E_OTHER))

@@ -173,7 +173,7 @@ static void count_work(const char *name, size_t len, const char *p, const char *
  * end. Each matmul's lhs is recorded for the MXU's staging
  * (VALUE_MXU_LHS), each bf16 arithmetic result for the f32 copy older
  * VPUs make (VALUE_BF16_F32). Which of these are charged, and how, is the
- * model's (src/scoped/footprint.c), not the reader's. */
+ * model's (src/scoped/body_model.c), not the reader's. */
 
 enum { MAX_VALUES = 4096, MAX_DEPTH = 64 };
 
@@ -365,7 +365,7 @@ static bool loaded_bf16(const bscan *b, int i) {
  * blocks holds two, as the records of share_add2 and constant_window show),
  * else one of its result (x * 2 over a value already computed, a widening,
  * a transpose). Copies past the first at a line are marked `beside`: the
- * registers spare only one (src/scoped/footprint.c). */
+ * registers spare only one (src/scoped/body_model.c). */
 static void record_f32_copies(bscan *b, const char *name, size_t len, const char *end, size_t ln, const vtype *t,
                               const char *res, size_t rlen) {
   char note[160];
@@ -758,7 +758,7 @@ static uint64_t tile_bytes(const bval *v) {
  * program order, as if none streamed through the registers (each from its
  * line to its last use, loops extended), and each of them recorded there as
  * VALUE_LIVE: the footprint model's ceiling takes their sum for each copy of
- * an unrolled body, and on v2/v3 beside the rest (src/scoped/footprint.c).
+ * an unrolled body, and on v2/v3 beside the rest (src/scoped/body_model.c).
  * Recorded as values so that their dims follow the blocks in fit as the
  * others do. Values start in line order; their ends are sorted, and one
  * sweep adds each value at its start after dropping those ended before it:
@@ -913,7 +913,7 @@ static bool record_shared(bscan *b) {
 /* Loops extend a value used inside them to their end; then every computed
  * value used again after a use that needs all of it is kept, with the
  * values alike with it counted (the model charges unrolled copies as held
- * at once: src/scoped/footprint.c). */
+ * at once: src/scoped/body_model.c). */
 static bool finish(bscan *b) {
   for (size_t l = 0; l < b->nloops; l++)
     for (size_t i = 0; i < b->n; i++) {

@@ -8,7 +8,7 @@
  * to true), on v5e, v6e, v5p and 7x alike (oracle/gen records, the
  * accumulate kernels with ksteps = 1: the figure is the windows alone).
  * The fact is the body's; the kernel model decides what it costs
- * (src/scoped/footprint.c).
+ * (src/scoped/body_model.c).
  *
  * The pass reads the body line by line, as MLIR prints it, in either form:
  *   cond    ::= '%'name '=' ('arith.cmpi' pred ',' a ',' b | '"arith.cmpi"(' a ',' b ') {predicate = ' n)

@@ -37,19 +37,8 @@ typedef struct mreader {
   size_t nfuncs;
 } mreader;
 
-static bool fail(mreader *r, vmem_status code, size_t at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static bool fail(mreader *r, vmem_status code, size_t at, const char *fmt, ...) {
-  if (r->err->code != VMEM_OK)
-    return false;
-  char msg[sizeof r->err->message];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  err_set(r->err, code, at, "%s", msg);
-  return false;
-}
+/* The first error is kept (err_first). */
+#define fail(r, ...) err_first((r)->err, __VA_ARGS__)
 
 static size_t off(const mreader *r, const char *p) { return (size_t)(p - r->s); }
 

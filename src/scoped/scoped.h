@@ -1,7 +1,7 @@
 /*
  * scoped.h — the rules the planner (footprint.c) and fit's template
  * (src/tune/template.c) share, so that both charge a kernel the same way:
- * the body model's (in footprint.c) and the prefetch's (prefetch.c) (module
+ * the body model's (body_model.c) and the prefetch's (prefetch.c) (module
  * prefix: scoped_).
  */
 #ifndef VMEM_SCOPED_H
@@ -18,7 +18,7 @@ uint64_t scoped_body_charge(const kernel_modelled *m, const vmem_target *t, int6
 /* The values live at the line where the charged values (charge[i] for
  * k->modelled[i]) sum highest: their indices into members (at most cap),
  * how many in *count; false when out of memory. */
-/* The ceiling of one body value (src/scoped/footprint.c, "the ceiling"):
+/* The ceiling of one body value (src/scoped/body_model.c, "the ceiling"):
  * its rule at the worst error the oracle's records showed; `charge` is its
  * estimate. */
 uint64_t scoped_body_ceiling(const kernel_modelled *m, const vmem_target *t, uint64_t padded, uint64_t charge);
@@ -54,6 +54,12 @@ uint64_t scoped_ceiling_of(const kernel_body_facts *bf, const vmem_target *t, ui
                            uint64_t estimate, bool floor);
 uint64_t scoped_rules_ceiling(const vmem_footprint *f);
 bool scoped_rule_firm(const kernel_modelled *m, uint64_t charge);
+/* The sum of the values scoped_body_peak picks for a charge (members: room
+ * for k->nmodelled indices); UINT64_MAX when out of memory. */
+uint64_t scoped_peak_of(const vmem_kernel *k, const uint64_t *charge, size_t *members);
+/* Whether an unrolled body's copies were charged inside the domain that rule
+ * was measured on. */
+bool scoped_unrolled_firm(const kernel_body_facts *bf);
 uint64_t scoped_ceiling(const vmem_footprint *f);
 
 /* An input or an output: the roles that have windows, and that may be

@@ -83,7 +83,7 @@ vmem_status vmem_kernel_verdict(const vmem_footprint *f, const vmem_limits *l, c
   uint64_t lim = out->limit_bytes;
   /* At risk: the kernel fits with the body's estimated values but not at
    * their ceiling, each rule at its worst error on the oracle's records
-   * (src/scoped/footprint.c): the model's estimate decides the verdict. */
+   * (src/scoped/body_model.c): the model's estimate decides the verdict. */
   /* A body with values the model cannot size has no ceiling to speak of:
    * at best at risk. */
   /* "likely E1001" only where the exact part and the rules inside the

@@ -30,9 +30,7 @@ typedef struct parser {
 enum { MAX_NESTING = 256 };
 
 static bool fail(parser *p, vmem_status code, size_t at, const char *what) {
-  if (p->err && p->err->code == VMEM_OK)
-    err_set(p->err, code, at, "%s", what);
-  return false;
+  return err_first(p->err, code, at, "%s", what);
 }
 
 static bool nomem(parser *p) { return fail(p, VMEM_ERR_NOMEM, p->pos, "out of memory"); }

@@ -41,7 +41,7 @@
 #define SCRATCH_72K F(INTERNAL_SCRATCH_BYTES, 72 * KiB, DOC, XLAPI " default_internal_scratch_bytes", NULL)
 
 /* ## The compiler's behaviour the model keys on (src/shape/tiling.c,
- * src/scoped/footprint.c), one block per generation. Each was measured on
+ * src/scoped/body_model.c), one block per generation. Each was measured on
  * libtpu 0.0.42.1 (probes and the oracle's records, docs/fidelity.md) or
  * read from Mosaic and JAX; 8i and 8t have no record and take 7x's,
  * derived. */

@@ -69,7 +69,7 @@ struct vmem_template {
   size_t nvalues;
   tpl_operand values[MAX_VALUES]; /* the body's values at their peak, laid out as scratch is */
   const kernel_modelled *value_src[MAX_VALUES];
-  size_t nhighs; /* the values at the peak of their ceilings (src/scoped/footprint.c) */
+  size_t nhighs; /* the values at the peak of their ceilings (src/scoped/body_model.c) */
   tpl_operand highs[MAX_VALUES];
   const kernel_modelled *high_src[MAX_VALUES];
   size_t nlives; /* the computed values live at once (VALUE_LIVE): the ceiling of unrolled copies */
