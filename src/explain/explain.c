@@ -664,6 +664,13 @@ static void read_emitter_abort(vmem_log_error *e, const char *p, const char *end
   e->derived |= VMEM_DERIVED_LIMIT;
 }
 
+/* A capacity report's excess as the compiler words it ("Exceeded smem
+ * capacity by 1.7K"), or as people shorten it in a paste ("(+1.7K)"). */
+static void excess_after(const char *p, const char *end, vmem_log_error *e) {
+  if (!printed_after(p, end, "capacity by", &e->excess))
+    printed_after(p, end, "(+", &e->excess);
+}
+
 /* Classifies and reads one report from a cleaned region that starts at
  * its trigger line. */
 static void read_report(explainer *x, vmem_log_error *e, const char *p, const char *end) {
@@ -693,6 +700,7 @@ static void read_report(explainer *x, vmem_log_error *e, const char *p, const ch
       printed_after(from, rend, "(+", &e->excess);
   } else if (!find(p, first_end, "memory space") && find(p, first_end, "Used ") && !find(p, rend, "allocations in")) {
     read_used(p, first_end, &e->used, &e->capacity); /* figures alone: the word after them names the space */
+    printed_after(p, first_end, "(+", &e->excess);   /* "Used 1.01M of 1.00M smem (+13.5K)" */
     const char *u = after(p, first_end, "Used ");
     e->kind = u && find(u, first_end, " smem")  ? VMEM_OOM_SMEM
               : u && find(u, first_end, " hbm") ? VMEM_OOM_HBM
@@ -700,7 +708,7 @@ static void read_report(explainer *x, vmem_log_error *e, const char *p, const ch
   } else if (find(p, rend, "memory space smem")) {
     e->kind = VMEM_OOM_SMEM;
     read_used(p, rend, &e->used, &e->capacity);
-    printed_after(p, rend, "capacity by", &e->excess);
+    excess_after(p, rend, e);
   } else if (find(p, rend, "memory space hbm") || find(p, rend, "Hbm usage") ||
              find(p, rend, "Aborting compilation early") || find(p, rend, "Attempting to") ||
              find(p, rend, "Total hbm usage >=") || find(p, rend, "allocations in hbm")) {
@@ -723,7 +731,7 @@ static void read_report(explainer *x, vmem_log_error *e, const char *p, const ch
     if (!e->used.present)
       printed_after(p, rend, "Total vmem usage >=", &e->used);
     read_requirement(p, rend, e);
-    printed_after(p, rend, "capacity by", &e->excess);
+    excess_after(p, rend, e);
   } else {
     e->kind = VMEM_OOM_LISTING;
   }
@@ -1084,7 +1092,10 @@ static bool explain_all(explainer *x) {
     size_t hit = next_trigger(&cache, len, from, &which);
     if (hit >= len)
       break;
+    /* A report starts at its line, or where the report before it on the
+     * same line ended: two reports run together in one paste are two. */
     size_t start = line_start(s, hit);
+    start = start < from ? from : start;
     if (which == 8) /* the older profile's totals stand above its listing */
       start = profile_start(s, from, start);
     size_t stop = start + REGION_MAX < len ? start + REGION_MAX : len;

@@ -1,0 +1,1 @@
+$VMEMSCOPE explain explain_run_together.log
