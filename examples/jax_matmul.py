@@ -1,6 +1,6 @@
 """A Pallas TPU matmul checked and tuned from its own Python code, on a
 machine without a TPU (docs/jax.md). Run: make test (which makes .venv), then
-  VMEMSCOPE_LIBRARY=build/libvmemscope.so PYTHONPATH=python .venv/bin/python examples/jax_matmul.py
+  VMEMSCOPE_LIBRARY=build/libvmemscope-cli.so PYTHONPATH=python .venv/bin/python examples/jax_matmul.py
 """
 import functools
 import sys

@@ -1454,7 +1454,10 @@ VMEM_API const char *vmem_target_topology(const vmem_target *t);
 /* ---- the command line as a call ---------------------------------------------
  * What the `vmemscope` program does, for bindings (the Python package) and
  * for programs that want a command's exact output: every command, option,
- * JSON document (docs/json.md) and exit status is the same. */
+ * JSON document (docs/json.md) and exit status is the same. These three live
+ * in the command line's library, not in libvmemscope: link
+ * libvmemscope-cli (its static archive beside libvmemscope.a, or
+ * libvmemscope-cli.so, which has the library inside it). */
 
 /** Runs `vmemscope argv[0] argv[1] ...` (argv[0] is the command, e.g.
  *  "check"), writing its standard output to out and its errors to err.

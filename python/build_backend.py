@@ -2,10 +2,10 @@
 library alone, so that `pip install ./python` needs no download (setuptools
 would be fetched into pip's isolated build environment).
 
-The wheel holds the package and libvmemscope.so beside it, so that an
+The wheel holds the package and libvmemscope-cli.so beside it, so that an
 installed package needs no $VMEMSCOPE_LIBRARY: the library is built here
 with CMake from the checkout this folder sits in (or taken from
-$VMEMSCOPE_WHEEL_LIBRARY, a built libvmemscope.so). Without either (an
+$VMEMSCOPE_WHEEL_LIBRARY, a built libvmemscope-cli.so). Without either (an
 sdist, no CMake) the wheel is the pure-Python package, and the library comes
 from `make install` or $VMEMSCOPE_LIBRARY at run time.
 """
@@ -40,7 +40,7 @@ def _version():
 NAME, VERSION = "vmemscope", _version()
 DIST_INFO = "%s-%s.dist-info" % (NAME, VERSION)
 METADATA = ("Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: TPU VMEM accounting offline over "
-            "libvmemscope.so\nRequires-Python: >=3.8\nLicense: Apache-2.0\n" % (NAME, VERSION))
+            "libvmemscope-cli.so\nRequires-Python: >=3.8\nLicense: Apache-2.0\n" % (NAME, VERSION))
 VERSION_PY = "# Written by build_backend.py from include/vmemscope.h.\nversion = %r\n" % VERSION
 WHEEL = "Wheel-Version: 1.0\nGenerator: vmemscope build_backend\nRoot-Is-Purelib: %s\nTag: py3-none-%s\n"
 
@@ -53,7 +53,7 @@ def _package_files():
 
 
 def _shared_library():
-    """libvmemscope.so's bytes, built from the checkout (or given), or None."""
+    """libvmemscope-cli.so's bytes, built from the checkout (or given), or None."""
     given = os.environ.get("VMEMSCOPE_WHEEL_LIBRARY")
     if given:
         with open(given, "rb") as f:
@@ -63,15 +63,15 @@ def _shared_library():
         return None
     with tempfile.TemporaryDirectory(prefix="vmemscope-wheel-") as build:
         run = [["cmake", "-S", root, "-B", build, "-DCMAKE_BUILD_TYPE=Release", "-DVMEM_TESTS=OFF"],
-               ["cmake", "--build", build, "--target", "vmemscope_shared", "-j2"]]
+               ["cmake", "--build", build, "--target", "vmemscope_cli_shared", "-j2"]]
         for cmd in run:
             r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             if r.returncode != 0:
-                sys.stderr.write("vmemscope: building libvmemscope.so failed; the wheel goes without it\n" + r.stdout[-2000:])
+                sys.stderr.write("vmemscope: building libvmemscope-cli.so failed; the wheel goes without it\n" + r.stdout[-2000:])
                 return None
         for name in sorted(os.listdir(build)):
             path = os.path.join(build, name)
-            if name.startswith("libvmemscope.so") and not os.path.islink(path):
+            if name.startswith("libvmemscope-cli.so") and not os.path.islink(path):
                 with open(path, "rb") as f:
                     return f.read()
     return None
@@ -114,7 +114,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         entries = [(arc, open(src, "rb").read()) for src, arc in _package_files()]
         entries.append(("%s/_version.py" % NAME, VERSION_PY.encode()))
         if lib:
-            entries.append(("%s/libvmemscope.so" % NAME, lib))  # found beside the package (__init__.py)
+            entries.append(("%s/libvmemscope-cli.so" % NAME, lib))  # found beside the package (__init__.py)
         entries += [(DIST_INFO + "/METADATA", METADATA.encode()), (DIST_INFO + "/WHEEL", wheel.encode())]
         for arc, data in entries:
             whl.writestr(arc, data)

@@ -1,7 +1,7 @@
 """The Python package against the shipped examples and the test fixtures.
 
 Run by `make test` (CTest) with VMEMSCOPE_LIBRARY set to the build's
-libvmemscope.so and PYTHONPATH to python/; JAX is not needed.
+libvmemscope-cli.so and PYTHONPATH to python/; JAX is not needed.
 """
 import json
 import os
@@ -163,20 +163,20 @@ def python(code, env):
 
 
 def test_a_wrong_library_path_is_a_clear_error():
-    env = dict(os.environ, VMEMSCOPE_LIBRARY="/nonexistent/libvmemscope.so", PYTHONPATH=PY)
+    env = dict(os.environ, VMEMSCOPE_LIBRARY="/nonexistent/libvmemscope-cli.so", PYTHONPATH=PY)
     r = python("import vmemscope; vmemscope.size('f32[8]')", env)
-    assert r.returncode != 0 and "libvmemscope.so not found" in r.stderr and "/nonexistent" in r.stderr
+    assert r.returncode != 0 and "libvmemscope-cli.so not found" in r.stderr and "/nonexistent" in r.stderr
 
 
 def test_the_library_beside_the_package_is_found(tmp_path):
     shutil.copytree(os.path.join(PY, "vmemscope"), tmp_path / "vmemscope")
-    shutil.copy(os.environ["VMEMSCOPE_LIBRARY"], tmp_path / "vmemscope" / "libvmemscope.so")
+    shutil.copy(os.environ["VMEMSCOPE_LIBRARY"], tmp_path / "vmemscope" / "libvmemscope-cli.so")
     env = {k: v for k, v in os.environ.items() if k != "VMEMSCOPE_LIBRARY"}
     env["PYTHONPATH"] = str(tmp_path)
     r = python("import vmemscope; print(vmemscope.library_path()); print(vmemscope.size('f32[8]')['bytes'])", env)
     assert r.returncode == 0, r.stderr
     where, nbytes = r.stdout.split()
-    assert where == str(tmp_path / "vmemscope" / "libvmemscope.so") and nbytes == "512"
+    assert where == str(tmp_path / "vmemscope" / "libvmemscope-cli.so") and nbytes == "512"
 
 
 def test_pip_installs_it_offline(tmp_path):
@@ -228,7 +228,7 @@ def test_the_wheel_carries_the_library_and_needs_no_environment(tmp_path, monkey
     assert "-py3-none-linux" in name
     import zipfile
     with zipfile.ZipFile(tmp_path / name) as whl:
-        assert "vmemscope/libvmemscope.so" in whl.namelist()
+        assert "vmemscope/libvmemscope-cli.so" in whl.namelist()
         dist_info = "vmemscope-%s.dist-info" % vmemscope.__version__
         assert "Root-Is-Purelib: false" in whl.read(dist_info + "/WHEEL").decode()
         whl.extractall(tmp_path / "site")

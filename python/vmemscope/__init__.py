@@ -1,4 +1,5 @@
-"""vmemscope for Python: TPU VMEM accounting offline, over libvmemscope.so.
+"""vmemscope for Python: TPU VMEM accounting offline, over libvmemscope-cli.so
+(the command line as a library, with libvmemscope inside).
 
 Every function runs the same code as the ``vmemscope`` command (through the
 library's ``vmem_cli_capture``, with ctypes: no compiled extension) and
@@ -71,16 +72,15 @@ def _candidates():
         yield env
         return  # an explicit choice is not second-guessed
     here = os.path.dirname(os.path.abspath(__file__))
-    for name in ("libvmemscope.so", "libvmemscope.so.0"):
-        yield os.path.join(here, name)
-    found = ctypes.util.find_library("vmemscope")
+    yield os.path.join(here, "libvmemscope-cli.so")
+    found = ctypes.util.find_library("vmemscope-cli")
     if found:
         yield found
-    yield "libvmemscope.so.0"
+    yield "libvmemscope-cli.so"
 
 
 def library_path():
-    """The path of the libvmemscope.so in use (loading it if needed)."""
+    """The path of the libvmemscope-cli.so in use (loading it if needed)."""
     return _load()._name
 
 
@@ -105,7 +105,7 @@ def _load():
         lib.vmem_cli_free.restype = None
         _lib = lib
         return lib
-    raise OSError("libvmemscope.so not found; set VMEMSCOPE_LIBRARY. Tried: " + "; ".join(tried))
+    raise OSError("libvmemscope-cli.so not found; set VMEMSCOPE_LIBRARY. Tried: " + "; ".join(tried))
 
 
 class _VmemError(ctypes.Structure):
