@@ -6,6 +6,8 @@
 #ifndef VMEM_BASE_H
 #define VMEM_BASE_H
 
+#include "names.h" /* first: the internal names below carry the library's prefix */
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>

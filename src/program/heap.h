@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "../base/names.h" /* first: the internal names carry the library's prefix */
 #include "vmemscope.h"
 
 /* vmem_heap_pack and vmem_heap_pack_best split time in two halves, placed
