@@ -1,4 +1,4 @@
-/* libFuzzer target for explain's compressed input (tools/cli_compress.c):
+/* libFuzzer target for explain's compressed input (cli/cli_compress.c):
  * whatever the bytes — a gzip or zstd header on garbage, a cut stream —
  * the decoder returns plain, decompressed text that ends in a NUL, or a
  * damaged-stream verdict with its reason, and never reads past its input.
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tools/cli.h"
+#include "../cli/cli.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The docs point at files that exist: every path of the source tree that
 README.md, CHANGELOG.md's newest section, docs/*.md and the man page name
-(src/..., tools/..., tests/..., oracle/..., scripts/..., examples/...,
+(src/..., cli/..., tests/..., oracle/..., scripts/..., examples/...,
 bench/..., fuzz/..., python/..., docs/..., include/..., man/...) must be there.
 A path with a glob or a placeholder (NAME, N, *) is read as a pattern.
 
@@ -12,7 +12,7 @@ import os
 import re
 import sys
 
-ROOTS = ("src", "tools", "tests", "oracle", "scripts", "examples", "bench", "fuzz", "python", "docs", "include",
+ROOTS = ("src", "cli", "tests", "oracle", "scripts", "examples", "bench", "fuzz", "python", "docs", "include",
          "man", ".ci")
 PATH = re.compile(r"(?<![\w./-])((?:%s)/[\w./*{}-]*[\w*}])" % "|".join(re.escape(r) for r in ROOTS))
 PLACEHOLDER = re.compile(r"[A-Z]{1,}(?=[._/-]|$)|\bN\b|\{[^}]*\}")

@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 VMEMSCOPE = sys.argv[1]
-ROWS = 200  # CLI_REPORT_ROWS in tools/cli.h
+ROWS = 200  # CLI_REPORT_ROWS in cli/cli.h
 
 
 def module(path):

@@ -1,7 +1,7 @@
 /*
  * cli_main.c — the command line as a library call: vmem_cli_run dispatches
  * to one command per file, with its output going to the streams it is
- * given (tools/main.c passes stdout and stderr; the Python package, memory
+ * given (cli/main.c passes stdout and stderr; the Python package, memory
  * streams through vmem_cli_capture).
  */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
