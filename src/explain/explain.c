@@ -554,6 +554,43 @@ static void read_instruction(explainer *x, vmem_log_error *e, const char *p, con
     e->op_name = dup_until(a, on + 9, stop, "\"\n");
 }
 
+/* A scoped error whose message elides the instruction ("allocating on
+ * stack for [...]") still names it where its listing does: the scoped
+ * allocations listed are that instruction's, each labelled "NAME =
+ * custom-call(...), custom_call_target=..." with the call's op_name in its
+ * Operator line (a flash-attention or ragged-attention call as vLLM's logs
+ * print it). The first scoped entry's label and operator are taken. */
+static void instruction_from_listing(explainer *x, vmem_log_error *e) {
+  arena *a = &x->r->a;
+  for (size_t i = 0; i < e->nallocs && !e->instruction; i++) {
+    const vmem_log_alloc *al = &e->allocs[i];
+    if (!al->label || (al->allocation_type && strcmp(al->allocation_type, "scoped") != 0))
+      continue;
+    const char *end = al->label + strlen(al->label), *eq = find(al->label, end, " = ");
+    if (!eq || eq == al->label)
+      continue;
+    size_t n = (size_t)(eq - al->label);
+    char *name = arena_alloc(a, n + 2);
+    if (!name)
+      return;
+    name[0] = '%';
+    memcpy(name + (al->label[0] == '%' ? 0 : 1), al->label, n);
+    name[al->label[0] == '%' ? n : n + 1] = 0;
+    e->instruction = name;
+    const char *op = eq + 3;
+    if (!strncmp(op, "custom-call(", 12))
+      e->opcode = "custom-call";
+    const char *t = find(eq, end, "custom_call_target=\"");
+    if (t && !e->custom_call_target)
+      e->custom_call_target = dup_until(a, t + 20, end, "\"\n");
+  }
+  for (size_t i = 0; i < e->nallocs && !e->op_name; i++) {
+    const char *op = e->allocs[i].op, *on = op ? strstr(op, "op_name=\"") : NULL;
+    if (on && e->instruction)
+      e->op_name = dup_until(a, on + 9, op + strlen(op), "\"\n");
+  }
+}
+
 /* Is this a custom kernel, and why do we think so? */
 static void judge_kernel(explainer *x, vmem_log_error *e) {
   arena *a = &x->r->a;
@@ -745,6 +782,8 @@ static void read_report(explainer *x, vmem_log_error *e, const char *p, const ch
   e->allocs = al;
   if (!al)
     e->nallocs = 0;
+  if (e->kind == VMEM_OOM_SCOPED_VMEM && !e->instruction)
+    instruction_from_listing(x, e);
   judge_kernel(x, e);
 }
 

@@ -1,0 +1,1 @@
+$VMEMSCOPE explain explain_label_instruction.log
