@@ -26,18 +26,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROJECT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-
-
-def error_kind(text):
-    """record.py's classification, kept in step with it."""
-    if "E1001" in text or "while allocating on stack" in text:
-        return "scoped_vmem_oom"
-    if "Ran out of memory in memory space vmem" in text or (
-            "would exceed memory" in text and "space=vmem" in text):
-        return "vmem_capacity"
-    if "Ran out of memory" in text or "RESOURCE_EXHAUSTED" in text:
-        return "other_oom"
-    return "other_error"
+from kinds import error_kind  # noqa: E402  (record.py's classification)
 
 
 def find_libtpu(given):

@@ -43,6 +43,7 @@ jax.config.update("jax_traceback_in_locations_limit", 0)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cases import edges, jaxops, own, remedies, standard  # noqa: E402
+from kinds import error_kind  # noqa: E402,F401  (record_gen.py imports it from here too)
 
 # vmemscope's target name -> the topology name libtpu takes.
 TOPOLOGIES = {
@@ -105,17 +106,6 @@ def result_in_vmem(compiled_text):
             if "S(1)" in result:
                 return True
     return False
-
-
-def error_kind(text):
-    if "E1001" in text or "while allocating on stack" in text:
-        return "scoped_vmem_oom"
-    if "Ran out of memory in memory space vmem" in text or (
-            "would exceed memory" in text and "space=vmem" in text):
-        return "vmem_capacity"
-    if "Ran out of memory" in text or "RESOURCE_EXHAUSTED" in text:
-        return "other_oom"
-    return "other_error"
 
 
 def memory_stats(compiled):

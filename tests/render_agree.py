@@ -24,8 +24,9 @@ import tempfile
 KERNEL_FILES = (".json", ".mlir", ".mlirbc", ".bc", ".b64")
 
 
-def cases(golden):
-    """(name, argv after 'check') of each text check of a kernel file."""
+def golden_runs(golden, command):
+    """(name, argv after the command) of each golden that runs `command` on
+    files as text (no pipe, redirection, --json or environment)."""
     for f in sorted(os.listdir(golden)):
         if not f.endswith(".cmd"):
             continue
@@ -33,11 +34,16 @@ def cases(golden):
         if "|" in cmd or ">" in cmd or "<" in cmd or "\n" in cmd:
             continue
         argv = shlex.split(cmd)
-        if argv[:2] != ["$VMEMSCOPE", "check"] or "--json" in argv or len(argv) < 3:
+        if argv[:2] != ["$VMEMSCOPE", command] or "--json" in argv or len(argv) < 3:
             continue
-        if not argv[2].endswith(KERNEL_FILES) or any(a.startswith("$") for a in argv[2:]):
+        if any(a.startswith("$") for a in argv[2:]):
             continue
         yield f[:-4], argv[2:]
+
+
+def cases(golden):
+    """(name, argv after 'check') of each text check of a kernel file."""
+    return ((n, a) for n, a in golden_runs(golden, "check") if a[0].endswith(KERNEL_FILES))
 
 
 def run(vmemscope, args, cwd):
@@ -91,18 +97,7 @@ def html_facts(page, name):
 
 def explain_cases(golden):
     """(name, argv after 'explain') of each text explain of log files."""
-    for f in sorted(os.listdir(golden)):
-        if not f.endswith(".cmd"):
-            continue
-        cmd = open(os.path.join(golden, f)).read().strip()
-        if "|" in cmd or ">" in cmd or "<" in cmd or "\n" in cmd:
-            continue
-        argv = shlex.split(cmd)
-        if argv[:2] != ["$VMEMSCOPE", "explain"] or "--json" in argv or len(argv) < 3:
-            continue
-        if any(a.startswith("$") for a in argv[2:]) or not os.path.isfile(os.path.join(golden, argv[2])):
-            continue
-        yield f[:-4], argv[2:]
+    return ((n, a) for n, a in golden_runs(golden, "explain") if os.path.isfile(os.path.join(golden, a[0])))
 
 
 def words(s):

@@ -26,25 +26,28 @@ const char *vmem_status_name(vmem_status s) {
   return "invalid";
 }
 
+__attribute__((format(printf, 4, 0))) static void err_vset(vmem_error *err, vmem_status code, size_t offset,
+                                                           const char *fmt, va_list ap) {
+  err->code = code;
+  err->offset = offset;
+  vsnprintf(err->message, sizeof err->message, fmt, ap);
+}
+
 void err_set(vmem_error *err, vmem_status code, size_t offset, const char *fmt, ...) {
   if (!err)
     return;
-  err->code = code;
-  err->offset = offset;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  err_vset(err, code, offset, fmt, ap);
   va_end(ap);
 }
 
 bool err_first(vmem_error *err, vmem_status code, size_t offset, const char *fmt, ...) {
   if (!err || err->code != VMEM_OK)
     return false;
-  err->code = code;
-  err->offset = offset;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  err_vset(err, code, offset, fmt, ap);
   va_end(ap);
   return false;
 }
