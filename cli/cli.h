@@ -100,6 +100,12 @@ int cli_compile_report(const char *cmd, const cli_compile_req *req, const char *
                        const vmem_limit_inputs *in, const cli_model_kernel *mk, size_t n, double model_seconds,
                        json_t *root);
 bool cli_config_body(const char *config, size_t len, const char **body, size_t *blen, json_t **keep);
+/* explain --recompile: compiles the module at path, and says (or adds to
+ * root as "recompiled") whether it gives the log's E1001 again (log_size,
+ * log_limit: the first scoped error's printed figures, or NULL). Returns 2
+ * when the compile could not be had, else 0. */
+int cli_recompile_report(const cli_compile_req *req, const char *path, const vmem_target *t, const char *log_size,
+                         const char *log_limit, json_t *root);
 double cli_clock(void); /* a monotonic clock, in seconds */
 
 int check_stablehlo(const char *path, const vmem_target *t, const vmem_limit_inputs *in, const vmem_plan_options *opt,

@@ -266,3 +266,82 @@ double cli_clock(void) {
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
+
+/* ## explain --recompile: the module the log came from, compiled again */
+
+/* The first scoped error of the compiler's message, as explain reads it. */
+static bool scoped_figures(const char *text, const vmem_target *t, char *size, char *limit, size_t cap) {
+  vmem_error err;
+  vmem_log_report *lr = vmem_explain(text, strlen(text), t, NULL, &err);
+  bool found = false;
+  for (size_t i = 0; lr && i < vmem_log_error_count(lr) && !found; i++) {
+    const vmem_log_error *e = vmem_log_error_at(lr, i);
+    if (e->kind == VMEM_OOM_SCOPED_VMEM && e->size.present && e->limit.present) {
+      snprintf(size, cap, "%s", e->size.text);
+      snprintf(limit, cap, "%s", e->limit.text);
+      found = true;
+    }
+  }
+  vmem_log_report_free(lr);
+  return found;
+}
+
+int cli_recompile_report(const cli_compile_req *req, const char *path, const vmem_target *t, const char *log_size,
+                         const char *log_limit, json_t *root) {
+  size_t len = 0;
+  char *text = cli_read_file(path, &len);
+  if (!text) {
+    cli_open_error("explain", path);
+    return EXIT_BAD;
+  }
+  double timeout;
+  vmem_compiler *c = cli_compiler_open("explain", req, &timeout);
+  vmem_limit_inputs in = {.vmem_limit_bytes = -1};
+  vmem_compile_result *res = c ? cli_compile_text("explain", c, req, timeout, text, len, t, &in) : NULL;
+  free(text);
+  if (!res) {
+    vmem_compiler_close(c);
+    return EXIT_BAD;
+  }
+  char size[24] = "", limit[24] = "";
+  bool e1001 = res->scoped_oom && scoped_figures(res->error_text, t, size, limit, sizeof size);
+  /* Whether the compile gives the log's error again: the same printed size and limit. */
+  int same = !log_size ? -1 : e1001 && !strcmp(size, log_size) && log_limit && !strcmp(limit, log_limit);
+  if (root) {
+    json_t *figs = json_array();
+    for (size_t i = 0; i < res->nkernels; i++)
+      json_array_append_new(
+          figs,
+          json_pack("{s:s,s:o}", "name", res->kernels[i].name, "figure_bytes",
+                    res->kernels[i].has_figure ? json_integer((json_int_t)res->kernels[i].scoped_bytes) : json_null()));
+    json_object_set_new(
+        root, "recompiled",
+        json_pack("{s:s,s:s,s:s,s:s,s:o,s:f,s:o,s:o}", "module", path, "libtpu_version", vmem_compiler_version(c),
+                  "topology", res->topology, "status", vmem_compile_status_name(res->status), "error",
+                  *res->error_text ? json_string(res->error_text) : json_null(), "seconds", res->compile_seconds,
+                  "compiled_kernels", figs, "reproduces_log", same < 0 ? json_null() : json_boolean(same)));
+  } else {
+    fprintf(CLI_OUT, "\nrecompiled %s with %s for %s: %s in %.2f s\n", path, vmem_compiler_version(c), res->topology,
+            result_word(res), res->compile_seconds);
+    if (e1001)
+      fprintf(CLI_OUT, "  the compiler's E1001: scoped allocation %s against a limit of %s\n", size, limit);
+    else if (*res->error_text)
+      fprintf(CLI_OUT, "  %.*s\n", first_line(res->error_text), res->error_text);
+    for (size_t i = 0; i < res->nkernels; i++)
+      if (res->kernels[i].has_figure) {
+        char b[48];
+        fprintf(CLI_OUT, "  kernel %s: scoped %s\n", res->kernels[i].name,
+                cli_bytes(b, sizeof b, res->kernels[i].scoped_bytes));
+      }
+    if (same > 0)
+      fprintf(CLI_OUT, "  the same E1001 as the log's (%s against %s): the module reproduces it\n", log_size,
+              log_limit);
+    else if (same == 0)
+      fprintf(CLI_OUT, "  not the log's E1001 (%s against %s): another limit, flags, target or libtpu version?\n",
+              log_size, log_limit);
+  }
+  int rc = res->status == VMEM_COMPILE_OK || res->status == VMEM_COMPILE_REFUSED ? EXIT_OK : EXIT_BAD;
+  vmem_compile_result_free(res);
+  vmem_compiler_close(c);
+  return rc;
+}

@@ -29,6 +29,9 @@ static const char help[] =
     "               against the printed size, and block changes that fit the printed limit\n"
     "  --hlo H      the HLO module: the instruction the error names is found in it, and\n"
     "               when it is a Pallas custom call, its kernel set against the figures\n"
+    "  --recompile M  compile M, the StableHLO module the log came from, with the real compiler\n"
+    "               (libtpu, docs/compiler.md) and say whether it gives the log's E1001 again;\n"
+    "               --libtpu, --compile-timeout and --topology as for check --compile\n"
     "  --json       print JSON (docs/json.md)\n\n"
     "Exit status: 1 when an error was explained, 0 when none was found, 2 when\n"
     "the input cannot be read.\n\n"
@@ -852,12 +855,18 @@ static int explain_log(FILE *in, const char *path, bool named, const vmem_target
 }
 
 int cmd_explain(int argc, char **argv) {
-  const char *target = NULL, *kernel_path = NULL, *hlo_path = NULL;
+  const char *target = NULL, *kernel_path = NULL, *hlo_path = NULL, *recompile = NULL;
+  cli_compile_req req = {0};
   bool json = false;
+  char log_size[24] = "", log_limit[24] = ""; /* the first scoped error's, for --recompile */
   const char **files = calloc((size_t)argc + 1, sizeof *files);
   const cli_opt opts[] = {{"--target", &target, NULL, NULL},
                           {"--kernel", &kernel_path, NULL, NULL},
                           {"--hlo", &hlo_path, NULL, NULL},
+                          {"--recompile", &recompile, NULL, NULL},
+                          {"--libtpu", &req.libtpu, NULL, NULL},
+                          {"--compile-timeout", &req.timeout_s, NULL, NULL},
+                          {"--topology", &req.topology, NULL, NULL},
                           {"--json", NULL, &json, NULL},
                           {NULL, NULL, NULL, NULL}};
   int scan = files ? cli_scan("explain", argc, argv, opts, files, (size_t)argc, help, "") : EXIT_BAD;
@@ -927,6 +936,11 @@ int cmd_explain(int argc, char **argv) {
       break;
     }
     size_t n = g.n;
+    for (size_t i = 0; i < n && !log_size[0]; i++)
+      if (g.v[i].e.kind == VMEM_OOM_SCOPED_VMEM && g.v[i].e.size.present && g.v[i].e.limit.present) {
+        snprintf(log_size, sizeof log_size, "%s", g.v[i].e.size.text);
+        snprintf(log_limit, sizeof log_limit, "%s", g.v[i].e.limit.text);
+      }
     if (!json && nfiles > 1)
       fprintf(CLI_OUT, "%s== %s\n", f ? "\n" : "", path);
     for (size_t i = 0; i < n; i++) {
@@ -951,6 +965,10 @@ int cmd_explain(int argc, char **argv) {
   free(owned);
   vmem_kernel_free(kernel);
   vmem_hlo_free(module);
+  if (recompile && rc != EXIT_BAD &&
+      cli_recompile_report(&req, recompile, ln.t, log_size[0] ? log_size : NULL, log_limit[0] ? log_limit : NULL,
+                           root) == EXIT_BAD)
+    rc = EXIT_BAD;
   if (json) {
     json_object_set_new(root, "errors", errs);
     if (rc != EXIT_BAD)

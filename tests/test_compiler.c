@@ -222,13 +222,34 @@ static void test_fit_confirm(void **state) {
   vmem_cli_free(out);
 }
 
+/* explain --recompile: the module compiled again says whether the log's
+ * E1001 recurs. */
+static void test_explain_recompile(void **state) {
+  (void)state;
+  const char *argv[] = {"explain",     GOLDEN_DIR "/explain_recompile.log",
+                        "--recompile", GOLDEN_DIR "/../../examples/jit_model.stablehlo.mlir",
+                        "--libtpu",    FAKE_PJRT};
+  char *out = NULL;
+  assert_int_equal(cli("e1001", argv, 6, &out), 1); /* an error was explained */
+  if (!strstr(out, "the same E1001 as the log's (20.00M against 16.00M)"))
+    fail_msg("explain --recompile printed:\n%s", out);
+  vmem_cli_free(out);
+  assert_int_equal(cli("ok", argv, 6, &out), 1);
+  assert_non_null(strstr(out, "not the log's E1001"));
+  assert_non_null(strstr(out, "kernel kern.1: scoped 12.0K"));
+  vmem_cli_free(out);
+  argv[5] = "/nonexistent/libtpu.so";
+  assert_int_equal(cli("ok", argv, 6, &out), 2);
+  vmem_cli_free(out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_compiled),          cmocka_unit_test(test_refused_and_e1001),
       cmocka_unit_test(test_crash_and_timeout), cmocka_unit_test(test_garbage_answer),
       cmocka_unit_test(test_open_failures),     cmocka_unit_test(test_bad_arguments),
       cmocka_unit_test(test_proto_cuts),        cmocka_unit_test(test_check_compile_exit),
-      cmocka_unit_test(test_fit_confirm),
+      cmocka_unit_test(test_fit_confirm),       cmocka_unit_test(test_explain_recompile),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
