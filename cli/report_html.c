@@ -315,11 +315,26 @@ static void compiler_line(FILE *f, const json_t *comp, const json_t *ce) {
   fputs("</p>\n", f);
 }
 
+/* The compiler's figure (check --compile) as a solid tick on the stack,
+ * labelled from the tick rightwards, below the bar: the model's stack and the
+ * compiler's number side by side. */
+static void compiler_marker(FILE *f, uint64_t at, uint64_t scale) {
+  double x = 10 + (SVG_W - 20) * frac(at, scale);
+  char b[32];
+  fprintf(f,
+          "<line class=\"compiler\" x1=\"%.1f\" x2=\"%.1f\" y1=\"24\" y2=\"76\" stroke=\"#0d47a1\" "
+          "stroke-width=\"3\"><title>the compiler's figure: %s</title></line>"
+          "<text class=\"compiler\" x=\"%.1f\" y=\"86\" fill=\"#0d47a1\">compiler %s</text>\n",
+          x, x, human(b, sizeof b, at), x + 3, b);
+}
+
 static void kernel_section(FILE *f, const json_t *k, uint64_t physical, const json_t *comp, const json_t *ce) {
   uint64_t stack = jbytes(k, "stack_bytes"), limit = jbytes(k, "limit_bytes");
+  uint64_t figure = ce && json_is_integer(json_object_get(ce, "figure_bytes")) ? jbytes(ce, "figure_bytes") : 0;
   /* Scaled to the limit (or the stack when it is over), not to physical VMEM, so that a 4 MiB kernel under a
    * 32 MiB limit is no sliver on a 128 MiB axis; physical VMEM is marked where it falls within. */
   uint64_t scale = stack > limit ? stack : limit;
+  scale = figure > scale ? figure : scale;
   scale += scale / 4;
   char s[32], l[32];
   fprintf(f, "<section class=\"kernel\" data-kernel=\"");
@@ -357,6 +372,8 @@ static void kernel_section(FILE *f, const json_t *k, uint64_t physical, const js
     if (strcmp(jstr(json_array_get(allocs, i), "kind"), "prefetched")) /* program-scoped: not on the stack */
       stack_rect(f, json_array_get(allocs, i), scale);
   stack_marker(f, "limit", limit, scale, 14);
+  if (figure)
+    compiler_marker(f, figure, scale);
   if (physical && physical <= scale)
     stack_marker(f, "physical VMEM", physical, scale, 90);
   else if (physical)
