@@ -91,14 +91,16 @@ typedef struct cli_model_kernel {
 vmem_compiler *cli_compiler_open(const char *cmd, const cli_compile_req *req, double *timeout);
 vmem_compile_result *cli_compile_text(const char *cmd, vmem_compiler *c, const cli_compile_req *req, double timeout,
                                       const char *text, size_t len, const vmem_target *t, const vmem_limit_inputs *in);
-size_t cli_compile_disagreements(const vmem_compile_result *res, const cli_model_kernel *mk, size_t n);
+/* The compile that gave no answer (refused for another reason than memory,
+ * crashed, timed out), as an error naming path where the compiler says "-". */
+void cli_compile_failed(const char *cmd, const vmem_compile_result *res, const char *path);
 /* Compiles `text`, prints (or adds to root as "compiler") both sides, and
  * returns the exit status: 1 when they disagree or the compiler ran out
  * of scoped VMEM, 2 when the compile could not be had or was refused for
  * another reason, else 0. */
-int cli_compile_report(const char *cmd, const cli_compile_req *req, const char *text, size_t len, const vmem_target *t,
-                       const vmem_limit_inputs *in, const cli_model_kernel *mk, size_t n, double model_seconds,
-                       json_t *root);
+int cli_compile_report(const char *cmd, const cli_compile_req *req, const char *path, const char *text, size_t len,
+                       const vmem_target *t, const vmem_limit_inputs *in, const cli_model_kernel *mk, size_t n,
+                       double model_seconds, json_t *root);
 bool cli_config_body(const char *config, size_t len, const char **body, size_t *blen, json_t **keep);
 /* explain --recompile: compiles the module at path, and says (or adds to
  * root as "recompiled") whether it gives the log's E1001 again (log_size,

@@ -67,16 +67,19 @@ vmem_compile_result *cli_compile_text(const char *cmd, vmem_compiler *c, const c
   return res;
 }
 
-/* The compiled kernel whose body is this one's, not yet taken. */
-static const vmem_compiled_kernel *pair(const vmem_compile_result *res, const cli_model_kernel *m, bool *taken) {
-  for (size_t i = 0; i < res->nkernels; i++) {
-    const vmem_compiled_kernel *k = &res->kernels[i];
-    if (!taken[i] && m->body && strlen(k->body) == m->body_len && !memcmp(k->body, m->body, m->body_len)) {
-      taken[i] = true;
-      return k;
+/* Each model kernel's compiled counterpart, by body (NULL where none):
+ * decided once, for the verdict, the text and the JSON alike. */
+static const vmem_compiled_kernel **pair_all(const vmem_compile_result *res, const cli_model_kernel *mk, size_t n) {
+  const vmem_compiled_kernel **paired = calloc(n + 1, sizeof *paired);
+  bool *taken = calloc(res->nkernels + 1, sizeof *taken);
+  for (size_t i = 0; paired && taken && i < n; i++)
+    for (size_t j = 0; j < res->nkernels && !paired[i]; j++) {
+      const vmem_compiled_kernel *k = &res->kernels[j];
+      if (!taken[j] && mk[i].body && strlen(k->body) == mk[i].body_len && !memcmp(k->body, mk[i].body, mk[i].body_len))
+        taken[j] = true, paired[i] = k;
     }
-  }
-  return NULL;
+  free(taken);
+  return paired;
 }
 
 /* Where the model and the compiler part: NULL when they agree (a verdict
@@ -107,6 +110,14 @@ static const char *model_word(const cli_model_kernel *m) {
                                                     : "fits";
 }
 
+/* The compiler names its input "-" in a position ("-:3:12: error: ..."):
+ * the file's name goes there instead (named), and the text after the "-"
+ * follows (named_text). */
+static const char *named(const char *text, const char *path) {
+  return path && text[0] == '-' && text[1] == ':' ? path : "";
+}
+static const char *named_text(const char *text, const char *path) { return *named(text, path) ? text + 1 : text; }
+
 /* The error's first line, for the text (JSON keeps it whole). */
 static int first_line(const char *s) {
   const char *nl = strchr(s, '\n');
@@ -120,13 +131,24 @@ static const char *result_word(const vmem_compile_result *res) {
   return res->scoped_oom ? "E1001" : "refused";
 }
 
+/* Every tpu_custom_call of the compiled module: name, computation, figure. */
+static json_t *json_compiled_kernels(const vmem_compile_result *res) {
+  json_t *out = json_array();
+  for (size_t i = 0; i < res->nkernels; i++) {
+    const vmem_compiled_kernel *k = &res->kernels[i];
+    json_array_append_new(out,
+                          json_pack("{s:s,s:s,s:o}", "name", k->name, "computation", k->computation, "figure_bytes",
+                                    k->has_figure ? json_integer((json_int_t)k->scoped_bytes) : json_null()));
+  }
+  return out;
+}
+
 static json_t *json_result(const vmem_compiler *c, const vmem_compile_result *res, const cli_model_kernel *mk, size_t n,
-                           size_t disagree, double model_seconds) {
+                           const vmem_compiled_kernel **paired, size_t disagree, double model_seconds) {
   json_t *kernels = json_array();
-  bool *taken = calloc(res->nkernels + 1, sizeof *taken);
   json_t *figure = json_null();
   for (size_t i = 0; i < n; i++) {
-    const vmem_compiled_kernel *k = taken ? pair(res, &mk[i], taken) : NULL;
+    const vmem_compiled_kernel *k = paired[i];
     const char *why = disagreement(&mk[i], res, k);
     json_t *o = json_pack("{s:s,s:s,s:o,s:o,s:b,s:o}", "kernel", mk[i].name, "model_verdict",
                           mk[i].sized ? vmem_verdict_name(mk[i].v.scoped) : "not_sized", "model_ceiling_bytes",
@@ -139,7 +161,6 @@ static json_t *json_result(const vmem_compiler *c, const vmem_compile_result *re
       figure = json_integer((json_int_t)k->scoped_bytes);
     json_array_append_new(kernels, o);
   }
-  free(taken);
   json_t *stats =
       res->has_stats
           ? json_pack("{s:I,s:I,s:I,s:I,s:I}", "generated_code_size_in_bytes", (json_int_t)res->generated_code_bytes,
@@ -147,50 +168,40 @@ static json_t *json_result(const vmem_compiler *c, const vmem_compile_result *re
                       (json_int_t)res->output_bytes, "alias_size_in_bytes", (json_int_t)res->alias_bytes,
                       "temp_size_in_bytes", (json_int_t)res->temp_bytes)
           : json_null();
-  json_t *compiled = json_array();
-  for (size_t i = 0; i < res->nkernels; i++) {
-    const vmem_compiled_kernel *k = &res->kernels[i];
-    json_array_append_new(compiled,
-                          json_pack("{s:s,s:s,s:o}", "name", k->name, "computation", k->computation, "figure_bytes",
-                                    k->has_figure ? json_integer((json_int_t)k->scoped_bytes) : json_null()));
-  }
   return json_pack("{s:s,s:o,s:o,s:s,s:i,s:f,s:f,s:f,s:s,s:s,s:o,s:b,s:I,s:o,s:o}", "verdict", result_word(res),
                    "figure", figure, "error", *res->error_text ? json_string(res->error_text) : json_null(), "status",
                    vmem_compile_status_name(res->status), "error_code", res->error_code, "seconds",
                    res->compile_seconds, "wall_seconds", res->wall_seconds, "model_seconds", model_seconds,
                    "libtpu_version", vmem_compiler_version(c), "topology", res->topology, "memory_analysis", stats,
                    "agrees", disagree == 0, "disagreements", (json_int_t)disagree, "kernels", kernels,
-                   "compiled_kernels", compiled);
+                   "compiled_kernels", json_compiled_kernels(res));
 }
 
-/* The compiler's error in one line: an out-of-memory report as explain
- * reads it (its figures), else the message's first line. */
-static void print_error(const vmem_compile_result *res, const vmem_target *t) {
-  vmem_error err;
-  vmem_log_report *lr = vmem_explain(res->error_text, strlen(res->error_text), t, NULL, &err);
-  const vmem_log_error *e = lr && vmem_log_error_count(lr) ? vmem_log_error_at(lr, 0) : NULL;
+/* The compiler's error in one line: an E1001 by its figures (the
+ * library's reading, vmem_compile_result.e1001_*), else the message's first
+ * line with the file named where the compiler says "-" (its input). */
+static void print_error(const vmem_compile_result *res, const char *path) {
   fputs(cli_tone(res->scoped_oom ? CLI_BAD : CLI_WARN), CLI_OUT);
-  if (e && e->kind == VMEM_OOM_SCOPED_VMEM && e->size.present && e->limit.present)
+  if (res->scoped_oom && res->e1001_size.present && res->e1001_limit.present)
     fprintf(CLI_OUT, "  the compiler's E1001: scoped allocation %s against a limit of %s (over by %s)%s%s\n",
-            e->size.text, e->limit.text, e->excess.present ? e->excess.text : "?", e->instruction ? " for " : "",
-            e->instruction ? e->instruction : "");
+            res->e1001_size.text, res->e1001_limit.text, res->e1001_excess.present ? res->e1001_excess.text : "?",
+            res->e1001_instruction ? " for " : "", res->e1001_instruction ? res->e1001_instruction : "");
   else
-    fprintf(CLI_OUT, "  %.*s\n", first_line(res->error_text), res->error_text);
+    fprintf(CLI_OUT, "  %s%.*s\n", named(res->error_text, path), first_line(named_text(res->error_text, path)),
+            named_text(res->error_text, path));
   fputs(cli_tone(CLI_RESET), CLI_OUT);
-  vmem_log_report_free(lr);
 }
 
 static void print_result(const vmem_compiler *c, const vmem_compile_result *res, const cli_model_kernel *mk, size_t n,
-                         double model_seconds, const vmem_target *t) {
+                         const vmem_compiled_kernel **paired, double model_seconds, const char *path) {
   char b[48], m[48];
   fprintf(CLI_OUT, "\ncompiler: %s, for %s: %s in %.2f s (%.2f s with loading; the model took %.1f ms)\n",
           vmem_compiler_version(c), res->topology, result_word(res), res->compile_seconds, res->wall_seconds,
           model_seconds * 1e3);
   if (*res->error_text)
-    print_error(res, t);
-  bool *taken = calloc(res->nkernels + 1, sizeof *taken);
-  for (size_t i = 0; taken && i < n; i++) {
-    const vmem_compiled_kernel *k = pair(res, &mk[i], taken);
+    print_error(res, path);
+  for (size_t i = 0; i < n; i++) {
+    const vmem_compiled_kernel *k = paired[i];
     const char *why = disagreement(&mk[i], res, k);
     fprintf(CLI_OUT, "  %-28s model %s, %-12s compiler %s%s\n", mk[i].name,
             mk[i].sized ? cli_human(m, sizeof m, mk[i].v.predicted_bytes) : "-", model_word(&mk[i]),
@@ -203,21 +214,20 @@ static void print_result(const vmem_compiler *c, const vmem_compile_result *res,
     if (why)
       fprintf(CLI_OUT, "  %s!! DISAGREEMENT: %s%s\n", cli_tone(CLI_BAD), why, cli_tone(CLI_RESET));
   }
-  free(taken);
 }
 
-size_t cli_compile_disagreements(const vmem_compile_result *res, const cli_model_kernel *mk, size_t n) {
-  bool *taken = calloc(res->nkernels + 1, sizeof *taken);
-  size_t d = 0;
-  for (size_t i = 0; taken && i < n; i++)
-    d += disagreement(&mk[i], res, pair(res, &mk[i], taken)) != NULL;
-  free(taken);
-  return d;
+void cli_compile_failed(const char *cmd, const vmem_compile_result *res, const char *path) {
+  const char *text = named_text(res->error_text, path);
+  cli_error(cmd, "the compiler %s: %s%.*s",
+            res->status == VMEM_COMPILE_TIMEOUT   ? "timed out"
+            : res->status == VMEM_COMPILE_CRASHED ? "crashed"
+                                                  : "refused the module",
+            named(res->error_text, path), first_line(text), text);
 }
 
-int cli_compile_report(const char *cmd, const cli_compile_req *req, const char *text, size_t len, const vmem_target *t,
-                       const vmem_limit_inputs *in, const cli_model_kernel *mk, size_t n, double model_seconds,
-                       json_t *root) {
+int cli_compile_report(const char *cmd, const cli_compile_req *req, const char *path, const char *text, size_t len,
+                       const vmem_target *t, const vmem_limit_inputs *in, const cli_model_kernel *mk, size_t n,
+                       double model_seconds, json_t *root) {
   double timeout;
   vmem_compiler *c = cli_compiler_open(cmd, req, &timeout);
   if (!c)
@@ -227,24 +237,27 @@ int cli_compile_report(const char *cmd, const cli_compile_req *req, const char *
     vmem_compiler_close(c);
     return EXIT_BAD;
   }
-  size_t d = cli_compile_disagreements(res, mk, n);
-  if (root)
-    json_object_set_new(root, "compiler", json_result(c, res, mk, n, d, model_seconds));
+  const vmem_compiled_kernel **paired = pair_all(res, mk, n);
+  size_t d = 0;
+  for (size_t i = 0; paired && i < n; i++)
+    d += disagreement(&mk[i], res, paired[i]) != NULL;
+  if (!paired)
+    cli_error(cmd, "out of memory");
+  else if (root)
+    json_object_set_new(root, "compiler", json_result(c, res, mk, n, paired, d, model_seconds));
   else
-    print_result(c, res, mk, n, model_seconds, t);
-  int rc = d                                                        ? EXIT_OOM
+    print_result(c, res, mk, n, paired, model_seconds, path);
+  int rc = !paired                                                  ? EXIT_BAD
+           : d                                                      ? EXIT_OOM
            : res->status == VMEM_COMPILE_REFUSED && res->scoped_oom ? EXIT_OOM
            : res->status == VMEM_COMPILE_OK                         ? EXIT_OK
                                                                     : EXIT_BAD;
   if (!root && d)
     fprintf(CLI_OUT, "\n%s%zu disagreement%s between the model and the compiler: the compiler's word stands%s\n",
             cli_tone(CLI_BAD), d, d == 1 ? "" : "s", cli_tone(CLI_RESET));
-  if (rc == EXIT_BAD && !root)
-    cli_error(cmd, "the compiler %s: %.*s",
-              res->status == VMEM_COMPILE_TIMEOUT   ? "timed out"
-              : res->status == VMEM_COMPILE_CRASHED ? "crashed"
-                                                    : "refused the module",
-              first_line(res->error_text), res->error_text);
+  if (rc == EXIT_BAD && paired && !root)
+    cli_compile_failed(cmd, res, path);
+  free(paired);
   vmem_compile_result_free(res);
   vmem_compiler_close(c);
   return rc;
@@ -269,23 +282,6 @@ double cli_clock(void) {
 
 /* ## explain --recompile: the module the log came from, compiled again */
 
-/* The first scoped error of the compiler's message, as explain reads it. */
-static bool scoped_figures(const char *text, const vmem_target *t, char *size, char *limit, size_t cap) {
-  vmem_error err;
-  vmem_log_report *lr = vmem_explain(text, strlen(text), t, NULL, &err);
-  bool found = false;
-  for (size_t i = 0; lr && i < vmem_log_error_count(lr) && !found; i++) {
-    const vmem_log_error *e = vmem_log_error_at(lr, i);
-    if (e->kind == VMEM_OOM_SCOPED_VMEM && e->size.present && e->limit.present) {
-      snprintf(size, cap, "%s", e->size.text);
-      snprintf(limit, cap, "%s", e->limit.text);
-      found = true;
-    }
-  }
-  vmem_log_report_free(lr);
-  return found;
-}
-
 int cli_recompile_report(const cli_compile_req *req, const char *path, const vmem_target *t, const char *log_size,
                          const char *log_limit, json_t *root) {
   size_t len = 0;
@@ -294,6 +290,19 @@ int cli_recompile_report(const cli_compile_req *req, const char *path, const vme
     cli_open_error("explain", path);
     return EXIT_BAD;
   }
+  /* Read as check reads StableHLO first: an empty, binary or broken file is
+   * named with its position here, not sent to the compiler. */
+  vmem_error err;
+  vmem_stablehlo *m = len ? vmem_stablehlo_parse(text, len, NULL, &err) : NULL;
+  if (!m) {
+    if (!len)
+      cli_error("explain", "--recompile %s: %s", path, CLI_EMPTY_FILE);
+    else
+      cli_file_error("explain", path, text, len, &err);
+    free(text);
+    return EXIT_BAD;
+  }
+  vmem_stablehlo_free(m);
   double timeout;
   vmem_compiler *c = cli_compiler_open("explain", req, &timeout);
   vmem_limit_inputs in = {.vmem_limit_bytes = -1};
@@ -303,30 +312,23 @@ int cli_recompile_report(const cli_compile_req *req, const char *path, const vme
     vmem_compiler_close(c);
     return EXIT_BAD;
   }
-  char size[24] = "", limit[24] = "";
-  bool e1001 = res->scoped_oom && scoped_figures(res->error_text, t, size, limit, sizeof size);
+  bool e1001 = res->scoped_oom && res->e1001_size.present && res->e1001_limit.present;
+  const char *size = res->e1001_size.text, *limit = res->e1001_limit.text;
   /* Whether the compile gives the log's error again: the same printed size and limit. */
   int same = !log_size ? -1 : e1001 && !strcmp(size, log_size) && log_limit && !strcmp(limit, log_limit);
   if (root) {
-    json_t *figs = json_array();
-    for (size_t i = 0; i < res->nkernels; i++)
-      json_array_append_new(
-          figs,
-          json_pack("{s:s,s:o}", "name", res->kernels[i].name, "figure_bytes",
-                    res->kernels[i].has_figure ? json_integer((json_int_t)res->kernels[i].scoped_bytes) : json_null()));
-    json_object_set_new(
-        root, "recompiled",
-        json_pack("{s:s,s:s,s:s,s:s,s:o,s:f,s:o,s:o}", "module", path, "libtpu_version", vmem_compiler_version(c),
-                  "topology", res->topology, "status", vmem_compile_status_name(res->status), "error",
-                  *res->error_text ? json_string(res->error_text) : json_null(), "seconds", res->compile_seconds,
-                  "compiled_kernels", figs, "reproduces_log", same < 0 ? json_null() : json_boolean(same)));
+    json_object_set_new(root, "recompiled",
+                        json_pack("{s:s,s:s,s:s,s:s,s:o,s:f,s:o,s:o}", "module", path, "libtpu_version",
+                                  vmem_compiler_version(c), "topology", res->topology, "status",
+                                  vmem_compile_status_name(res->status), "error",
+                                  *res->error_text ? json_string(res->error_text) : json_null(), "seconds",
+                                  res->compile_seconds, "compiled_kernels", json_compiled_kernels(res),
+                                  "reproduces_log", same < 0 ? json_null() : json_boolean(same)));
   } else {
     fprintf(CLI_OUT, "\nrecompiled %s with %s for %s: %s in %.2f s\n", path, vmem_compiler_version(c), res->topology,
             result_word(res), res->compile_seconds);
-    if (e1001)
-      fprintf(CLI_OUT, "  the compiler's E1001: scoped allocation %s against a limit of %s\n", size, limit);
-    else if (*res->error_text)
-      fprintf(CLI_OUT, "  %.*s\n", first_line(res->error_text), res->error_text);
+    if (*res->error_text)
+      print_error(res, path);
     for (size_t i = 0; i < res->nkernels; i++)
       if (res->kernels[i].has_figure) {
         char b[48];
@@ -340,7 +342,10 @@ int cli_recompile_report(const cli_compile_req *req, const char *path, const vme
       fprintf(CLI_OUT, "  not the log's E1001 (%s against %s): another limit, flags, target or libtpu version?\n",
               log_size, log_limit);
   }
-  int rc = res->status == VMEM_COMPILE_OK || res->status == VMEM_COMPILE_REFUSED ? EXIT_OK : EXIT_BAD;
+  /* Compiled, or refused for memory, is an answer; anything else is not. */
+  int rc = res->status == VMEM_COMPILE_OK || res->scoped_oom ? EXIT_OK : EXIT_BAD;
+  if (rc == EXIT_BAD)
+    cli_compile_failed("explain", res, path);
   vmem_compile_result_free(res);
   vmem_compiler_close(c);
   return rc;

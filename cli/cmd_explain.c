@@ -878,6 +878,10 @@ int cmd_explain(int argc, char **argv) {
     free(files);
     return EXIT_OK; /* --help */
   }
+  if (!bad && !recompile && (req.libtpu || req.timeout_s || req.topology)) {
+    free(files);
+    return cli_usage_error("explain", "--libtpu, --compile-timeout and --topology go with --recompile");
+  }
   const vmem_target *t = bad ? NULL : target ? cli_target("explain", target) : NULL;
   if (bad || (target && !t)) {
     free(files);

@@ -670,24 +670,31 @@ static vmem_kernel *read_kernel(const char *path, const fit_opts *o) {
 
 /* ---- --confirm: the compiler's word on the best candidates ---------------- */
 
+/* The parameter whose "{NAME}" starts at p (its length in *len), or the
+ * parameter count when none does. */
+static size_t placeholder(const char *p, const vmem_template *tpl, size_t *len) {
+  size_t np = vmem_template_param_count(tpl);
+  for (size_t i = 0; *p == '{' && i < np; i++) {
+    const char *name = vmem_template_param_name(tpl, i);
+    size_t l = strlen(name);
+    if (!strncmp(p + 1, name, l) && p[1 + l] == '}') {
+      *len = l + 2;
+      return i;
+    }
+  }
+  return np;
+}
+
 /* CMD with each {NAME} replaced by the candidate's value of parameter NAME. */
 static char *lower_command(const char *cmd, const vmem_template *tpl, const int64_t *v) {
-  size_t cap = strlen(cmd) * 2 + 256, n = 0;
+  size_t cap = strlen(cmd) * 7 + 1, n = 0; /* a "{x}" (3 bytes) becomes at most 20 digits */
   char *out = malloc(cap);
   for (const char *p = cmd; out && *p;) {
-    size_t i, np = vmem_template_param_count(tpl);
-    for (i = 0; *p == '{' && i < np; i++) {
-      const char *name = vmem_template_param_name(tpl, i);
-      size_t len = strlen(name);
-      if (!strncmp(p + 1, name, len) && p[1 + len] == '}') {
-        n += (size_t)snprintf(out + n, cap - n, "%" PRId64, v[i]);
-        p += len + 2;
-        break;
-      }
-    }
-    if (i == np || *p != '{' || n >= cap - 32) {
-      if (n + 32 >= cap)
-        break;
+    size_t len = 0, i = placeholder(p, tpl, &len);
+    if (i < vmem_template_param_count(tpl)) {
+      n += (size_t)snprintf(out + n, cap - n, "%" PRId64, v[i]);
+      p += len;
+    } else {
       out[n++] = *p++;
     }
   }
@@ -721,10 +728,37 @@ static char *lower_module(const char *cmd, size_t *len, int *status) {
   return buf;
 }
 
-/* Compiles the --confirm best candidates, each lowered by --lower, and
+/* One candidate lowered by --lower and compiled: its result (NULL when the
+ * lowering or the compile could not be had, said then) and its figure, the
+ * largest kernel's. */
+static vmem_compile_result *confirm_one(vmem_compiler *c, double timeout, const vmem_template *tpl, const space *sp,
+                                        const cand *cd, const char *ps, const vmem_target *t,
+                                        const vmem_limit_inputs *in, const fit_opts *o, uint64_t *fig) {
+  int64_t v[MAX_P];
+  int bufs[MAX_OPS_B];
+  vmem_fit_decode(sp, cd->index, v, bufs);
+  char *cmd = lower_command(o->lower, tpl, v);
+  size_t len = 0;
+  int status = -1;
+  char *text = cmd ? lower_module(cmd, &len, &status) : NULL;
+  vmem_compile_result *res = NULL;
+  if (status != 0 || !len)
+    cli_error("fit", "--lower for %s: '%s' %s", ps, cmd ? cmd : "", status ? "failed" : "printed nothing");
+  else
+    res = cli_compile_text("fit", c, &o->req, timeout, text, len, t, in);
+  *fig = 0;
+  for (size_t j = 0; res && j < res->nkernels; j++)
+    *fig = res->kernels[j].scoped_bytes > *fig ? res->kernels[j].scoped_bytes : *fig;
+  free(text);
+  free(cmd);
+  return res;
+}
+
+/* Compiles the --confirm best candidates, each lowered by --lower once, and
  * prints (or adds to root) what the compiler said, the ones it compiled
  * first in the model's order. Returns the exit status: 0 when one
- * compiles, 1 when none does, 2 when a lowering or compile failed. */
+ * compiles, 1 when none does, 2 when a lowering failed or a compile gave no
+ * answer (refused for another reason than memory, crashed, timed out). */
 static int confirm_candidates(const vmem_kernel *k, const vmem_template *tpl, const space *sp, const search *s,
                               const vmem_target *t, const vmem_limit_inputs *in, const fit_opts *o, double model_s,
                               json_t *root) {
@@ -733,56 +767,48 @@ static int confirm_candidates(const vmem_kernel *k, const vmem_template *tpl, co
   if (!c)
     return EXIT_BAD;
   size_t n = o->confirm < s->fitting ? o->confirm : s->fitting, good = 0;
-  json_t *list = json_array();
+  vmem_compile_result *res[100] = {0}; /* --confirm is at most 100 */
+  uint64_t fig[100] = {0};
+  char ps[100][256];
   int rc = EXIT_OK;
   double start = cli_clock();
+  for (size_t i = 0; i < n; i++) {
+    params_text(k, tpl, sp, s->fit[i].index, ps[i], sizeof ps[i]);
+    res[i] = confirm_one(c, timeout, tpl, sp, &s->fit[i], ps[i], t, in, o, &fig[i]);
+    if (!res[i] || (res[i]->status != VMEM_COMPILE_OK && !res[i]->scoped_oom)) {
+      if (res[i])
+        cli_compile_failed("fit", res[i], NULL);
+      rc = EXIT_BAD;
+    }
+  }
+  double spent = cli_clock() - start;
+  json_t *list = json_array();
   if (!root)
     fprintf(CLI_OUT, "\nconfirmed by the compiler (%s, for %s):\n", vmem_compiler_version(c),
             o->req.topology ? o->req.topology : vmem_target_topology(t));
   for (int pass = 0; pass < 2; pass++) /* those it compiles first, then the rest */
     for (size_t i = 0; i < n; i++) {
-      int64_t v[MAX_P];
-      int bufs[MAX_OPS_B];
-      vmem_fit_decode(sp, s->fit[i].index, v, bufs);
-      char ps[256], hb[48], fb[48];
-      params_text(k, tpl, sp, s->fit[i].index, ps, sizeof ps);
-      char *cmd = lower_command(o->lower, tpl, v);
-      size_t len = 0;
-      int status = -1;
-      char *text = cmd ? lower_module(cmd, &len, &status) : NULL;
-      vmem_compile_result *res = NULL;
-      if (status != 0 || !len) {
-        if (pass == 0)
-          cli_error("fit", "--lower for %s: '%s' %s", ps, cmd ? cmd : "", status ? "failed" : "printed nothing");
-        rc = EXIT_BAD;
-      } else {
-        res = cli_compile_text("fit", c, &o->req, timeout, text, len, t, in);
-        rc = res ? rc : EXIT_BAD;
-      }
-      bool ok = res && res->status == VMEM_COMPILE_OK;
-      uint64_t fig = 0;
-      for (size_t j = 0; res && j < res->nkernels; j++)
-        fig = res->kernels[j].scoped_bytes > fig ? res->kernels[j].scoped_bytes : fig;
-      if (res && ok == (pass == 0)) {
-        good += ok;
-        if (root)
-          json_array_append_new(list, json_pack("{s:s,s:I,s:I,s:s,s:o,s:o,s:f}", "params", ps, "needed_bytes",
-                                                (json_int_t)s->fit[i].needed_bytes, "ceiling_bytes",
-                                                (json_int_t)s->fit[i].ceiling_bytes, "status",
-                                                vmem_compile_status_name(res->status), "figure_bytes",
-                                                ok ? json_integer((json_int_t)fig) : json_null(), "error",
-                                                *res->error_text ? json_string(res->error_text) : json_null(),
-                                                "seconds", res->compile_seconds));
-        else
-          fprintf(CLI_OUT, "  %zu  %-28s needed %s  compiler %s (%.2f s)\n", i + 1, ps,
-                  cli_human(hb, sizeof hb, s->fit[i].needed_bytes),
-                  ok ? cli_bytes(fb, sizeof fb, fig) : vmem_compile_status_name(res->status), res->compile_seconds);
-      }
-      vmem_compile_result_free(res);
-      free(text);
-      free(cmd);
+      bool ok = res[i] && res[i]->status == VMEM_COMPILE_OK;
+      if (!res[i] || ok != (pass == 0))
+        continue;
+      char hb[48], fb[48];
+      good += ok;
+      if (root)
+        json_array_append_new(list, json_pack("{s:s,s:I,s:I,s:s,s:o,s:o,s:f}", "params", ps[i], "needed_bytes",
+                                              (json_int_t)s->fit[i].needed_bytes, "ceiling_bytes",
+                                              (json_int_t)s->fit[i].ceiling_bytes, "status",
+                                              vmem_compile_status_name(res[i]->status), "figure_bytes",
+                                              ok ? json_integer((json_int_t)fig[i]) : json_null(), "error",
+                                              *res[i]->error_text ? json_string(res[i]->error_text) : json_null(),
+                                              "seconds", res[i]->compile_seconds));
+      else
+        fprintf(CLI_OUT, "  %zu  %-28s needed %s  compiler %s (%.2f s)\n", i + 1, ps[i],
+                cli_human(hb, sizeof hb, s->fit[i].needed_bytes),
+                ok ? cli_bytes(fb, sizeof fb, fig[i]) : vmem_compile_status_name(res[i]->status),
+                res[i]->compile_seconds);
     }
-  double spent = cli_clock() - start;
+  for (size_t i = 0; i < n; i++)
+    vmem_compile_result_free(res[i]);
   if (root) {
     json_object_set_new(root, "confirmed", list);
     json_object_set_new(root, "confirm_seconds", json_real(spent));

@@ -160,7 +160,7 @@ int check_stablehlo(const char *path, const vmem_target *t, const vmem_limit_inp
   /* With --compile the compiler's verdict stands: its exit status, unless
    * the module could not even be read. */
   if (compile && !bad)
-    rc = cli_compile_report("check", compile, text, len, t, in, mk, kernels, cli_clock() - start, root);
+    rc = cli_compile_report("check", compile, path, text, len, t, in, mk, kernels, cli_clock() - start, root);
   if (json)
     cli_print_json(root);
   for (size_t i = 0; mk && i < kernels; i++) {

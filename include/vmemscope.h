@@ -1428,7 +1428,10 @@ typedef struct vmem_compile_result {
   vmem_compile_status status;
   const char *error_text; /* REFUSED, CRASHED, TIMEOUT: the compiler's message, else "" */
   int error_code;         /* REFUSED: the PJRT (absl) status code; 8 is RESOURCE_EXHAUSTED */
-  bool scoped_oom;        /* REFUSED with E1001: a kernel's scoped VMEM over its limit */
+  bool scoped_oom;        /* REFUSED with E1001: a kernel's scoped VMEM over its limit, as vmem_explain
+                             reads the message (the figures below are its) */
+  vmem_printed e1001_size, e1001_limit, e1001_excess; /* the E1001's printed figures; present when printed */
+  const char *e1001_instruction;                      /* the instruction it names, or NULL */
   size_t nkernels;
   const vmem_compiled_kernel *kernels;
   bool has_stats; /* PJRT_Executable_GetCompiledMemoryStats answered */

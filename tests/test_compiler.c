@@ -220,6 +220,19 @@ static void test_fit_confirm(void **state) {
   const char *no_lower[] = {"fit", GOLDEN_DIR "/../../examples/matmul_v5e.stablehlo.mlir", "--confirm", "3"};
   assert_int_equal(cli("ok", no_lower, 4, &out), 2);
   vmem_cli_free(out);
+  /* A compile refused for another reason than memory is no answer: exit 2. */
+  argv[7] = "cat " GOLDEN_DIR "/../../examples/matmul_v5e.stablehlo.mlir";
+  assert_int_equal(cli("refuse", argv, 10, &out), 2);
+  vmem_cli_free(out);
+  /* Many placeholders, each a few bytes that become many digits (a shell
+   * comment keeps them out of the command's way). */
+  char many[4096];
+  int at = snprintf(many, sizeof many, "cat %s #", GOLDEN_DIR "/../../examples/matmul_v5e.stablehlo.mlir");
+  for (int i = 0; i < 300 && at + 8 < (int)sizeof many; i++)
+    at += snprintf(many + at, sizeof many - (size_t)at, "{g0}");
+  argv[7] = many;
+  assert_int_equal(cli("ok", argv, 10, &out), 0);
+  vmem_cli_free(out);
 }
 
 /* explain --recompile: the module compiled again says whether the log's
@@ -240,6 +253,19 @@ static void test_explain_recompile(void **state) {
   vmem_cli_free(out);
   argv[5] = "/nonexistent/libtpu.so";
   assert_int_equal(cli("ok", argv, 6, &out), 2);
+  vmem_cli_free(out);
+  /* The module is read as check reads it before any compile: an empty one
+   * is named; a refusal for another reason than memory exits 2; and the
+   * compiler's options go with --recompile alone. */
+  argv[5] = FAKE_PJRT;
+  argv[3] = GOLDEN_DIR "/../golden/explain_empty_module.mlir";
+  assert_int_equal(cli("ok", argv, 6, &out), 2);
+  vmem_cli_free(out);
+  argv[3] = GOLDEN_DIR "/../../examples/jit_model.stablehlo.mlir";
+  assert_int_equal(cli("refuse", argv, 6, &out), 2);
+  vmem_cli_free(out);
+  const char *stray[] = {"explain", GOLDEN_DIR "/explain_recompile.log", "--libtpu", FAKE_PJRT};
+  assert_int_equal(cli("ok", stray, 4, &out), 2);
   vmem_cli_free(out);
 }
 

@@ -459,8 +459,32 @@ static const char *topology_of(const vmem_compile_options *o, vmem_error *err) {
   return topo;
 }
 
+/* Whether the compiler's message is an E1001, and its figures: the
+ * library's own log reader (vmem_explain) reads it, as explain reads a log;
+ * false only when out of memory. */
+static bool read_e1001(result_box *box, const vmem_target *t, vmem_error *err) {
+  vmem_compile_result *res = &box->pub;
+  vmem_error xe;
+  vmem_log_report *lr = vmem_explain(res->error_text, strlen(res->error_text), t, &box->a.alloc, &xe);
+  if (!lr && xe.code == VMEM_ERR_NOMEM)
+    return err_set(err, VMEM_ERR_NOMEM, 0, "out of memory"), false;
+  for (size_t i = 0; lr && i < vmem_log_error_count(lr) && !res->scoped_oom; i++) {
+    const vmem_log_error *e = vmem_log_error_at(lr, i);
+    if (e->kind != VMEM_OOM_SCOPED_VMEM)
+      continue;
+    res->scoped_oom = true;
+    res->e1001_size = e->size, res->e1001_limit = e->limit, res->e1001_excess = e->excess;
+    if (e->instruction && !(res->e1001_instruction = arena_strndup(&box->a, e->instruction, strlen(e->instruction)))) {
+      vmem_log_report_free(lr);
+      return err_set(err, VMEM_ERR_NOMEM, 0, "out of memory"), false;
+    }
+  }
+  vmem_log_report_free(lr);
+  return true;
+}
+
 /* What the reply says, into the result. */
-static vmem_status read_reply(const reply *r, result_box *box, vmem_error *err) {
+static vmem_status read_reply(const reply *r, result_box *box, const vmem_target *t, vmem_error *err) {
   vmem_compile_result *res = &box->pub;
   size_t at = 0, len;
   int tag;
@@ -475,7 +499,8 @@ static vmem_status read_reply(const reply *r, result_box *box, vmem_error *err) 
       res->status = VMEM_COMPILE_REFUSED;
       if (!(res->error_text = arena_strndup(&box->a, text, tlen)))
         return err_set(err, VMEM_ERR_NOMEM, 0, "out of memory"), VMEM_ERR_NOMEM;
-      res->scoped_oom = strstr(res->error_text, "while allocating on stack") || strstr(res->error_text, "E1001");
+      if (!read_e1001(box, t, err))
+        return VMEM_ERR_NOMEM;
     } else if (tag == CW_STATS && len == 40) {
       res->has_stats = true;
       int64_t *f[5] = {&res->generated_code_bytes, &res->argument_bytes, &res->output_bytes, &res->alias_bytes,
@@ -582,7 +607,7 @@ vmem_status vmem_compile(vmem_compiler *c, const char *module, size_t len, const
       box->pub.wall_seconds = r.seconds;
       box->pub.error_text = "";
       box->pub.topology = arena_strndup(&box->a, topo, strlen(topo));
-      st = box->pub.topology ? read_reply(&r, box, err) : VMEM_ERR_NOMEM;
+      st = box->pub.topology ? read_reply(&r, box, opts && opts->target ? opts->target : NULL, err) : VMEM_ERR_NOMEM;
     }
   }
   vmem__free(alloc, r.buf);
