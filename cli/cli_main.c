@@ -11,7 +11,7 @@
 #include "cli.h"
 
 static const cli_command commands[] = {
-    {"check", "a kernel's scoped VMEM and verdict, or an HLO module's sizes", cmd_check},
+    {"check", "a kernel's scoped VMEM and verdict, or an HLO module's sizes; --compile asks libtpu too", cmd_check},
     {"explain", "explain TPU compiler memory errors in a log, with remedies", cmd_explain},
     {"fit", "search the block sizes (and buffers, coloring) of a kernel that fit, ranked by a cost model", cmd_fit},
     {"mlir-text", "decode a Pallas kernel's Mosaic bytecode and print it as MLIR text", cmd_mlir_text},

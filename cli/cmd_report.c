@@ -23,12 +23,15 @@ static const char help[] = "usage: vmemscope report INPUT [-o FILE] [--fit] [--l
                            "                      memory error and is not HLO)\n"
                            "  other options       passed to check (or explain with --log): --target,\n"
                            "                      --instruction, --vmem-limit-bytes, --flags, --no-env, --tight,\n"
-                           "                      --hlo, --kernel, ...\n\n"
+                           "                      --hlo, --kernel, ...; StableHLO: --compile (the real compiler's\n"
+                           "                      figure beside each kernel's stack, docs/compiler.md) with\n"
+                           "                      --libtpu, --topology, --compile-timeout\n\n"
                            "Exit status: as check or explain (1 when something does not fit), 2 on bad input.\n\n"
                            "examples:\n"
                            "  vmemscope report module.hlo -o vmem.html\n"
                            "  vmemscope report kernel.json --fit --target v6e -o kernel.html\n"
-                           "  vmemscope report train.log --hlo module.hlo -o oom.html\n";
+                           "  vmemscope report train.log --hlo module.hlo -o oom.html\n"
+                           "  vmemscope report jit_f.stablehlo.mlir --compile -o kernel.html\n";
 
 /* A row the report draws a bar for by the compiler's used figure: one
  * with that figure and a limit, not a custom call (those are all kept). */
